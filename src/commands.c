@@ -1,0 +1,20 @@
+/* The one table of subcommands. Order here is the order of `gpudiag help`. */
+#include "commands.h"
+
+#include <string.h>
+
+const struct gd_cmd gd_commands[] = {
+	{"info", cmd_info, GD_TAKES_DEVICE, "§1 §3 §4 §13",
+	 "everything about each GPU: limits, memory, tensor cores, peaks, live state", cmd_info_usage},
+	{"occupancy", cmd_occupancy, GD_TAKES_DEVICE, "§6",
+	 "theoretical occupancy, its limiter, and the block-size sweep", cmd_occupancy_usage},
+	{NULL, NULL, 0, NULL, NULL, NULL},
+};
+
+const struct gd_cmd *gd_find_command(const char *name)
+{
+	for (const struct gd_cmd *c = gd_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}

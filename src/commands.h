@@ -1,0 +1,45 @@
+/* The command table: one entry per subcommand, each implemented in src/cmd_<name>.c.
+ *
+ * Adding a command takes three steps:
+ *   1. write src/cmd_<name>.c with `int cmd_<name>(struct gd_ctx *, int, char **)` and a
+ *      help text,
+ *   2. declare both below,
+ *   3. add a row to the table in commands.c.
+ * main.c parses the common options (--json, --device, --no-color, --help) and prints the
+ * no-GPU error for commands flagged GD_NEEDS_GPU, so each command does neither itself. */
+#ifndef GPUDIAG_COMMANDS_H
+#define GPUDIAG_COMMANDS_H
+
+#include <stdio.h>
+
+struct gd_ctx {
+	int json;       /* --json: machine-readable output on stdout */
+	int device;     /* --device N (-1 = not given: all devices or device 0) */
+	int no_color;   /* --no-color (NO_COLOR is honoured too) */
+	const char *argv0;
+};
+
+enum gd_cmd_flags {
+	GD_NEEDS_GPU = 1 << 0, /* main checks for a driver and a device before calling */
+	GD_TAKES_DEVICE = 1 << 1,
+	GD_RAW_ARGS = 1 << 2,  /* common options are not parsed after the first positional (run) */
+};
+
+struct gd_cmd {
+	const char *name;
+	int (*fn)(struct gd_ctx *ctx, int argc, char **argv);
+	unsigned flags;
+	const char *guide; /* guide sections it covers, e.g. "§6" */
+	const char *summary;
+	const char *usage; /* full help text, printed by `gpudiag help <name>` */
+};
+
+extern const struct gd_cmd gd_commands[];
+const struct gd_cmd *gd_find_command(const char *name);
+
+/* Commands (src/cmd_<name>.c). */
+int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_info_usage[], cmd_occupancy_usage[];
+
+#endif

@@ -1,0 +1,137 @@
+/* gpudiag: the guide to how NVIDIA GPUs run code, made executable.
+ *
+ * main() parses the common options, finds the command in the table (commands.c), checks for
+ * a GPU when the command needs one, and turns the command's status into the exit code.
+ * Nothing else in the program calls exit(). */
+#include "commands.h"
+#include "core/out.h"
+#include "core/status.h"
+#include "gpu/cudrv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void print_main_help(void)
+{
+	printf("gpudiag %s — measure what the GPU guide teaches on your GPU, and diagnose CUDA programs\n\n",
+	       GPUDIAG_VERSION);
+	printf("usage: gpudiag <command> [options]\n\ncommands:\n");
+	for (const struct gd_cmd *c = gd_commands; c->name; c++)
+		printf("  %-11s %-13s %s\n", c->name, c->guide, c->summary);
+	printf("  %-11s %-13s %s\n", "help", "", "help for a command: gpudiag help <command>");
+	printf("\ncommon options (every command):\n"
+	       "  --json        machine-readable output on stdout (keys documented in docs/json.md)\n"
+	       "  --device N    the GPU to use (CUDA device index); default: all, or device 0\n"
+	       "  --no-color    no colour (also: NO_COLOR set, or output not a terminal)\n"
+	       "  -h, --help    help for the command\n"
+	       "\nexit codes:\n"
+	       "  0 ok   1 failure   2 usage error   3 no GPU, driver or vendor library\n"
+	       "  4 a measurement failed its correctness check   5 bad or corrupt input file\n"
+	       "  run: the profiled program's own exit code (128+N if it died of signal N)\n");
+}
+
+static int help_for(const char *name)
+{
+	const struct gd_cmd *c = gd_find_command(name);
+	if (!c)
+		return gd_error(GD_EUSAGE, "unknown command '%s' (see 'gpudiag help')", name);
+	fputs(c->usage, stdout);
+	return GD_OK;
+}
+
+/* Removes the common options from argv (in place) and stores them in ctx. For commands with
+ * GD_RAW_ARGS, scanning stops at the first positional argument or "--", so options of the
+ * profiled program are left alone. Returns GD_OK, GD_EUSAGE, or -1 for --help. */
+static int common_options(const struct gd_cmd *c, struct gd_ctx *ctx, int *argc, char **argv)
+{
+	int out = 0, stop = 0, help = 0;
+	for (int i = 0; i < *argc; i++) {
+		const char *a = argv[i];
+		if (stop) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			if (c->flags & GD_RAW_ARGS)
+				stop = 1;
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--json")) {
+			ctx->json = 1;
+		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
+			ctx->no_color = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			help = 1;
+		} else if (!strcmp(a, "--device") || !strncmp(a, "--device=", 9)) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < *argc ? argv[++i] : NULL);
+			char *end;
+			long d;
+			if (!v)
+				return gd_error(GD_EUSAGE, "%s: --device needs a device index", c->name);
+			d = strtol(v, &end, 10);
+			if (*end || end == v || d < 0 || d > 1023)
+				return gd_error(GD_EUSAGE, "%s: --device needs a device index, not '%s'", c->name, v);
+			ctx->device = (int)d;
+		} else {
+			if ((c->flags & GD_RAW_ARGS) && a[0] != '-')
+				stop = 1;
+			argv[out++] = argv[i];
+		}
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return help ? -1 : GD_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct gd_ctx ctx = {.json = 0, .device = -1, .no_color = 0, .argv0 = argv[0]};
+	const struct gd_cmd *c;
+	int rc, cargc;
+	char **cargv;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		gd_out_init(stdout, 0);
+		print_main_help();
+		return argc < 2 ? GD_EUSAGE : GD_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gpudiag %s\n", GPUDIAG_VERSION);
+		return GD_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_main_help();
+			return GD_OK;
+		}
+		return help_for(argv[2]);
+	}
+	c = gd_find_command(argv[1]);
+	if (!c)
+		return gd_error(GD_EUSAGE, "unknown command '%s' (see 'gpudiag help')", argv[1]);
+
+	cargc = argc - 2;
+	cargv = argv + 2;
+	rc = common_options(c, &ctx, &cargc, cargv);
+	if (rc == -1)
+		return help_for(c->name);
+	if (rc != GD_OK)
+		return rc;
+	gd_out_init(stdout, ctx.no_color || ctx.json);
+
+	if (c->flags & GD_NEEDS_GPU) {
+		char why[512];
+		rc = gd_cu_open(why, sizeof(why));
+		if (rc == GD_OK && ctx.device >= gd_cu_count()) {
+			snprintf(why, sizeof(why), "no CUDA device %d (this machine has %d)", ctx.device, gd_cu_count());
+			rc = GD_ENOGPU;
+		}
+		if (rc != GD_OK)
+			return gd_error(rc, "%s: %s", c->name, why);
+	}
+	rc = c->fn(&ctx, cargc, cargv);
+	fflush(stdout);
+	return rc;
+}
