@@ -208,12 +208,15 @@ static void cross_check(void)
  * (columns: regs,static_smem,max_dyn_smem,carveout,threads,dyn_smem,blocks_per_sm). */
 static void fixture(void)
 {
-	FILE *f = fopen("tests/fixtures/occupancy_h200.csv", "r");
+	/* GPUDIAG_OCC_FIXTURE points at a freshly recorded file on the GPU machine. */
+	const char *path = getenv("GPUDIAG_OCC_FIXTURE") ? getenv("GPUDIAG_OCC_FIXTURE")
+							 : "tests/fixtures/occupancy_h200.csv";
+	FILE *f = fopen(path, "r");
 	struct gd_occ_device d = h200();
 	char line[512];
 	int rows = 0, bad = 0;
 	if (!f) {
-		fprintf(stderr, "fixture tests/fixtures/occupancy_h200.csv missing\n");
+		fprintf(stderr, "fixture %s missing\n", path);
 		CHECK(f != NULL);
 		return;
 	}
