@@ -8,6 +8,9 @@ const struct gd_cmd gd_commands[] = {
 	 "everything about each GPU: limits, memory, tensor cores, peaks, live state", cmd_info_usage},
 	{"occupancy", cmd_occupancy, GD_TAKES_DEVICE, "§6",
 	 "theoretical occupancy, its limiter, and the block-size sweep", cmd_occupancy_usage},
+	{"monitor", cmd_monitor, GD_TAKES_DEVICE, "§14",
+	 "live utilisation, memory, power, clocks and decoded throttle reasons (JSON Lines with --json)",
+	 cmd_monitor_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},
 };
 
