@@ -441,7 +441,12 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 	for (int i = 0; i < NTESTS; i++)
 		if (group_selected(only, tests[i].group))
 			total++;
-	for (int i = 0; i < NTESTS; i++) {
+	/* wgmma runs last: a faulting sm_90a kernel would take the CUDA context (and every later
+	 * test) with it. */
+	for (int i = 0; i < NTESTS; i++)
+		res[i].outcome = O_SKIPPED;
+	for (int ord = 0; ord < NTESTS; ord++) {
+		int i = ord < GD_RL_WGMMA_FP16 ? ord : ord < NTESTS - 4 ? ord + 4 : ord - (NTESTS - 4) + GD_RL_WGMMA_FP16;
 		const struct test_def *t = &tests[i];
 		struct result *r = &res[i];
 		memset(r, 0, sizeof *r);
