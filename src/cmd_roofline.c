@@ -86,6 +86,7 @@ static const struct test_def tests[] = {
 	{GD_RL_MMA_TF32, "mma", "TF32 mma.sync", U_FLOPS, F_TENSOR, GD_P_TF32},
 	{GD_RL_MMA_INT8, "mma", "INT8 mma.sync", U_FLOPS, F_TENSOR, GD_P_INT8},
 	{GD_RL_MMA_FP8, "mma", "FP8 e4m3 mma.sync", U_FLOPS, F_TENSOR, GD_P_FP8},
+	{GD_RL_MMA_FP64, "mma", "FP64 mma.sync", U_FLOPS, F_TENSOR, GD_P_FP64},
 	{GD_RL_WGMMA_FP16, "wgmma", "FP16 wgmma", U_FLOPS, F_TENSOR, GD_P_FP16},
 	{GD_RL_WGMMA_BF16, "wgmma", "BF16 wgmma", U_FLOPS, F_TENSOR, GD_P_BF16},
 	{GD_RL_WGMMA_TF32, "wgmma", "TF32 wgmma", U_FLOPS, F_TENSOR, GD_P_TF32},
@@ -235,7 +236,7 @@ static const char *lacks(const struct test_def *t, const struct gd_arch *a)
 {
 	if (!a || t->prec == GD_P_COUNT)
 		return NULL;
-	if ((t->field == F_TENSOR || (t->field == F_LIB && t->prec != GD_P_FP32)) && !(a->tensor_flops_clk_sm[t->prec] > 0))
+	if ((t->field == F_TENSOR || (t->field == F_LIB && t->prec != GD_P_FP32)) && !(a->tensor_precs & (1u << t->prec)))
 		return "the tensor cores of this architecture do not take this precision";
 	if (t->field == F_CORE && !(a->cuda_core_flops_clk_sm[t->prec] > 0))
 		return "the CUDA cores of this architecture have no such FMA";
@@ -365,6 +366,9 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 		return gd_error(GD_EUSAGE, "roofline: --reps must be between 10 and %d, not %d", GD_RL_MAX_REPS, reps);
 	if (!reps)
 		reps = quick ? 10 : 20;
+	for (int i = 0; i < NTESTS; i++)
+		if (tests[i].kind != i || NTESTS != GD_RL_KIND_COUNT)
+			return gd_error(GD_EFAIL, "roofline: internal error: test table out of order at %d", i);
 	gd_out_init(stdout, ctx->no_color);
 	if (do_show)
 		return show(ctx, svg);

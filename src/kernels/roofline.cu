@@ -770,6 +770,90 @@ int run_mma(gd_rl_run *r)
 	}
 }
 
+
+// FP64 tensor cores: mma.sync.m8n8k4 f64 (A 8×4: lane holds (g, t); B: (k = t, n = g);
+// C 8×8: c0, c1 at row g, columns 2t, 2t+1).
+__global__ void __launch_bounds__(256) k_dmma(const double *A, const double *Bt, int iters, double *out)
+{
+	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+	double a = A[g * 4 + t], b = Bt[g * 4 + t];
+	double acc[RL_NACC][2];
+#pragma unroll
+	for (int j = 0; j < RL_NACC; j++)
+		acc[j][0] = acc[j][1] = 0.0;
+	for (int i = 0; i < iters; i++) {
+#pragma unroll
+		for (int j = 0; j < RL_NACC; j++) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+			asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+				     : "+d"(acc[j][0]), "+d"(acc[j][1])
+				     : "d"(a), "d"(b));
+#endif
+		}
+	}
+	size_t w = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+#pragma unroll
+	for (int r = 0; r < 2; r++) {
+		double v = 0;
+#pragma unroll
+		for (int j = 0; j < RL_NACC; j++)
+			v += acc[j][r];
+		out[w * 64 + g * 8 + 2 * t + r] = v;
+	}
+}
+
+int run_dmma(gd_rl_run *r)
+{
+	Scope s;
+	if (r->dev.cc_major < 8) {
+		snprintf(r->msg, sizeof r->msg, "FP64 mma.sync needs compute capability 8.0 or newer");
+		return 3;
+	}
+	int threads = 256;
+	int blocks = (r->dev.sms > 0 ? r->dev.sms : 1) * (r->dev.max_threads_sm >= 1024 ? 1024 : r->dev.max_threads_sm) / threads;
+	if (blocks < 1)
+		blocks = 1;
+	int iters = r->quick ? 1024 : 4096;
+	size_t warps = (size_t)blocks * threads / 32;
+	std::vector<double> av(32), bv(32);
+	for (int i = 0; i < 32; i++) {
+		av[i] = gd_rl_tile_value(i, 0xA11CEu, 0);
+		bv[i] = gd_rl_tile_value(i, 0xB0Bu, 0);
+	}
+	double *dA = nullptr, *dB = nullptr, *out = nullptr;
+	if (dalloc(r, s, &dA, 32 * sizeof(double)) || dalloc(r, s, &dB, 32 * sizeof(double)) ||
+	    dalloc(r, s, &out, warps * 64 * sizeof(double)))
+		return 1;
+	CK(cudaMemcpy(dA, av.data(), 32 * sizeof(double), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(dB, bv.data(), 32 * sizeof(double), cudaMemcpyHostToDevice));
+	CK(cudaMemset(out, 0xff, warps * 64 * sizeof(double)));
+	int rc = timed(r, s, [&] { k_dmma<<<blocks, threads>>>(dA, dB, iters, out); return cudaGetLastError(); }, 2);
+	if (rc)
+		return rc;
+	r->work = (double)warps * iters * RL_NACC * gd_rl_mma_flops(8, 8, 4);
+	snprintf(r->how, sizeof r->how, "mma.sync m8n8k4 f64: %zu warps × %d × %d independent MMAs (512 FLOP each)", warps,
+		 iters, RL_NACC);
+	std::vector<double> want(64), bound(64), got(64);
+	gd_rl_mma_model(av.data(), bv.data(), 8, 8, 4, (double)iters * RL_NACC, want.data(), bound.data());
+	r->max_err = 0;
+	size_t check_warps[2] = {0, warps - 1};
+	for (int cw = 0; cw < 2; cw++) {
+		CK(cudaMemcpy(got.data(), out + check_warps[cw] * 64, 64 * sizeof(double), cudaMemcpyDeviceToHost));
+		for (int i = 0; i < 64; i++) {
+			double err = fabs(got[i] - want[i]) / (1e-9 * bound[i] + 1e-12);
+			if (!(err <= 1)) {
+				snprintf(r->msg, sizeof r->msg, "mma.sync f64: warp %zu D[%d][%d] = %.17g, CPU model %.17g",
+					 check_warps[cw], i / 8, i % 8, got[i], want[i]);
+				r->max_err = INFINITY;
+				return 4;
+			}
+			if (err > r->max_err)
+				r->max_err = err;
+		}
+	}
+	return 0;
+}
+
 // ---------------------------------------------------------------- cuBLASLt library line
 
 // Element i of a GEMM operand: uniform in [−1, 1] (integers in [−127, 127] for INT8).
@@ -915,7 +999,7 @@ extern "C" const char *gd_rl_kind_name(int kind)
 	static const char *const names[GD_RL_KIND_COUNT] = {
 		"dram_read", "dram_write", "dram_copy", "l2_read", "smem_read", "l1_read", "fma_fp64",
 		"fma_fp32", "fma_fp16x2", "fma_bf16x2", "sfu_exp", "mma_fp16", "mma_bf16", "mma_tf32",
-		"mma_int8", "mma_fp8", "wgmma_fp16", "wgmma_bf16", "wgmma_tf32", "wgmma_fp8", "gemm_fp32",
+		"mma_int8", "mma_fp8", "mma_fp64", "wgmma_fp16", "wgmma_bf16", "wgmma_tf32", "wgmma_fp8", "gemm_fp32",
 		"gemm_tf32", "gemm_fp16", "gemm_bf16", "gemm_fp8", "gemm_int8"};
 	return kind >= 0 && kind < GD_RL_KIND_COUNT ? names[kind] : "?";
 }
@@ -946,6 +1030,7 @@ extern "C" int gd_rl_measure(struct gd_rl_run *r)
 	case GD_RL_MMA_TF32:
 	case GD_RL_MMA_INT8:
 	case GD_RL_MMA_FP8: return run_mma(r);
+	case GD_RL_MMA_FP64: return run_dmma(r);
 	case GD_RL_WGMMA_FP16:
 	case GD_RL_WGMMA_BF16:
 	case GD_RL_WGMMA_TF32:

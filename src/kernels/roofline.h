@@ -32,6 +32,7 @@ enum gd_rl_kind {
 	GD_RL_MMA_TF32, /* m16n8k8 */
 	GD_RL_MMA_INT8, /* m16n8k32, s32 accumulate */
 	GD_RL_MMA_FP8,  /* m16n8k32 e4m3, FP32 accumulate (sm_89+) */
+	GD_RL_MMA_FP64, /* m8n8k4 f64 (DMMA, sm_80+ where the tensor cores take FP64) */
 	GD_RL_WGMMA_FP16, /* wgmma m64nNk16 (sm_90a) */
 	GD_RL_WGMMA_BF16,
 	GD_RL_WGMMA_TF32,
