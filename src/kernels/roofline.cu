@@ -777,6 +777,8 @@ __global__ void __launch_bounds__(256) k_dmma(const double *A, const double *Bt,
 {
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	double a = A[g * 4 + t], b = Bt[g * 4 + t];
+	(void)a; // unused where the instruction is compiled out (sm_75)
+	(void)b;
 	double acc[RL_NACC][2];
 #pragma unroll
 	for (int j = 0; j < RL_NACC; j++)

@@ -10,7 +10,7 @@ OUT=${OUT:-/tmp/gpudiag-roofline-out}
 mkdir -p "$OUT"
 log="$OUT/roofline.log"
 : >"$log"
-bin=./build/gpudiag
+bin=${GD:-./build/gpudiag}
 here=$(dirname "$0")
 fail=0
 export XDG_CACHE_HOME="$OUT/cache"
