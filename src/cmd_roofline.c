@@ -521,16 +521,17 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 	c.measured_at = (double)time(NULL);
 	gd_blaslt_close();
 
-	int nfail = 0, nerr = 0, throttled = 0;
+	int nfail = 0, nerr = 0, nok = 0, throttled = 0;
 	for (int i = 0; i < NTESTS; i++) {
+		nok += res[i].outcome == O_OK;
 		nfail += res[i].outcome == O_CHECK;
 		nerr += res[i].outcome == O_ERROR;
 		throttled |= res[i].outcome == O_OK && gd_clock_reasons_throttling(res[i].reasons);
 	}
-	/* Cache only a complete and correct measurement of the selected groups. */
+	/* Cache only correct measurements, and only when something was measured. */
 	char cache_path[4096] = "";
 	int saved = 0;
-	if (!no_cache && !nfail) {
+	if (!no_cache && !nfail && nok) {
 		if (!only) {
 			saved = gd_ceilings_save(&c) == GD_OK;
 		} else {

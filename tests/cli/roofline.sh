@@ -93,5 +93,33 @@ echo "garbage" >"$tmp/cache/gpudiag/roofline-GPU-bad.txt"
 check "--show with a corrupt file: still exit 0" $([ $rc = 0 ] && echo 0 || echo 1)
 check "--show with a corrupt file: warns" $(grep -q "ignoring unreadable cache file" "$tmp/err" && echo 0 || echo 1)
 
+# measuring mode against the mock driver (tests/mock): the driver answers, the CUDA runtime
+# cannot start, so every test reports an error (or unsupported) and the run exits 1 with
+# valid JSON, the device facts filled in, and nothing cached
+build=$2
+if [ -f "$build/libgpudiag_mock_cuda.so" ] && [ -f "$build/libgpudiag_mock_nvml.so" ]; then
+	rm -rf "$tmp/cache2"
+	XDG_CACHE_HOME="$tmp/cache2" GPUDIAG_LIBCUDA="$build/libgpudiag_mock_cuda.so" \
+		GPUDIAG_LIBNVML="$build/libgpudiag_mock_nvml.so" "$bin" roofline --quick --only dram,fma,mma,wgmma --json \
+		>"$tmp/m.json" 2>"$tmp/err"; rc=$?
+	check "mock driver: exit 1 (CUDA errors)" $([ $rc = 1 ] && echo 0 || echo 1)
+	check "mock driver: valid JSON" $(python3 -m json.tool "$tmp/m.json" >/dev/null 2>&1 && echo 0 || echo 1)
+	check "mock driver: statuses and device facts" $(python3 - "$tmp/m.json" <<'EOP' && echo 0 || echo 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpu"]["sm"] == "sm_90" and d["gpu"]["sms"] == 132
+assert abs(d["gpu"]["dram_datasheet_bytes_per_s"] - 2 * 3201e6 * 6016 / 8) < 1e3
+names = [t["name"] for t in d["tests"]]
+assert names[:3] == ["dram_read", "dram_write", "dram_copy"] and "gemm_bf16" not in names, names
+assert all(t["status"] in ("error", "unsupported") for t in d["tests"])
+assert all(t["median"] is None for t in d["tests"])
+t = {x["name"]: x for x in d["tests"]}
+assert t["fma_fp32"]["datasheet"] == 256 * 132 * 1980e6
+assert d["cache_file"] is None
+EOP
+)
+	check "mock driver: nothing cached" $([ ! -e "$tmp/cache2/gpudiag" ] || [ -z "$(ls "$tmp/cache2/gpudiag")" ] && echo 0 || echo 1)
+fi
+
 echo "$fails failed"
 [ $fails = 0 ]
