@@ -776,9 +776,9 @@ int run_mma(gd_rl_run *r)
 __global__ void __launch_bounds__(256) k_dmma(const double *A, const double *Bt, int iters, double *out)
 {
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	double a = A[g * 4 + t], b = Bt[g * 4 + t];
-	(void)a; // unused where the instruction is compiled out (sm_75)
-	(void)b;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	const double a = A[g * 4 + t], b = Bt[g * 4 + t];
+#endif
 	double acc[RL_NACC][2];
 #pragma unroll
 	for (int j = 0; j < RL_NACC; j++)
