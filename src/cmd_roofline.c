@@ -153,7 +153,7 @@ static int sample_count(void)
 static void sample_summary(int from, int to, struct result *res)
 {
 	double clk[MAX_SAMPLES], pw[MAX_SAMPLES];
-	int nc = 0, np = 0;
+	int nc = 0, np = 0, nr = 0;
 	struct gd_stats st;
 	res->reasons = 0;
 	pthread_mutex_lock(&smp.mu);
@@ -162,10 +162,14 @@ static void sample_summary(int from, int to, struct result *res)
 			clk[nc++] = smp.s[i].sm_mhz;
 		if (smp.s[i].power_mw > 0)
 			pw[np++] = smp.s[i].power_mw / 1000.0;
-		if (smp.s[i].clock_reasons != GD_NVML_UNKNOWN64)
+		if (smp.s[i].clock_reasons != GD_NVML_UNKNOWN64) {
 			res->reasons |= smp.s[i].clock_reasons;
+			nr++;
+		}
 	}
 	pthread_mutex_unlock(&smp.mu);
+	if (!nr)
+		res->reasons = GD_NVML_UNKNOWN64; /* shown as unknown, not as "none" */
 	res->nsamples = to - from;
 	gd_stats_compute(clk, nc, &st);
 	res->sm_mhz = st.median;
