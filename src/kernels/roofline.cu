@@ -637,17 +637,19 @@ template <int P> __device__ __forceinline__ void mma_op(float *d, const uint32_t
 template <int P> __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *Bt, int iters, double *out)
 {
 	typedef MmaShape<P> S;
-	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, e = 4 / S::bytes;
+	const int lane = threadIdx.x & 31, e = 4 / S::bytes;
 	uint32_t a[4], b[2];
 #pragma unroll
 	for (int r = 0; r < 4; r++) {
-		int row = g + 8 * (r & 1), col = (r >> 1) * (S::K / 2) + t * e;
+		int row, col;
+		gd_rl_mma_a_pos(lane, r, S::K, e, &row, &col);
 		a[r] = *(const uint32_t *)(A + (row * S::K + col) * S::bytes);
 	}
 #pragma unroll
 	for (int r = 0; r < 2; r++) {
-		int k = r * (S::K / 2) + t * e;
-		b[r] = *(const uint32_t *)(Bt + (g * S::K + k) * S::bytes);
+		int n, k;
+		gd_rl_mma_b_pos(lane, r, S::K, e, &n, &k);
+		b[r] = *(const uint32_t *)(Bt + (n * S::K + k) * S::bytes);
 	}
 	float acc[RL_NACC][4];
 #pragma unroll
@@ -664,10 +666,12 @@ template <int P> __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, 
 #pragma unroll
 	for (int r = 0; r < 4; r++) {
 		double v = 0;
+		int row, col;
 #pragma unroll
 		for (int j = 0; j < RL_NACC; j++)
 			v += P == M_INT8 ? (double)__float_as_int(acc[j][r]) : (double)acc[j][r];
-		out[w * 128 + (g + 8 * (r >> 1)) * 8 + 2 * t + (r & 1)] = v;
+		gd_rl_mma_c_pos(lane, r, &row, &col);
+		out[w * 128 + row * 8 + col] = v;
 	}
 }
 

@@ -126,13 +126,13 @@ template <int P> __global__ void __launch_bounds__(128, 1) k_wgmma(const uint4 *
 		return;
 	// Accumulator layout of m64nN (f32): warp w holds rows 16w..16w+15; register 4j+r holds
 	// row 16w + g + 8·(r>>1), column 8j + 2t + (r&1)   (g = lane/4, t = lane%4).
-	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	float *o = out + (size_t)slot * 64 * 256;
 #pragma unroll
-	for (int j = 0; j < 32; j++)
-#pragma unroll
-		for (int r = 0; r < 4; r++)
-			o[(16 * w + g + 8 * (r >> 1)) * 256 + 8 * j + 2 * t + (r & 1)] = d[4 * j + r];
+	for (int i = 0; i < 128; i++) {
+		int row, col;
+		gd_rl_wgmma_d_pos(threadIdx.x, i, &row, &col);
+		o[row * 256 + col] = d[i];
+	}
 }
 
 struct Scope {
@@ -212,7 +212,7 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 			for (int row = 0; row < R; row++)
 				for (int b = 0; b < 32; b += esize) {
 					int k = st * kstep + b / esize;
-					size_t off = (size_t)st * R * 32 + ((row / 8) * 2 + b / 16) * 128 + (row % 8) * 16 + b % 16;
+					size_t off = (size_t)gd_rl_wgmma_smem_off(R, st, row, b);
 					encode(P, v[row * Kt + k], base + off);
 				}
 	}
