@@ -11,6 +11,8 @@ const struct gd_cmd gd_commands[] = {
 	{"monitor", cmd_monitor, GD_TAKES_DEVICE, "§14",
 	 "live utilisation, memory, power, clocks and decoded throttle reasons (JSON Lines with --json)",
 	 cmd_monitor_usage},
+	{"roofline", cmd_roofline, GD_TAKES_DEVICE, "§10 §3 §4",
+	 "the GPU's measured ceilings: bandwidths, FMA/tensor/GEMM peaks, ridge points", cmd_roofline_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},
 };
 
