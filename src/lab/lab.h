@@ -52,6 +52,7 @@
 
 struct gd_ctx;
 struct gd_lab_run;
+struct gd_chart;
 
 /* ---- a lab ------------------------------------------------------------------------------ */
 struct gd_lab {
@@ -217,6 +218,11 @@ int gd_lab_measure(struct gd_lab_run *r, const struct gd_lab_variant *v);
  * the figures as metrics). Returns the stored result. */
 struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_variant *v,
 				    const double *samples, int n, const struct gd_lab_check *c);
+/* For labs that time outside gd_lab_measure (host clocks, several streams, graphs): the
+ * CLOCK_REALTIME time in ns, and the NVML samples taken between t0_ns and t1_ns attached to
+ * a recorded result (SM clock range, peak power, throttle reasons), as gd_lab_measure does. */
+double gd_lab_now_ns(void);
+void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns);
 /* Adds (or replaces) a metric on the last recorded result. */
 void gd_lab_result_metric(struct gd_lab_result *res, const char *key, double value, const char *unit);
 /* The first recorded result with this group and name, or NULL. */
@@ -246,6 +252,11 @@ struct gd_lab_chart {
 	const char *groups[GD_LAB_MAX_CHART_GROUPS]; /* each group is one series over x */
 	int ngroups;
 	int ceiling_line;    /* draw the first plotted result's ceiling as a line */
+	/* A picture that is not series over x (a timeline): when set, the harness calls it on
+	 * the initialised chart instead of adding the groups. The series' arrays must outlive
+	 * the lab's run function (the SVG is written after it returns). */
+	void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg);
+	void *draw_arg;
 };
 /* Sets the chart written by --svg (the last call wins). */
 void gd_lab_set_chart(struct gd_lab_run *r, const struct gd_lab_chart *c);
