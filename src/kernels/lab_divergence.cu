@@ -1,6 +1,6 @@
 /* Kernels and timing of `gpudiag lab divergence`; see lab_divergence.h. */
 #include "kernels/lab_divergence.h"
-#include "kernels/lab_exec_cuda.cuh"
+#include <cuda_runtime.h>
 
 /* Four independent chains per path so the FMA pipe, not one chain's latency, sets the pace.
  * fmaf and the explicit summation order keep results bit-identical to the CPU reference. */
@@ -86,82 +86,25 @@ static div_fn kernel_of(int k)
 	}
 }
 
-extern "C" int gd_div_attr(int dev, int kernel, int *regs, size_t *static_smem, char *err, size_t errn)
+extern "C" int gd_labk_div_attr(int kernel, int *regs, size_t *static_smem)
 {
-	int rc = 0;
 	struct cudaFuncAttributes fa;
+	cudaError_t e;
 	div_fn f = kernel_of(kernel);
-	if (!f) {
-		snprintf(err, errn, "unknown divergence kernel %d", kernel);
-		return 1;
-	}
-	LX_CHECK(cudaSetDevice(dev));
-	LX_CHECK(cudaFuncGetAttributes(&fa, f));
+	if (!f)
+		return (int)cudaErrorInvalidValue;
+	if ((e = cudaFuncGetAttributes(&fa, f)) != cudaSuccess)
+		return (int)e;
 	*regs = fa.numRegs;
 	*static_smem = fa.sharedSizeBytes;
-out:
-	return rc;
+	return 0;
 }
 
-extern "C" int gd_div_run(int dev, int n, int iters, int block, int reps, struct gd_div_variant *v, int nv, char *err,
-			  size_t errn)
+extern "C" int gd_labk_div_launch(int kernel, const float *x, float *y, int n, int iters, int block)
 {
-	int rc = 0;
-	size_t bytes = (size_t)n * sizeof(float);
-	int grid = (n + block - 1) / block;
-	float **dx = NULL, *dy = NULL;
-	cudaStream_t s = NULL;
-	cudaEvent_t e0 = NULL, e1 = NULL;
-	float ms;
-
-	dx = (float **)calloc((size_t)nv, sizeof(*dx));
-	if (!dx) {
-		snprintf(err, errn, "out of host memory");
-		return 1;
-	}
-	for (int k = 0; k < nv; k++)
-		if (!kernel_of(v[k].kernel)) {
-			snprintf(err, errn, "unknown divergence kernel %d", v[k].kernel);
-			free(dx);
-			return 1;
-		}
-	LX_CHECK(cudaSetDevice(dev));
-	LX_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	LX_CHECK(cudaEventCreate(&e0));
-	LX_CHECK(cudaEventCreate(&e1));
-	LX_CHECK(cudaMalloc(&dy, bytes));
-	for (int k = 0; k < nv; k++) {
-		LX_CHECK(cudaMalloc(&dx[k], bytes));
-		LX_CHECK(cudaMemcpy(dx[k], v[k].x, bytes, cudaMemcpyHostToDevice));
-	}
-	for (int k = 0; k < nv; k++) { /* warm-up */
-		kernel_of(v[k].kernel)<<<grid, block, 0, s>>>(dx[k], dy, n, iters);
-		LX_LAUNCHED();
-	}
-	LX_CHECK(cudaStreamSynchronize(s));
-	for (int r = 0; r < reps; r++)
-		for (int k = 0; k < nv; k++) {
-			LX_CHECK(cudaMemsetAsync(dy, 0xFF, bytes, s));
-			LX_CHECK(cudaEventRecord(e0, s));
-			kernel_of(v[k].kernel)<<<grid, block, 0, s>>>(dx[k], dy, n, iters);
-			LX_LAUNCHED();
-			LX_CHECK(cudaEventRecord(e1, s));
-			LX_CHECK(cudaEventSynchronize(e1));
-			LX_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-			v[k].us[r] = ms * 1e3;
-			if (r == reps - 1)
-				LX_CHECK(cudaMemcpy(v[k].y, dy, bytes, cudaMemcpyDeviceToHost));
-		}
-out:
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	if (s)
-		cudaStreamDestroy(s);
-	for (int k = 0; k < nv; k++)
-		cudaFree(dx[k]);
-	free(dx);
-	cudaFree(dy);
-	return rc;
+	div_fn f = kernel_of(kernel);
+	if (!f || block <= 0 || n <= 0)
+		return (int)cudaErrorInvalidValue;
+	f<<<(n + block - 1) / block, block>>>(x, y, n, iters);
+	return (int)cudaGetLastError();
 }

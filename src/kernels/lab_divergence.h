@@ -31,20 +31,13 @@ enum gd_div_kernel {
 #define GD_DIV_B_MUL (-0.999f)
 #define GD_DIV_B_ADD 0.02f
 
-struct gd_div_variant {
-	int kernel;      /* enum gd_div_kernel */
-	const float *x;  /* host input [n] */
-	float *y;        /* host output [n], from the last repetition */
-	double *us;      /* kernel time per repetition [reps], events */
-};
+/* Registers and static shared memory of a kernel (cudaFuncGetAttributes). Returns a
+ * cudaError_t as int (0 = ok). */
+int gd_labk_div_attr(int kernel, int *regs, size_t *static_smem);
 
-/* Registers and static shared memory of a kernel (cudaFuncGetAttributes). */
-int gd_div_attr(int dev, int kernel, int *regs, size_t *static_smem, char *err, size_t errn);
-
-/* Runs every variant once per repetition, interleaved, with `block` threads per block over
- * n elements. Outputs are poisoned (NaN) before each run. Returns 0 or 1 with err. */
-int gd_div_run(int dev, int n, int iters, int block, int reps, struct gd_div_variant *v, int nv, char *err,
-	       size_t errn);
+/* Enqueues one run on the legacy default stream (the lab harness's stream): `block` threads
+ * per block over n elements. Returns the launch's cudaError_t as int. */
+int gd_labk_div_launch(int kernel, const float *x, float *y, int n, int iters, int block);
 
 #ifdef __cplusplus
 }

@@ -18,16 +18,13 @@ struct gd_grid_rec {
 	unsigned pad_;
 };
 
+/* Both return a cudaError_t as int (0 = ok). */
 /* The recording kernel's real attributes (cudaFuncGetAttributes). */
-int gd_grid_func_attr(int dev, int *regs, size_t *static_smem, int *max_threads, char *err, size_t errn);
-
-/* Runs c = a + b over n floats with `block` threads per block (grid = ceil(n / block)):
- * reps times timed (events) into rec_us[reps], each followed by the same add without
- * recording, timed into plain_us[reps]; then once more on a C and a record buffer poisoned
- * with 0xFF bytes, whose output lands in c[n] and whose block records land in rec[grid].
- * Returns 0 or 1 with err. */
-int gd_grid_run(int dev, int n, int block, int reps, const float *a, const float *b, float *c,
-		struct gd_grid_rec *rec, double *rec_us, double *plain_us, char *err, size_t errn);
+int gd_labk_grid_attr(int *regs, size_t *static_smem, int *max_threads);
+/* Enqueues c = a + b over n floats with `block` threads per block (grid = ceil(n / block))
+ * on the legacy default stream; with rec != NULL the recording kernel writes one record per
+ * block into rec[grid], otherwise the guide's plain add runs. */
+int gd_labk_grid_launch(const float *a, const float *b, float *c, int n, int block, struct gd_grid_rec *rec);
 
 #ifdef __cplusplus
 }

@@ -24,30 +24,18 @@ enum gd_occlab_kernel { GD_OCCLAB_MEMORY = 0, GD_OCCLAB_COMPUTE = 1 };
 #define GD_OCCLAB_MUL 0.9995f        /* the compute kernel's chain: c = fmaf(c, MUL, ADD) */
 #define GD_OCCLAB_ADD 0.0005f
 
-struct gd_occlab_level {
-	int grid;        /* blocks launched */
-	size_t dyn_smem; /* bytes of dynamic shared memory per block */
-};
-
-struct gd_occlab; /* opaque: device buffers of one kernel */
-
+/* All return a cudaError_t as int (0 = ok). */
 /* Registers and static shared memory of a kernel (cudaFuncGetAttributes). */
-int gd_occlab_attr(int dev, int kernel, int *regs, size_t *static_smem, char *err, size_t errn);
-/* Allocates and fills the kernel's buffers: for MEMORY, x[n] is copied to the device; for
- * COMPUTE, x is unused and n is the number of items. Sets the kernel's maximum dynamic
- * shared memory to max_dyn and its carveout preference to 100 % shared memory. */
-int gd_occlab_open(struct gd_occlab **h, int dev, int kernel, size_t n, int iters, const float *x,
-		   size_t max_dyn, char *err, size_t errn);
-/* The CUDA runtime's resident blocks per SM for this kernel (cross-check of the calculator). */
-int gd_occlab_runtime_blocks(struct gd_occlab *h, int block, size_t dyn_smem, int *blocks, char *err,
-			     size_t errn);
-/* Times every level once per repetition, interleaved: us[l * reps + r], events. */
-int gd_occlab_time(struct gd_occlab *h, int block, const struct gd_occlab_level *lv, int nl, int reps,
-		   double *us, char *err, size_t errn);
-/* Runs one level on an output poisoned with NaN and copies it to y[n]. */
-int gd_occlab_output(struct gd_occlab *h, int block, const struct gd_occlab_level *lv, float *y, char *err,
-		     size_t errn);
-void gd_occlab_close(struct gd_occlab *h);
+int gd_labk_occ_attr(int kernel, int *regs, size_t *static_smem);
+/* Lets the kernel take up to max_dyn bytes of dynamic shared memory and asks for the
+ * largest shared-memory carveout (100 %), so the padding alone sets the blocks per SM. */
+int gd_labk_occ_prepare(int kernel, size_t max_dyn);
+/* The CUDA runtime's resident blocks per SM (cross-check of gpudiag's calculator). */
+int gd_labk_occ_runtime_blocks(int kernel, int block, size_t dyn_smem, int *blocks);
+/* Enqueues one run on the legacy default stream. MEMORY: y = SCALE * x over n floats;
+ * COMPUTE: y[i] = chain(i) for n items (x unused). */
+int gd_labk_occ_launch(int kernel, const float *x, float *y, size_t n, int iters, int grid, int block,
+		       size_t dyn_smem);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,6 @@
 /* Kernels and timing of `gpudiag lab sfu`; see lab_sfu.h. */
 #include "kernels/lab_sfu.h"
-#include "kernels/lab_exec_cuda.cuh"
-
-#include <stdlib.h>
+#include <cuda_runtime.h>
 
 static __device__ __forceinline__ float tanh_approx(float x)
 {
@@ -35,19 +33,20 @@ template <int F> static __global__ void sfu_throughput(float *out, int iters, fl
 	int nt = gridDim.x * blockDim.x;
 	/* Arguments spread over the domain; all steps together move them by width / 4,
 	 * so with starts in the first 11/16 of the domain they stay inside [lo, lo + width]. */
-	float h = width / (4.0f * (float)iters);
-	float x0 = lo + width * 0.5f * ((float)t / (float)nt);
-	float x1 = x0 + 0.25f * width * 0.25f, x2 = x1 + 0.25f * width * 0.25f, x3 = x2 + 0.25f * width * 0.25f;
+	float h = __fdiv_rn(width, __fmul_rn(4.0f, (float)iters));
+	float w16 = __fmul_rn(width, 0.0625f);
+	float x0 = __fadd_rn(lo, __fmul_rn(__fmul_rn(width, 0.5f), __fdiv_rn((float)t, (float)nt)));
+	float x1 = __fadd_rn(x0, w16), x2 = __fadd_rn(x1, w16), x3 = __fadd_rn(x2, w16);
 	float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 	for (int k = 0; k < iters; k++) {
 		a0 += fn<F>(x0);
 		a1 += fn<F>(x1);
 		a2 += fn<F>(x2);
 		a3 += fn<F>(x3);
-		x0 += h;
-		x1 += h;
-		x2 += h;
-		x3 += h;
+		x0 = __fadd_rn(x0, h);
+		x1 = __fadd_rn(x1, h);
+		x2 = __fadd_rn(x2, h);
+		x3 = __fadd_rn(x3, h);
 	}
 	out[t] = (a0 + a1) + (a2 + a3);
 }
@@ -100,88 +99,21 @@ extern "C" int gd_sfu_domain(int f, double *lo, double *hi)
 	}
 }
 
-extern "C" int gd_sfu_time(int dev, const int *fns, int nf, int blocks, int iters, int reps, double *us, double *sums,
-			   char *err, size_t errn)
+extern "C" int gd_labk_sfu_throughput(int f, float *out, int blocks, int iters)
 {
-	int rc = 0;
-	int nt = blocks * 256;
-	float *d = NULL, *h = NULL;
-	cudaStream_t s = NULL;
-	cudaEvent_t e0 = NULL, e1 = NULL;
-	float ms;
-	for (int f = 0; f < nf; f++)
-		if (!tput_of(fns[f])) {
-			snprintf(err, errn, "unknown sfu function %d", fns[f]);
-			return 1;
-		}
-	h = (float *)malloc((size_t)nt * sizeof(float));
-	if (!h) {
-		snprintf(err, errn, "out of host memory");
-		return 1;
-	}
-	LX_CHECK(cudaSetDevice(dev));
-	LX_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	LX_CHECK(cudaEventCreate(&e0));
-	LX_CHECK(cudaEventCreate(&e1));
-	LX_CHECK(cudaMalloc(&d, (size_t)nt * sizeof(float)));
-	for (int f = 0; f < nf; f++) {
-		double lo, hi;
-		gd_sfu_domain(fns[f], &lo, &hi);
-		tput_of(fns[f])<<<blocks, 256, 0, s>>>(d, 1, (float)lo, (float)(hi - lo));
-		LX_LAUNCHED();
-	}
-	LX_CHECK(cudaStreamSynchronize(s));
-	for (int r = 0; r < reps; r++)
-		for (int f = 0; f < nf; f++) {
-			double lo, hi;
-			gd_sfu_domain(fns[f], &lo, &hi);
-			LX_CHECK(cudaEventRecord(e0, s));
-			tput_of(fns[f])<<<blocks, 256, 0, s>>>(d, iters, (float)lo, (float)(hi - lo));
-			LX_LAUNCHED();
-			LX_CHECK(cudaEventRecord(e1, s));
-			LX_CHECK(cudaEventSynchronize(e1));
-			LX_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-			us[(size_t)f * reps + r] = ms * 1e3;
-			if (r == reps - 1) {
-				double sum = 0;
-				LX_CHECK(cudaMemcpy(h, d, (size_t)nt * sizeof(float), cudaMemcpyDeviceToHost));
-				for (int i = 0; i < nt; i++)
-					sum += h[i];
-				sums[f] = sum;
-			}
-		}
-out:
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	if (s)
-		cudaStreamDestroy(s);
-	cudaFree(d);
-	free(h);
-	return rc;
+	double lo, hi;
+	tput_fn k = tput_of(f);
+	if (!k || gd_sfu_domain(f, &lo, &hi) || blocks <= 0 || iters <= 0)
+		return (int)cudaErrorInvalidValue;
+	k<<<blocks, 256>>>(out, iters, (float)lo, (float)(hi - lo));
+	return (int)cudaGetLastError();
 }
 
-extern "C" int gd_sfu_eval(int dev, int f, const float *x, float *y, size_t n, char *err, size_t errn)
+extern "C" int gd_labk_sfu_eval(int f, const float *x, float *y, size_t n)
 {
-	int rc = 0;
-	float *dx = NULL, *dy = NULL;
 	eval_fn k = eval_of(f);
-	if (!k) {
-		snprintf(err, errn, "unknown sfu function %d", f);
-		return 1;
-	}
-	LX_CHECK(cudaSetDevice(dev));
-	LX_CHECK(cudaMalloc(&dx, n * sizeof(float)));
-	LX_CHECK(cudaMalloc(&dy, n * sizeof(float)));
-	LX_CHECK(cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice));
-	LX_CHECK(cudaMemset(dy, 0xFF, n * sizeof(float)));
-	k<<<(unsigned)((n + 255) / 256), 256>>>(dx, dy, n);
-	LX_LAUNCHED();
-	LX_CHECK(cudaDeviceSynchronize());
-	LX_CHECK(cudaMemcpy(y, dy, n * sizeof(float), cudaMemcpyDeviceToHost));
-out:
-	cudaFree(dx);
-	cudaFree(dy);
-	return rc;
+	if (!k || n == 0)
+		return (int)cudaErrorInvalidValue;
+	k<<<(unsigned)((n + 255) / 256), 256>>>(x, y, n);
+	return (int)cudaGetLastError();
 }

@@ -28,18 +28,19 @@ enum gd_sfu_fn {
 	GD_SFU_NFN
 };
 
-/* Domain [lo, hi] of the throughput kernel's arguments. */
+/* Domain [lo, hi] of the throughput kernel's arguments and of the accuracy sweep. */
 int gd_sfu_domain(int fn, double *lo, double *hi);
 
-/* Throughput of every function in fns[nf], interleaved per repetition: us[f * reps + r]
- * (events) for a grid of `blocks` × 256 threads, each doing 4 × iters evaluations.
- * sums[f] receives the sum of all threads' results of the last repetition (so nothing is
- * optimised away; the host only checks it is finite). */
-int gd_sfu_time(int dev, const int *fns, int nf, int blocks, int iters, int reps, double *us, double *sums,
-		char *err, size_t errn);
+/* The throughput kernel's arguments, exactly as each thread forms them (for the CPU
+ * reference), every operation rounded to float on its own: thread t of nt, w = hi - lo,
+ * h = w / (4·iters), x_0 = lo + (w·0.5)·(t/nt), x_j = x_{j-1} + w·0.0625 (j = 1..3); each
+ * of the iters steps adds fn(x_j) to a_j and then x_j ← x_j + h; out = (a_0+a_1)+(a_2+a_3). */
 
-/* y[i] = fn(x[i]) for i < n. */
-int gd_sfu_eval(int dev, int fn, const float *x, float *y, size_t n, char *err, size_t errn);
+/* Enqueue on the legacy default stream; return the launch's cudaError_t as int.
+ * Throughput: out[blocks·256] = per-thread sum of 4·iters evaluations. */
+int gd_labk_sfu_throughput(int fn, float *out, int blocks, int iters);
+/* Accuracy: y[i] = fn(x[i]) for i < n. */
+int gd_labk_sfu_eval(int fn, const float *x, float *y, size_t n);
 
 #ifdef __cplusplus
 }
