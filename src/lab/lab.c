@@ -418,6 +418,21 @@ void gd_lab_cmp(const void *got, const double *ref, size_t n, enum gd_lab_dtype 
 	c->ok = c->bad == 0 && c->checked > 0;
 }
 
+void gd_lab_cmp_fn(const void *got, size_t n, enum gd_lab_dtype t, double (*ref)(const void *ctx, size_t i),
+		   const void *ctx, double atol, double rtol, struct gd_lab_check *c)
+{
+	double buf[4096];
+	size_t sz = gd_lab_dtype_size(t);
+	for (size_t i0 = 0; i0 < n || (n == 0 && !c->done); i0 += 4096) {
+		size_t m = n - i0 < 4096 ? n - i0 : 4096;
+		for (size_t k = 0; k < m; k++)
+			buf[k] = ref(ctx, i0 + k);
+		gd_lab_cmp((const char *)got + i0 * sz, buf, m, t, atol, rtol, c);
+		if (n == 0)
+			break;
+	}
+}
+
 void gd_lab_cmp_u32(const uint32_t *got, const uint32_t *ref, size_t n, struct gd_lab_check *c)
 {
 	long long base = c->done ? c->checked : 0;
