@@ -261,25 +261,28 @@ float gd_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
  * largest finite 448. Converted like __nv_cvt_float_to_fp8(..., __NV_SATFINITE, E4M3). */
 uint8_t gd_f32_to_e4m3(float f)
 {
-	uint8_t sign = (f32_bits(f) >> 24) & 0x80u;
+	uint8_t sign = (uint8_t)((f32_bits(f) >> 24) & 0x80u);
 	float a = fabsf(f);
+	int e, m, ef;
 	if (isnan(f))
-		return 0x7f | sign;
-	if (a >= 448.0f)
+		return (uint8_t)(sign | 0x7f);
+	if (a > 448.0f) /* saturate to the largest finite value */
 		return (uint8_t)(sign | 0x7e);
-	/* pick the nearest representable value by searching the 127 magnitudes (exact and small) */
-	{
-		int best = 0;
-		float bestd = INFINITY;
-		for (int v = 0; v <= 0x7e; v++) {
-			float d = fabsf(gd_e4m3_to_f32((uint8_t)v) - a);
-			if (d < bestd || (d == bestd && !(v & 1) && (best & 1))) {
-				bestd = d;
-				best = v;
-			}
-		}
-		return (uint8_t)(sign | best);
+	if (a < 0.015625f) { /* below 2^-6: subnormals, steps of 2^-9 (m == 8 is 2^-6, encoded 0x08) */
+		m = (int)rintf(a * 512.0f);
+		return (uint8_t)(sign | m);
 	}
+	frexpf(a, &e);     /* a = fr · 2^e, fr in [0.5, 1) */
+	e -= 1;            /* a in [2^e, 2^(e+1)) */
+	m = (int)rintf(ldexpf(a, 3 - e)); /* 8..16, ties to even (default rounding mode) */
+	if (m == 16) {
+		m = 8;
+		e++;
+	}
+	ef = e + 7;
+	if (ef > 15 || (ef == 15 && m - 8 == 7))
+		return (uint8_t)(sign | 0x7e);
+	return (uint8_t)(sign | (ef << 3) | (m - 8));
 }
 
 float gd_e4m3_to_f32(uint8_t v)
