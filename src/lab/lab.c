@@ -656,6 +656,13 @@ static void sampler_window(struct gd_lab_run *r, double t0, double t1, struct gd
 
 double gd_lab_now_ns(void) { return now_ns(); }
 
+void gd_lab_set_chart_draw(struct gd_lab_run *r, void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg),
+			   void *arg)
+{
+	r->chart_draw = draw;
+	r->chart_draw_arg = arg;
+}
+
 void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns)
 {
 	if (res)
@@ -1296,9 +1303,9 @@ int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f)
 	gd_chart_init(&ch, lc->title, lc->xlabel, lc->ylabel);
 	ch.logx = lc->logx;
 	ch.logy = lc->logy;
-	if (lc->draw)
-		lc->draw(r, &ch, lc->draw_arg);
-	for (int g = 0; !lc->draw && g < lc->ngroups && ch.nseries < GD_CHART_MAX_SERIES; g++) {
+	if (r->chart_draw)
+		r->chart_draw(r, &ch, r->chart_draw_arg);
+	for (int g = 0; !r->chart_draw && g < lc->ngroups && ch.nseries < GD_CHART_MAX_SERIES; g++) {
 		int start = used;
 		for (int i = 0; i < r->nres; i++) {
 			const struct gd_lab_result *res = &r->res[i];

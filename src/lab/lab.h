@@ -256,14 +256,15 @@ struct gd_lab_chart {
 	const char *groups[GD_LAB_MAX_CHART_GROUPS]; /* each group is one series over x */
 	int ngroups;
 	int ceiling_line;    /* draw the first plotted result's ceiling as a line */
-	/* A picture that is not series over x (a timeline): when set, the harness calls it on
-	 * the initialised chart instead of adding the groups. The series' arrays must outlive
-	 * the lab's run function (the SVG is written after it returns). */
-	void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg);
-	void *draw_arg;
 };
 /* Sets the chart written by --svg (the last call wins). */
 void gd_lab_set_chart(struct gd_lab_run *r, const struct gd_lab_chart *c);
+/* A picture that is not series over x (a timeline): after gd_lab_set_chart, the harness
+ * calls draw on the initialised chart (title and labels from the lab chart) instead of adding
+ * the groups. The series' arrays must outlive the lab's run function (the SVG is written
+ * after it returns). */
+void gd_lab_set_chart_draw(struct gd_lab_run *r, void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg),
+			   void *arg);
 /* Adds a verdict: one plain sentence about what the numbers show, tied to a guide section. */
 void gd_lab_verdict(struct gd_lab_run *r, const char *section, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -293,6 +294,8 @@ struct gd_lab_run {
 	int nnotes;
 	struct gd_lab_chart chart;
 	int has_chart;
+	void (*chart_draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg); /* or NULL */
+	void *chart_draw_arg;
 	void **allocs;
 	int nallocs;
 	int check_failed;

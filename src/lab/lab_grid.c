@@ -358,8 +358,8 @@ static int run(struct gd_lab_run *r)
 					 r->dev.name);
 				memset(&ch, 0, sizeof(ch));
 				ch.title = tl.title;
-				ch.draw = tl_draw;
 				gd_lab_set_chart(r, &ch);
+				gd_lab_set_chart_draw(r, tl_draw, NULL);
 			}
 			if (isfinite(waves))
 				gd_lab_verdict(r, "§2",
