@@ -31,6 +31,11 @@ struct gd_lx_grid_stats {
 };
 /* Counts blocks per SM, concurrency and the tail from the block records (n = grid). */
 void gd_lx_grid_stats(const struct gd_grid_rec *rec, int n, int sms, struct gd_lx_grid_stats *st);
+struct gd_lab_run;
+/* Makes the run's --svg chart the timeline of these records: one segment per block on its
+ * SM, one colour per wave (the block's rank on its SM ÷ resident blocks per SM). 0 on success. */
+int gd_lx_grid_timeline(struct gd_lab_run *r, const struct gd_grid_rec *rec, int n, int sms, int resident,
+			double resolution_ns, const char *title);
 
 /* ---- divergence -------------------------------------------------------------------------- */
 /* The sign pattern: g = 0 all positive (path A), g < 0 all negative (path B), else the sign

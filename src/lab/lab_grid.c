@@ -215,6 +215,20 @@ static void tl_draw(const struct gd_lab_run *r, struct gd_chart *ch, void *arg)
 	ch->note = tl.note;
 }
 
+int gd_lx_grid_timeline(struct gd_lab_run *r, const struct gd_grid_rec *rec, int n, int sms, int resident,
+			double resolution_ns, const char *title)
+{
+	struct gd_lab_chart ch;
+	if (tl_build(rec, n, sms, resident, resolution_ns) != 0)
+		return -1;
+	snprintf(tl.title, sizeof(tl.title), "%s", title);
+	memset(&ch, 0, sizeof(ch));
+	ch.title = tl.title;
+	gd_lab_set_chart(r, &ch);
+	gd_lab_set_chart_draw(r, tl_draw, NULL);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- the lab */
 
 struct gv {
@@ -352,15 +366,10 @@ static int run(struct gd_lab_run *r)
 			    st.max_concurrent, st.makespan_ns / 1e3, st.last_start_ns / 1e3, st.tail_ns / 1e3,
 			    st.resolution_ns);
 		if (block == 256) {
-			if (tl_build(hrec, grid, sms, resident, st.resolution_ns) == 0) {
-				struct gd_lab_chart ch;
-				snprintf(tl.title, sizeof(tl.title), "add<<<%d, %d>>>: blocks on SMs over time (%s)", grid, block,
-					 r->dev.name);
-				memset(&ch, 0, sizeof(ch));
-				ch.title = tl.title;
-				gd_lab_set_chart(r, &ch);
-				gd_lab_set_chart_draw(r, tl_draw, NULL);
-			}
+			char title[192];
+			snprintf(title, sizeof(title), "add<<<%d, %d>>>: blocks on SMs over time (%s)", grid, block,
+				 r->dev.name);
+			gd_lx_grid_timeline(r, hrec, grid, sms, resident, st.resolution_ns, title);
 			if (isfinite(waves))
 				gd_lab_verdict(r, "§2",
 					       "add<<<%d, %d>>> on %d SMs × %d resident blocks (the calculator, %d registers) is "
