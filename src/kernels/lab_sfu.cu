@@ -89,7 +89,7 @@ extern "C" int gd_sfu_domain(int f, double *lo, double *hi)
 	case GD_SFU_EXP_FAST:
 	case GD_SFU_EXP: *lo = -10; *hi = 10; return 0;
 	case GD_SFU_SIN_FAST:
-	case GD_SFU_SIN: *lo = -3.14159265358979; *hi = 3.14159265358979; return 0;
+	case GD_SFU_SIN: *lo = -3.14159; *hi = 3.14159; return 0; /* inside [-π, π] once rounded to float */
 	case GD_SFU_RSQRT_FAST:
 	case GD_SFU_RSQRT: *lo = 0.01; *hi = 100; return 0;
 	case GD_SFU_GELU_ERF:

@@ -70,8 +70,9 @@ float gd_lx_streams_seed(int i);
 /* FP64 references. fn is enum gd_sfu_fn. */
 double gd_lx_sfu_ref(int fn, double x);
 /* The throughput kernel's output for thread t of nt, in FP64 with float arguments; the sum
- * of |terms| into *abs_sum (may be NULL). */
-double gd_lx_sfu_throughput_ref(int fn, int t, int nt, int iters, double *abs_sum);
+ * of |terms| into *abs_sum and the summed per-evaluation error allowance into *allow (either
+ * may be NULL). */
+double gd_lx_sfu_throughput_ref(int fn, int t, int nt, int iters, double *abs_sum, double *allow);
 /* Error of a float result against an FP64 reference, in units in the last place of the
  * float nearest the reference (ulp of |ref|; at zero, of the smallest normal). */
 double gd_lx_ulp_err(float got, double ref);

@@ -164,7 +164,7 @@ static void test_streams(void)
 
 static void test_sfu(void)
 {
-	double abs_sum = 0, t;
+	double abs_sum = 0, allow = 0, t;
 	CHECK_NEAR(gd_lx_sfu_ref(GD_SFU_EXP, 0), 1.0, 0);
 	CHECK_NEAR(gd_lx_sfu_ref(GD_SFU_RSQRT_FAST, 4), 0.5, 0);
 	CHECK_NEAR(gd_lx_sfu_ref(GD_SFU_GELU_ERF, 1), 0.8413447460685429, 1e-15);
@@ -176,12 +176,20 @@ static void test_sfu(void)
 	CHECK_NEAR(gd_lx_ulp_err(0.5f, 0.5 + ldexp(1, -25)), 0.5, 1e-12); /* ulp at 0.5 is 2^-24 */
 	CHECK(isinf(gd_lx_ulp_err(NAN, 1.0)));
 	/* thread 0 of 1, one step, exp over [-10, 10]: arguments -10, -8.75, -7.5, -6.25 */
-	t = gd_lx_sfu_throughput_ref(GD_SFU_EXP, 0, 1, 1, &abs_sum);
+	t = gd_lx_sfu_throughput_ref(GD_SFU_EXP, 0, 1, 1, &abs_sum, &allow);
 	CHECK_NEAR(t, exp(-10) + exp(-8.75) + exp(-7.5) + exp(-6.25), 1e-15);
 	CHECK_NEAR(abs_sum, t, 1e-15);
+	CHECK_NEAR(allow, ldexp(t, -12), 1e-18); /* exp: 2^-12 of each value */
 	/* sin sums cancel, |terms| do not */
-	t = gd_lx_sfu_throughput_ref(GD_SFU_SIN, 0, 4, 64, &abs_sum);
+	t = gd_lx_sfu_throughput_ref(GD_SFU_SIN, 2, 4, 64, &abs_sum, NULL); /* args cross 0 */
 	CHECK(abs_sum > fabs(t));
+	/* tanh.approx gets room for its ~2^-11 relative error, the libm form does not */
+	{
+		double a1 = 0, a2 = 0;
+		gd_lx_sfu_throughput_ref(GD_SFU_GELU_TANH, 0, 4, 16, NULL, &a1);
+		gd_lx_sfu_throughput_ref(GD_SFU_GELU_TANH_FAST, 0, 4, 16, NULL, &a2);
+		CHECK(a2 > 10 * a1);
+	}
 }
 
 int main(void)
