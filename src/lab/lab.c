@@ -23,16 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Until src/roofline/ceilings.c exists in this build, nothing is cached: every ceiling is the
- * datasheet one. The roofline module's strong definition replaces this weak one. */
-__attribute__((weak)) int gd_ceilings_load(const char *uuid, const char *driver, struct gd_ceilings *c)
-{
-	(void)uuid;
-	(void)driver;
-	(void)c;
-	return -1;
-}
-
 /* ======================================================================== the table */
 
 const struct gd_lab *gd_lab_find(const char *name)

@@ -19,21 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Until src/gpu/blaslt.c is in this build, GEMMs are reported as unavailable. The roofline
- * module's strong definitions replace these weak ones. */
-__attribute__((weak)) int gd_blaslt_open(char *why, size_t n)
-{
-	snprintf(why, n, "the cuBLASLt module is not in this build");
-	return GD_ENOGPU;
-}
-
-__attribute__((weak)) int gd_gemm_run(const struct gd_gemm *g, char *why, size_t n)
-{
-	(void)g;
-	snprintf(why, n, "the cuBLASLt module is not in this build");
-	return GD_ENOGPU;
-}
-
 #define ALPHA 1.5f
 
 /* ---------------------------------------------------------------- CPU references */

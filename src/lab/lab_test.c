@@ -64,7 +64,7 @@ static void test_record(void)
 	/* a measured ceiling wins over the datasheet */
 	{
 		struct gd_ceilings *m = calloc(1, sizeof(*m));
-		m->dram_read = m->dram_write = m->l2 = m->smem = m->l1 = NAN; /* not measured */
+		gd_ceilings_clear(m);
 		m->dram_copy = 4e12;
 		r.ceilings = m;
 		r.has_measured = 1;
