@@ -644,6 +644,21 @@ static void sampler_window(struct gd_lab_run *r, double t0, double t1, struct gd
 	pthread_mutex_unlock(&sp->mu);
 }
 
+double gd_lab_now_ns(void) { return now_ns(); }
+
+void gd_lab_set_chart_draw(struct gd_lab_run *r, void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg),
+			   void *arg)
+{
+	r->chart_draw = draw;
+	r->chart_draw_arg = arg;
+}
+
+void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns)
+{
+	if (res)
+		sampler_window(r, t0_ns, t1_ns, res);
+}
+
 /* ======================================================================== recording */
 
 struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_variant *v,
@@ -1278,7 +1293,9 @@ int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f)
 	gd_chart_init(&ch, lc->title, lc->xlabel, lc->ylabel);
 	ch.logx = lc->logx;
 	ch.logy = lc->logy;
-	for (int g = 0; g < lc->ngroups && ch.nseries < GD_CHART_MAX_SERIES; g++) {
+	if (r->chart_draw)
+		r->chart_draw(r, &ch, r->chart_draw_arg);
+	for (int g = 0; !r->chart_draw && g < lc->ngroups && ch.nseries < GD_CHART_MAX_SERIES; g++) {
 		int start = used;
 		for (int i = 0; i < r->nres; i++) {
 			const struct gd_lab_result *res = &r->res[i];
@@ -1308,7 +1325,8 @@ int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f)
 	}
 	snprintf(note, sizeof(note), "gpudiag lab %s on %s: median of %d timed runs per point (CUDA events)",
 		 r->lab->name, r->dev.name, r->runs);
-	ch.note = note;
+	if (!ch.note) /* a draw hook may say how its picture was made */
+		ch.note = note;
 	gd_chart_svg(&ch, f);
 	free(xs);
 	free(ys);

@@ -52,6 +52,7 @@
 
 struct gd_ctx;
 struct gd_lab_run;
+struct gd_chart;
 
 /* ---- a lab ------------------------------------------------------------------------------ */
 struct gd_lab {
@@ -221,6 +222,11 @@ int gd_lab_measure(struct gd_lab_run *r, const struct gd_lab_variant *v);
  * the figures as metrics). Returns the stored result. */
 struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_variant *v,
 				    const double *samples, int n, const struct gd_lab_check *c);
+/* For labs that time outside gd_lab_measure (host clocks, several streams, graphs): the
+ * CLOCK_REALTIME time in ns, and the NVML samples taken between t0_ns and t1_ns attached to
+ * a recorded result (SM clock range, peak power, throttle reasons), as gd_lab_measure does. */
+double gd_lab_now_ns(void);
+void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns);
 /* Adds (or replaces) a metric on the last recorded result. */
 void gd_lab_result_metric(struct gd_lab_result *res, const char *key, double value, const char *unit);
 /* The first recorded result with this group and name, or NULL. */
@@ -253,6 +259,12 @@ struct gd_lab_chart {
 };
 /* Sets the chart written by --svg (the last call wins). */
 void gd_lab_set_chart(struct gd_lab_run *r, const struct gd_lab_chart *c);
+/* A picture that is not series over x (a timeline): after gd_lab_set_chart, the harness
+ * calls draw on the initialised chart (title and labels from the lab chart) instead of adding
+ * the groups. The series' arrays must outlive the lab's run function (the SVG is written
+ * after it returns). */
+void gd_lab_set_chart_draw(struct gd_lab_run *r, void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg),
+			   void *arg);
 /* Adds a verdict: one plain sentence about what the numbers show, tied to a guide section. */
 void gd_lab_verdict(struct gd_lab_run *r, const char *section, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -282,6 +294,8 @@ struct gd_lab_run {
 	int nnotes;
 	struct gd_lab_chart chart;
 	int has_chart;
+	void (*chart_draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg); /* or NULL */
+	void *chart_draw_arg;
 	void **allocs;
 	int nallocs;
 	int check_failed;
