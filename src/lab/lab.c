@@ -808,6 +808,15 @@ int gd_lab_rotation(const struct gd_lab_run *r, size_t set_bytes, int max_copies
 		}                                                                         \
 	} while (0)
 
+int gd_lab_cuda(int cuda_err, char *why, size_t n)
+{
+	if (!cuda_err)
+		return GD_OK;
+	if (why && n)
+		snprintf(why, n, "%s", gd_labk_error(cuda_err));
+	return GD_EFAIL;
+}
+
 static int launch(struct gd_lab_run *r, const struct gd_lab_variant *v, long iter)
 {
 	char why[256] = "";

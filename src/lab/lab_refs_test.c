@@ -1,5 +1,5 @@
-/* CPU-tier tests of the labs' CPU references: lab memory's read kernel's index walk and its expected total, the
- * pointer chase, the edge finder, and the coalescing and precision references. */
+/* CPU-tier tests of the labs' CPU references: lab memory's read kernel's index walk and its expected total,
+ * the pointer chase, the edge finder, and the coalescing and precision references. */
 #include "core/status.h"
 #include "core/test.h"
 #include "kernels/lab_hash.h"
@@ -11,18 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kernel's walk, done on the CPU: thread t starts at t mod n16 and steps by T mod n16 with
- * one conditional subtraction (exactly the code of k_read). */
+/* The kernel's walk, done on the CPU: lane l of warp w starts at (w·iters·32 + l) mod n16 and
+ * steps by 32 with one conditional subtraction (exactly the code of k_read). */
 static uint32_t simulate_read(uint64_t n16, int blocks, int threads, int iters, uint32_t seed)
 {
-	uint64_t T = (uint64_t)blocks * threads, step = T % n16;
+	uint64_t T = (uint64_t)blocks * threads;
 	uint32_t total = 0;
 	for (uint64_t t = 0; t < T; t++) {
-		uint64_t idx = t % n16;
+		uint64_t w = t >> 5, idx = ((w * (uint64_t)iters) * 32 + (t & 31)) % n16;
 		for (int i = 0; i < iters; i++) {
 			for (int l = 0; l < 4; l++)
 				total += gd_hash32(4 * idx + l, seed);
-			idx += step;
+			idx += 32;
 			if (idx >= n16)
 				idx -= n16;
 		}
@@ -36,7 +36,7 @@ static void test_read_total(void)
 	static const struct {
 		uint64_t n16;
 		int blocks, threads, iters;
-	} cs[] = {{4, 2, 32, 3}, {1000, 3, 64, 5}, {64, 4, 32, 7}, {100003, 2, 64, 800}, {333, 1, 32, 11}};
+	} cs[] = {{32, 2, 32, 3}, {1000, 3, 64, 5}, {64, 4, 32, 7}, {100003, 2, 64, 800}, {333, 1, 32, 11}};
 	uint64_t n16s[5], loads[5];
 	uint32_t totals[5];
 	for (int i = 0; i < 5; i++) {
@@ -124,11 +124,13 @@ static void test_coalescing_refs(void)
 				for (int ty = 0; ty < 8; ty++)
 					for (int tx = 0; tx < 32; tx++)
 						for (int k = 0; k < 32; k += 8)
-							tile[ty + k][tx] = in[(by * 32 + ty + k) * M + bx * 32 + tx];
+							tile[ty + k][tx] =
+							    in[(by * 32 + ty + k) * M + bx * 32 + tx];
 				for (int ty = 0; ty < 8; ty++)
 					for (int tx = 0; tx < 32; tx++)
 						for (int k = 0; k < 32; k += 8)
-							out[(bx * 32 + ty + k) * M + by * 32 + tx] = tile[tx][ty + k];
+							out[(bx * 32 + ty + k) * M + by * 32 + tx] =
+							    tile[tx][ty + k];
 			}
 		for (int i = 0; i < M * M; i++)
 			ok &= out[i] == (float)gd_labco_transpose_ref(M, (size_t)i, 3);
@@ -142,10 +144,12 @@ static void test_coalescing_refs(void)
 		for (size_t bi = 0; bi < b; bi++)
 			for (size_t k = 0; k < d; k++)
 				for (size_t j = 0; j < s; j++)
-					ok &= gd_labco_permute_src((bi * d + k) * s + j, b, s, d) == (bi * s + j) * d + k;
+					ok &= gd_labco_permute_src((bi * d + k) * s + j, b, s, d) ==
+					      (bi * s + j) * d + k;
 		CHECK(ok);
 	}
-	CHECK_NEAR(gd_labco_aos_ref(5, 1), (double)gd_hashf(40, 1) + (double)gd_hashf(43, 1) * (double)0.01f, 1e-12);
+	CHECK_NEAR(gd_labco_aos_ref(5, 1), (double)gd_hashf(40, 1) + (double)gd_hashf(43, 1) * (double)0.01f,
+		   1e-12);
 }
 
 static void test_hash(void)
@@ -172,17 +176,21 @@ static void test_precision_refs(void)
 	uint16_t h[2] = {gd_f32_to_f16(0.1f), gd_f32_to_bf16(0.1f)};
 	uint8_t e[3] = {gd_f32_to_e4m3(1.0f), gd_f32_to_e4m3(400.0f), gd_f32_to_e4m3(0.1f)};
 	CHECK_NEAR(gd_labprec_scale_ref(x32, 1, GD_DT_F32, 1.5f), (double)(1.5f * -0.3f), 0);
-	CHECK_NEAR(gd_labprec_scale_ref(h, 0, GD_DT_F16, 1.5f), gd_f16_to_f32(gd_f32_to_f16(1.5f * gd_f16_to_f32(h[0]))), 0);
+	CHECK_NEAR(gd_labprec_scale_ref(h, 0, GD_DT_F16, 1.5f),
+		   gd_f16_to_f32(gd_f32_to_f16(1.5f * gd_f16_to_f32(h[0]))), 0);
 	CHECK_NEAR(gd_labprec_scale_ref(e, 0, GD_DT_FP8E4M3, 1.5f), 1.5, 0);
 	CHECK_NEAR(gd_labprec_scale_ref(e, 1, GD_DT_FP8E4M3, 1.5f), 448, 0); /* saturates */
-	CHECK_NEAR(gd_labprec_scale_ref(e, 2, GD_DT_FP8E4M3, 1.5f), 0.15625, 0); /* 0.1 → 0.1015625 → ·1.5 → 0.15625 */
+	CHECK_NEAR(gd_labprec_scale_ref(e, 2, GD_DT_FP8E4M3, 1.5f), 0.15625,
+		   0); /* 0.1 → 0.1015625 → ·1.5 → 0.15625 */
 	{
 		/* A 2×3, B given as n×k (2×3) and as k×n (3×2) */
 		float a[6] = {1, 2, 3, 4, 5, 6}, bnk[6] = {1, 0, -1, 2, 1, 0}, bkn[6] = {1, 2, 0, 1, -1, 0};
 		double sc;
-		CHECK_NEAR(gd_labprec_gemm_ref(a, bnk, GD_DT_F32, 3, 0, 0, 1, 2, &sc), -2, 0); /* 1·1+2·0+3·(-1) */
+		CHECK_NEAR(gd_labprec_gemm_ref(a, bnk, GD_DT_F32, 3, 0, 0, 1, 2, &sc), -2,
+			   0); /* 1·1+2·0+3·(-1) */
 		CHECK_NEAR(sc, 4, 0);
-		CHECK_NEAR(gd_labprec_gemm_ref(a, bnk, GD_DT_F32, 3, 1, 1, 1, 2, NULL), 13, 0); /* 4·2+5·1+6·0 */
+		CHECK_NEAR(gd_labprec_gemm_ref(a, bnk, GD_DT_F32, 3, 1, 1, 1, 2, NULL), 13,
+			   0); /* 4·2+5·1+6·0 */
 		CHECK_NEAR(gd_labprec_gemm_ref(a, bkn, GD_DT_F32, 3, 0, 0, 0, 2, NULL), -2, 0);
 		CHECK_NEAR(gd_labprec_gemm_ref(a, bkn, GD_DT_F32, 3, 1, 1, 0, 2, NULL), 13, 0);
 	}

@@ -12,7 +12,10 @@
 
 static const struct gd_lab fake = {"fake", "§0", "a fake lab", "", NULL};
 
-static int dummy_launch(void *arg, long iter, char *why, size_t n) { return GD_OK; }
+static int dummy_launch(void *arg, long iter, char *why, size_t n)
+{
+	return GD_OK;
+}
 
 static void test_record(void)
 {
@@ -163,7 +166,10 @@ static void test_cmp(void)
 	CHECK(rtol == 0 && atol == 0);
 }
 
-static double ref_sq(const void *ctx, size_t i) { return (double)i * (double)i; }
+static double ref_sq(const void *ctx, size_t i)
+{
+	return (double)i * (double)i;
+}
 
 static void test_cmp_fn(void)
 {
@@ -188,10 +194,10 @@ static void test_conversions(void)
 	int bad = 0;
 	CHECK_INT(gd_f32_to_f16(1.0f), 0x3c00);
 	CHECK_INT(gd_f32_to_f16(65504.0f), 0x7bff);
-	CHECK_INT(gd_f32_to_f16(1e6f), 0x7c00);                    /* overflow → inf */
-	CHECK_INT(gd_f32_to_f16(1.0f + ldexpf(1, -11)), 0x3c00);   /* tie → even */
+	CHECK_INT(gd_f32_to_f16(1e6f), 0x7c00);			     /* overflow → inf */
+	CHECK_INT(gd_f32_to_f16(1.0f + ldexpf(1, -11)), 0x3c00);     /* tie → even */
 	CHECK_INT(gd_f32_to_f16(1.0f + 3 * ldexpf(1, -11)), 0x3c02); /* tie → even (up) */
-	CHECK_INT(gd_f32_to_f16(ldexpf(1, -24)), 0x0001);          /* smallest subnormal */
+	CHECK_INT(gd_f32_to_f16(ldexpf(1, -24)), 0x0001);	     /* smallest subnormal */
 	CHECK_INT(gd_f32_to_f16(-2.0f), 0xc000);
 	CHECK_NEAR(gd_f16_to_f32(0x3555), 0.333251953125, 0);
 	for (unsigned h = 0; h < 0x10000; h++) { /* every finite FP16 survives a round trip */
@@ -224,8 +230,8 @@ static void test_conversions(void)
 	CHECK_INT(gd_f32_to_e4m3(-1e6f), 0xfe);
 	CHECK_INT(gd_f32_to_e4m3(ldexpf(1, -9)), 0x01);
 	CHECK_INT(gd_f32_to_e4m3(ldexpf(1, -11)), 0x00); /* below half the smallest subnormal */
-	CHECK_INT(gd_f32_to_e4m3(1.0625f), 0x38);        /* tie between 1 and 1.125 → even */
-	CHECK_INT(gd_f32_to_e4m3(1.1875f), 0x3a);        /* tie between 1.125 and 1.25 → even */
+	CHECK_INT(gd_f32_to_e4m3(1.0625f), 0x38);	 /* tie between 1 and 1.125 → even */
+	CHECK_INT(gd_f32_to_e4m3(1.1875f), 0x3a);	 /* tie between 1.125 and 1.25 → even */
 	CHECK_INT(gd_f32_to_e4m3(0.0f), 0x00);
 	CHECK(isnan(gd_e4m3_to_f32(0x7f)));
 	CHECK_NEAR(gd_e4m3_to_f32(0x7e), 448, 0);
@@ -316,8 +322,8 @@ static void sample_run(struct gd_lab_run *r)
 	gd_lab_verdict(r, "§7", "stride %d is %.1f× slower", 8, 8.0);
 	gd_lab_note(r, "a note");
 	{
-		struct gd_lab_chart ch = {"Chart & title", "stride", "GB/s", 1, 1, GD_LAB_Y_GBPS, NULL,
-					  {"sweep, \"quoted\""}, 1, 1};
+		struct gd_lab_chart ch = {"Chart & title",	 "stride", "GB/s", 1, 1, GD_LAB_Y_GBPS, NULL,
+					  {"sweep, \"quoted\""}, 1,	   1};
 		gd_lab_set_chart(r, &ch);
 	}
 }
@@ -376,10 +382,12 @@ static void test_renderers(void)
 		CHECK_INT(system("python3 -m json.tool lab_test.json > /dev/null"), 0);
 		CHECK_INT(system("python3 -c \"import json,sys; d=json.load(open('lab_test.json')); "
 				 "assert d['lab']=='fake' and len(d['results'])==5; "
-				 "r=d['results'][1]; assert abs(r['gb_per_s']-500)<1e-6 and r['ceiling']['source']=='datasheet'; "
-				 "assert d['results'][4]['check']['ok'] is False and d['results'][4]['time_s_median'] is None; "
+				 "r=d['results'][1]; assert abs(r['gb_per_s']-500)<1e-6 and "
+				 "r['ceiling']['source']=='datasheet'; "
+				 "assert d['results'][4]['check']['ok'] is False and "
+				 "d['results'][4]['time_s_median'] is None; "
 				 "assert d['check_failed'] is True and d['verdicts'][0]['section']=='§7'\""),
-			 0);
+			  0);
 		remove("lab_test.json");
 	}
 	free(out);
