@@ -23,16 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Until src/roofline/ceilings.c exists in this build, nothing is cached: every ceiling is the
- * datasheet one. The roofline module's strong definition replaces this weak one. */
-__attribute__((weak)) int gd_ceilings_load(const char *uuid, const char *driver, struct gd_ceilings *c)
-{
-	(void)uuid;
-	(void)driver;
-	(void)c;
-	return -1;
-}
-
 /* ======================================================================== the table */
 
 const struct gd_lab *gd_lab_find(const char *name)
@@ -817,6 +807,15 @@ int gd_lab_rotation(const struct gd_lab_run *r, size_t set_bytes, int max_copies
 			goto out;                                                         \
 		}                                                                         \
 	} while (0)
+
+int gd_lab_cuda(int cuda_err, char *why, size_t n)
+{
+	if (!cuda_err)
+		return GD_OK;
+	if (why && n)
+		snprintf(why, n, "%s", gd_labk_error(cuda_err));
+	return GD_EFAIL;
+}
 
 static int launch(struct gd_lab_run *r, const struct gd_lab_variant *v, long iter)
 {

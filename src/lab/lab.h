@@ -216,6 +216,9 @@ struct gd_lab_result {
  * failed: that is a result, recorded and turned into exit status 4 at the end), or an error
  * code when a CUDA call failed (printed). */
 int gd_lab_measure(struct gd_lab_run *r, const struct gd_lab_variant *v);
+/* For launchers: GD_OK when cuda_err (a cudaError_t from a gd_labk_* launcher) is 0, else
+ * GD_EFAIL with the CUDA error string in why. */
+int gd_lab_cuda(int cuda_err, char *why, size_t n);
 /* Records a variant from ready samples (seconds per launch; n may be 0 = untimed) and a
  * check result (NULL = unchecked). Used by gd_lab_measure and by tests; also by labs whose
  * figure is not a launch time (latency from clock64 inside the kernel: pass n = 0 and give
