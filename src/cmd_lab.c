@@ -18,7 +18,7 @@ const char cmd_lab_usage[] =
     "options (after the lab name):\n"
     "  --quick            smaller sizes: a fast look\n"
     "  --runs N           timed samples per variant (default 15, 10..64)\n"
-    "  --size BYTES       the lab's main size (see 'gpudiag lab <name> --help')\n"
+    "  --size BYTES       the lab's main size (see 'gpudiag lab help <name>')\n"
     "  --csv FILE         results as CSV ('-' = stdout)\n"
     "  --svg FILE         the lab's chart as SVG\n"
     "  --json             results as JSON on stdout (docs/json.md)\n"
