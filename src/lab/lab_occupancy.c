@@ -237,7 +237,7 @@ static int run(struct gd_lab_run *r)
 				if (strcmp(res->group, groups[k]) || !(best[k] > 0))
 					continue;
 				f = best[k] / res->t_median;
-				gd_lab_result_metric(res, "of_best", f * 100, "%");
+				gd_lab_result_metric(res, "of_best_pct", f * 100, "%");
 				if (f >= 0.9 && !(need[k] <= res->x))
 					need[k] = res->x;
 				if (isnan(low_x[k]) || res->x < low_x[k]) {
@@ -263,7 +263,7 @@ static int run(struct gd_lab_run *r)
 		ch.xlabel = "theoretical occupancy (%, gpudiag calculator)";
 		ch.ylabel = "throughput, % of the kernel's best";
 		ch.y = GD_LAB_Y_METRIC;
-		ch.metric = "of_best";
+		ch.metric = "of_best_pct";
 		ch.groups[0] = groups[0];
 		ch.groups[1] = groups[1];
 		ch.ngroups = 2;
@@ -281,6 +281,6 @@ const struct gd_lab gd_lab_occupancy = {
 	"from 1 block per SM to the most that fit (256 threads per block), forced by padding each\n"
 	"block with dynamic shared memory it never uses. Each launch is one full wave. Shown beside\n"
 	"each: the theoretical occupancy from gpudiag's calculator, the CUDA runtime's resident\n"
-	"blocks per SM, and the throughput as % of the kernel's best ('of_best').\n"
+	"blocks per SM, and the throughput as % of the kernel's best ('of_best_pct').\n"
 	"--size BYTES sets the memory-bound kernel's array (default 256 MiB each way).\n",
 	run};

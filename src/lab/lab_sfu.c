@@ -269,7 +269,7 @@ static int run(struct gd_lab_run *r)
 			break;
 		if (last(r) && !strcmp(last(r)->name, fns[i].name) && isfinite(last(r)->t_median)) {
 			gevals[i] = (double)blocks * 256 * 4 * iters / last(r)->t_median / 1e9;
-			gd_lab_result_metric(last(r), "Geval_per_s", gevals[i], "G/s");
+			gd_lab_result_metric(last(r), "geval_per_s", gevals[i], "G/s");
 		}
 	}
 	/* speed-up of each fast variant over its accurate partner */
@@ -316,7 +316,7 @@ static int run(struct gd_lab_run *r)
 		ch.xlabel = "1 __expf  2 expf  3 __sinf  4 sinf  5 rsqrtf  6 1/sqrtf  7 GELU erf  8 GELU tanhf  9 GELU tanh.approx";
 		ch.ylabel = "G evaluations / s";
 		ch.y = GD_LAB_Y_METRIC;
-		ch.metric = "Geval_per_s";
+		ch.metric = "geval_per_s";
 		ch.groups[0] = GT;
 		ch.ngroups = 1;
 		gd_lab_set_chart(r, &ch);
@@ -331,7 +331,7 @@ const struct gd_lab gd_lab_sfu = {
 	"sfu", "§3", "fast SFU intrinsics vs accurate functions; GELU erf vs tanh, speed and accuracy",
 	"Throughput of __expf/expf, __sinf/sinf, rsqrtf vs 1.0f/sqrtf, and GELU in the erf form vs the\n"
 	"tanh approximation (libm tanhf and the SFU's tanh.approx.f32), each evaluated 4·iters times\n"
-	"per thread over its domain ('Geval_per_s', 'speedup_vs_accurate'). Accuracy of each on 2^20\n"
+	"per thread over its domain ('geval_per_s', 'speedup_vs_accurate'). Accuracy of each on 2^20\n"
 	"points against an FP64 CPU reference, checked against the CUDA Programming Guide's documented\n"
 	"error bound ('max_ulp', 'max_abs_err'; GELU against the exact x·Φ(x)).\n",
 	run};

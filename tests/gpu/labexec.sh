@@ -11,7 +11,7 @@ set -u
 OUT=${OUT:-/tmp/labexec-out}
 mkdir -p "$OUT"
 LOG="$OUT/labexec.log"
-BIN=./build/gpudiag
+BIN=${GD:-./build/gpudiag} # tests/gpu/run.sh exports GD
 : >"$LOG"
 fail=0
 log() { echo "$*" | tee -a "$LOG"; }
@@ -47,7 +47,7 @@ for lab in launch grid divergence occupancy streams sfu; do
 done
 
 # PyTorch anchors, measured now on the same GPU (CUDA events, medians).
-python3 - >"$OUT/anchors.json" 2>>"$LOG" <<'PY'
+timeout 90 python3 - >"$OUT/anchors.json" 2>>"$LOG" <<'PY'
 import json, statistics, torch
 d = torch.device("cuda")
 def ev_time(fn, reps=10, inner=1):
@@ -136,7 +136,7 @@ rows += [("divergence", "alternating / (path A + path B)", f"{met(alt,'vs_sum_of
 L = lab("occupancy")
 mem = [r for r in (L or {}).get("results", []) if r["group"].startswith("memory")]
 cmp_ = [r for r in (L or {}).get("results", []) if r["group"].startswith("compute")]
-def curve(rs): return " ".join(f"{met(r,'occupancy_pct'):.0f}%:{met(r,'of_best'):.0f}" for r in rs)
+def curve(rs): return " ".join(f"{met(r,'occupancy_pct'):.0f}%:{met(r,'of_best_pct'):.0f}" for r in rs)
 bestmem = max([r.get("gb_per_s") or 0 for r in mem] or [float("nan")])
 rows += [("occupancy", "memory-bound, occ%:of-best%", curve(mem), f"best {bestmem:.0f} GB/s vs torch copy {A.get('torch_copy_gbps', float('nan')):.0f} GB/s = {bestmem/A.get('torch_copy_gbps', float('nan')):.2f}"),
          ("occupancy", "compute-bound, occ%:of-best%", curve(cmp_), ""),
