@@ -78,11 +78,16 @@ typedef void (*div_fn)(const float *, float *, int, int);
 static div_fn kernel_of(int k)
 {
 	switch (k) {
-	case GD_DIV_BRANCH: return branch_kernel;
-	case GD_DIV_MASK: return mask_kernel;
-	case GD_DIV_CHEAP_BRANCH: return cheap_branch_kernel;
-	case GD_DIV_CHEAP_MASK: return cheap_mask_kernel;
-	default: return NULL;
+	case GD_DIV_BRANCH:
+		return branch_kernel;
+	case GD_DIV_MASK:
+		return mask_kernel;
+	case GD_DIV_CHEAP_BRANCH:
+		return cheap_branch_kernel;
+	case GD_DIV_CHEAP_MASK:
+		return cheap_mask_kernel;
+	default:
+		return NULL;
 	}
 }
 

@@ -18,10 +18,10 @@ extern "C" {
 #endif
 
 enum gd_div_kernel {
-	GD_DIV_BRANCH = 0,  /* if/else on x > 0, expensive paths */
-	GD_DIV_MASK,        /* both expensive paths, mask arithmetic */
-	GD_DIV_CHEAP_BRANCH,/* the guide's if/else: x*2 or x-1 */
-	GD_DIV_CHEAP_MASK,  /* the guide's (x>0)*(x*2) + (x<=0)*(x-1) */
+	GD_DIV_BRANCH = 0,   /* if/else on x > 0, expensive paths */
+	GD_DIV_MASK,	     /* both expensive paths, mask arithmetic */
+	GD_DIV_CHEAP_BRANCH, /* the guide's if/else: x*2 or x-1 */
+	GD_DIV_CHEAP_MASK,   /* the guide's (x>0)*(x*2) + (x<=0)*(x-1) */
 	GD_DIV_NKERNELS
 };
 

@@ -9,16 +9,16 @@
 
 /* Every entry point takes (char *err, size_t errn); LX_CHECK writes
  * "<call> failed: <CUDA error text>" there and jumps to `out` with rc = 1 (GD_EFAIL). */
-#define LX_CHECK(call)                                                                        \
-	do {                                                                                  \
-		cudaError_t e_ = (call);                                                      \
-		if (e_ != cudaSuccess) {                                                      \
-			if (err && errn)                                                      \
-				snprintf(err, errn, "%s failed: %s (%s:%d)", #call,           \
-					 cudaGetErrorString(e_), __FILE__, __LINE__);         \
-			rc = 1;                                                               \
-			goto out;                                                             \
-		}                                                                             \
+#define LX_CHECK(call)                                                                                       \
+	do {                                                                                                 \
+		cudaError_t e_ = (call);                                                                     \
+		if (e_ != cudaSuccess) {                                                                     \
+			if (err && errn)                                                                     \
+				snprintf(err, errn, "%s failed: %s (%s:%d)", #call, cudaGetErrorString(e_),  \
+					 __FILE__, __LINE__);                                                \
+			rc = 1;                                                                              \
+			goto out;                                                                            \
+		}                                                                                            \
 	} while (0)
 
 /* A launch is checked twice: the configuration (cudaGetLastError right after) here, and

@@ -57,7 +57,8 @@ extern "C" int gd_labk_grid_attr(int *regs, size_t *static_smem, int *max_thread
 	return 0;
 }
 
-extern "C" int gd_labk_grid_launch(const float *a, const float *b, float *c, int n, int block, struct gd_grid_rec *rec)
+extern "C" int gd_labk_grid_launch(const float *a, const float *b, float *c, int n, int block,
+				   struct gd_grid_rec *rec)
 {
 	int grid;
 	if (n <= 0 || block <= 0)

@@ -37,8 +37,9 @@ static double host_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-extern "C" int gd_launch_measure(int dev, const struct gd_launch_cfg *cfg, const float *x0, struct gd_launch_raw *raw,
-				 float *out_bad, float *out_fused, float *out_graph, char *err, size_t errn)
+extern "C" int gd_launch_measure(int dev, const struct gd_launch_cfg *cfg, const float *x0,
+				 struct gd_launch_raw *raw, float *out_bad, float *out_fused,
+				 float *out_graph, char *err, size_t errn)
 {
 	int rc = 0;
 	const int T = 256;

@@ -15,20 +15,20 @@ extern "C" {
 #endif
 
 struct gd_launch_cfg {
-	int reps;       /* repetitions of every measurement */
-	int n_launch;   /* empty launches per batch (back-to-back, graph) */
-	int n_elems;    /* elements of the small op's vector */
-	int n_ops;      /* small ops per pattern (the guide's range(1000)) */
-	float a, b;     /* the op: x = fmaf(x, a, b) */
+	int reps;     /* repetitions of every measurement */
+	int n_launch; /* empty launches per batch (back-to-back, graph) */
+	int n_elems;  /* elements of the small op's vector */
+	int n_ops;    /* small ops per pattern (the guide's range(1000)) */
+	float a, b;   /* the op: x = fmaf(x, a, b) */
 };
 
 /* Per repetition (arrays of cfg.reps), microseconds. */
 struct gd_launch_raw {
 	double *roundtrip_us;  /* one empty launch + cudaStreamSynchronize, host clock */
-	double *api_us;        /* host time to issue one launch (n_launch issued, divided) */
-	double *b2b_us;        /* n_launch empty kernels back to back on one stream, events / n */
+	double *api_us;	       /* host time to issue one launch (n_launch issued, divided) */
+	double *b2b_us;	       /* n_launch empty kernels back to back on one stream, events / n */
 	double *graph_node_us; /* a graph of n_launch empty kernel nodes replayed, events / n */
-	double *bad_us;        /* n_ops small-op launches, events, whole pattern */
+	double *bad_us;	       /* n_ops small-op launches, events, whole pattern */
 	double *fused_us;      /* one fused kernel doing n_ops ops, whole pattern */
 	double *graph_ops_us;  /* the n_ops launches as one graph, replayed, whole pattern */
 };

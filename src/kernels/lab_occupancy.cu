@@ -52,7 +52,8 @@ extern "C" int gd_labk_occ_attr(int kernel, int *regs, size_t *static_smem)
 
 extern "C" int gd_labk_occ_prepare(int kernel, size_t max_dyn)
 {
-	cudaError_t e = cudaFuncSetAttribute(fn_of(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)max_dyn);
+	cudaError_t e =
+	    cudaFuncSetAttribute(fn_of(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)max_dyn);
 	if (e == cudaSuccess)
 		e = cudaFuncSetAttribute(fn_of(kernel), cudaFuncAttributePreferredSharedMemoryCarveout, 100);
 	return (int)e;
@@ -63,8 +64,8 @@ extern "C" int gd_labk_occ_runtime_blocks(int kernel, int block, size_t dyn_smem
 	return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn_of(kernel), block, dyn_smem);
 }
 
-extern "C" int gd_labk_occ_launch(int kernel, const float *x, float *y, size_t n, int iters, int grid, int block,
-				  size_t dyn_smem)
+extern "C" int gd_labk_occ_launch(int kernel, const float *x, float *y, size_t n, int iters, int grid,
+				  int block, size_t dyn_smem)
 {
 	if (grid <= 0 || block <= 0)
 		return (int)cudaErrorInvalidValue;

@@ -20,8 +20,8 @@ extern "C" {
 
 enum gd_occlab_kernel { GD_OCCLAB_MEMORY = 0, GD_OCCLAB_COMPUTE = 1 };
 
-#define GD_OCCLAB_SCALE 1.5f         /* the memory kernel's a */
-#define GD_OCCLAB_MUL 0.9995f        /* the compute kernel's chain: c = fmaf(c, MUL, ADD) */
+#define GD_OCCLAB_SCALE 1.5f  /* the memory kernel's a */
+#define GD_OCCLAB_MUL 0.9995f /* the compute kernel's chain: c = fmaf(c, MUL, ADD) */
 #define GD_OCCLAB_ADD 0.0005f
 
 /* All return a cudaError_t as int (0 = ok). */

@@ -12,18 +12,26 @@ static __device__ __forceinline__ float tanh_approx(float x)
 template <int F> static __device__ __forceinline__ float fn(float x)
 {
 	switch (F) {
-	case GD_SFU_EXP_FAST: return __expf(x);
-	case GD_SFU_EXP: return expf(x);
-	case GD_SFU_SIN_FAST: return __sinf(x);
-	case GD_SFU_SIN: return sinf(x);
-	case GD_SFU_RSQRT_FAST: return rsqrtf(x);
-	case GD_SFU_RSQRT: return 1.0f / sqrtf(x);
-	case GD_SFU_GELU_ERF: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+	case GD_SFU_EXP_FAST:
+		return __expf(x);
+	case GD_SFU_EXP:
+		return expf(x);
+	case GD_SFU_SIN_FAST:
+		return __sinf(x);
+	case GD_SFU_SIN:
+		return sinf(x);
+	case GD_SFU_RSQRT_FAST:
+		return rsqrtf(x);
+	case GD_SFU_RSQRT:
+		return 1.0f / sqrtf(x);
+	case GD_SFU_GELU_ERF:
+		return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
 	case GD_SFU_GELU_TANH:
 		return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 	case GD_SFU_GELU_TANH_FAST:
 		return 0.5f * x * (1.0f + tanh_approx(0.79788456080286536f * (x + 0.044715f * x * x * x)));
-	default: return 0.0f;
+	default:
+		return 0.0f;
 	}
 }
 
@@ -66,20 +74,26 @@ typedef void (*eval_fn)(const float *, float *, size_t);
 static tput_fn tput_of(int f)
 {
 	switch (f) {
-#define C(k) case k: return sfu_throughput<k>;
-	GD_SFU_TABLE(C)
+#define C(k)                                                                                                 \
+	case k:                                                                                              \
+		return sfu_throughput<k>;
+		GD_SFU_TABLE(C)
 #undef C
-	default: return NULL;
+	default:
+		return NULL;
 	}
 }
 
 static eval_fn eval_of(int f)
 {
 	switch (f) {
-#define C(k) case k: return sfu_eval<k>;
-	GD_SFU_TABLE(C)
+#define C(k)                                                                                                 \
+	case k:                                                                                              \
+		return sfu_eval<k>;
+		GD_SFU_TABLE(C)
 #undef C
-	default: return NULL;
+	default:
+		return NULL;
 	}
 }
 
@@ -87,15 +101,28 @@ extern "C" int gd_sfu_domain(int f, double *lo, double *hi)
 {
 	switch (f) {
 	case GD_SFU_EXP_FAST:
-	case GD_SFU_EXP: *lo = -10; *hi = 10; return 0;
+	case GD_SFU_EXP:
+		*lo = -10;
+		*hi = 10;
+		return 0;
 	case GD_SFU_SIN_FAST:
-	case GD_SFU_SIN: *lo = -3.14159; *hi = 3.14159; return 0; /* inside [-π, π] once rounded to float */
+	case GD_SFU_SIN:
+		*lo = -3.14159;
+		*hi = 3.14159;
+		return 0; /* inside [-π, π] once rounded to float */
 	case GD_SFU_RSQRT_FAST:
-	case GD_SFU_RSQRT: *lo = 0.01; *hi = 100; return 0;
+	case GD_SFU_RSQRT:
+		*lo = 0.01;
+		*hi = 100;
+		return 0;
 	case GD_SFU_GELU_ERF:
 	case GD_SFU_GELU_TANH:
-	case GD_SFU_GELU_TANH_FAST: *lo = -8; *hi = 8; return 0;
-	default: return -1;
+	case GD_SFU_GELU_TANH_FAST:
+		*lo = -8;
+		*hi = 8;
+		return 0;
+	default:
+		return -1;
 	}
 }
 

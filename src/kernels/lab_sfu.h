@@ -16,14 +16,14 @@ extern "C" {
 #endif
 
 enum gd_sfu_fn {
-	GD_SFU_EXP_FAST = 0, /* __expf */
-	GD_SFU_EXP,          /* expf */
-	GD_SFU_SIN_FAST,     /* __sinf */
-	GD_SFU_SIN,          /* sinf */
-	GD_SFU_RSQRT_FAST,   /* rsqrtf */
-	GD_SFU_RSQRT,        /* 1.0f / sqrtf(x), IEEE-rounded sqrt and division */
-	GD_SFU_GELU_ERF,     /* 0.5 x (1 + erff(x / sqrt 2)) */
-	GD_SFU_GELU_TANH,    /* 0.5 x (1 + tanhf(sqrt(2/pi) (x + 0.044715 x^3))) */
+	GD_SFU_EXP_FAST = 0,   /* __expf */
+	GD_SFU_EXP,	       /* expf */
+	GD_SFU_SIN_FAST,       /* __sinf */
+	GD_SFU_SIN,	       /* sinf */
+	GD_SFU_RSQRT_FAST,     /* rsqrtf */
+	GD_SFU_RSQRT,	       /* 1.0f / sqrtf(x), IEEE-rounded sqrt and division */
+	GD_SFU_GELU_ERF,       /* 0.5 x (1 + erff(x / sqrt 2)) */
+	GD_SFU_GELU_TANH,      /* 0.5 x (1 + tanhf(sqrt(2/pi) (x + 0.044715 x^3))) */
 	GD_SFU_GELU_TANH_FAST, /* the same with tanh.approx.f32 (the SFU's tanh, sm_75+) */
 	GD_SFU_NFN
 };

@@ -44,7 +44,8 @@ static cudaError_t span_us(cudaEvent_t e0, cudaEvent_t e1, cudaEvent_t e2, doubl
 	float a = 0, b = 0;
 	cudaError_t e;
 	if ((e = cudaEventSynchronize(e1)) != cudaSuccess || (e = cudaEventSynchronize(e2)) != cudaSuccess ||
-	    (e = cudaEventElapsedTime(&a, e0, e1)) != cudaSuccess || (e = cudaEventElapsedTime(&b, e0, e2)) != cudaSuccess)
+	    (e = cudaEventElapsedTime(&a, e0, e1)) != cudaSuccess ||
+	    (e = cudaEventElapsedTime(&b, e0, e2)) != cudaSuccess)
 		return e;
 	*us = (a > b ? a : b) * 1e3;
 	return cudaSuccess;
@@ -65,15 +66,16 @@ static cudaError_t chunked(struct part2 *p, const float *h, int iters, int pipel
 	size_t per = (p->n + p->chunks - 1) / p->chunks;
 	cudaStream_t ks = pipelined ? p->s2 : p->s1;
 	cudaError_t e;
-	if ((e = cudaEventRecord(p->e0, p->s1)) != cudaSuccess || (e = cudaStreamWaitEvent(p->s2, p->e0, 0)) != cudaSuccess)
+	if ((e = cudaEventRecord(p->e0, p->s1)) != cudaSuccess ||
+	    (e = cudaStreamWaitEvent(p->s2, p->e0, 0)) != cudaSuccess)
 		return e;
 	for (int c = 0; c < p->chunks; c++) {
 		size_t off = (size_t)c * per, len = off >= p->n ? 0 : (p->n - off < per ? p->n - off : per);
 		if (!len)
 			break;
 		if (which & 1) {
-			if ((e = cudaMemcpyAsync(p->dx + off, h + off, len * sizeof(float), cudaMemcpyHostToDevice, p->s1)) !=
-			    cudaSuccess)
+			if ((e = cudaMemcpyAsync(p->dx + off, h + off, len * sizeof(float),
+						 cudaMemcpyHostToDevice, p->s1)) != cudaSuccess)
 				return e;
 			if ((e = cudaEventRecord(p->ev[c], p->s1)) != cudaSuccess)
 				return e;
@@ -86,14 +88,15 @@ static cudaError_t chunked(struct part2 *p, const float *h, int iters, int pipel
 				return e;
 		}
 	}
-	if ((e = cudaEventRecord(p->e1, p->s1)) != cudaSuccess || (e = cudaEventRecord(p->e2, p->s2)) != cudaSuccess)
+	if ((e = cudaEventRecord(p->e1, p->s1)) != cudaSuccess ||
+	    (e = cudaEventRecord(p->e2, p->s2)) != cudaSuccess)
 		return e;
 	return span_us(p->e0, p->e1, p->e2, us);
 }
 
 extern "C" int gd_streams_measure(int dev, const struct gd_streams_cfg *cfg, const float *host_x,
-				  struct gd_streams_raw *raw, float *y_a, float *y_pinned, float *y_pageable, char *err,
-				  size_t errn)
+				  struct gd_streams_raw *raw, float *y_a, float *y_pinned, float *y_pageable,
+				  char *err, size_t errn)
 {
 	int rc = 0, sms = 0;
 	int nthr = cfg->blocks * cfg->block;

@@ -28,19 +28,19 @@ extern "C" {
 
 struct gd_streams_cfg {
 	int reps;
-	int blocks, block;     /* grid of A and of B (blocks < SMs / 2) */
-	double target_us;      /* A's duration the calibration aims for */
-	int norm_div;          /* norm runs iters / norm_div */
-	size_t copy_bytes;     /* the host buffer of part 2 */
+	int blocks, block; /* grid of A and of B (blocks < SMs / 2) */
+	double target_us;  /* A's duration the calibration aims for */
+	int norm_div;	   /* norm runs iters / norm_div */
+	size_t copy_bytes; /* the host buffer of part 2 */
 	int chunks;
 };
 
 /* Per repetition (arrays of reps), microseconds; plus what calibration chose. */
 struct gd_streams_raw {
-	int iters, norm_iters; /* FMA chain length of A/B and of norm */
-	int chunk_iters;       /* chain length per element of the chunk kernel */
-	double *a_us, *norm_us, *b_us;          /* alone */
-	double *serial_us, *good_us, *bad_us;   /* part 1 patterns */
+	int iters, norm_iters;		      /* FMA chain length of A/B and of norm */
+	int chunk_iters;		      /* chain length per element of the chunk kernel */
+	double *a_us, *norm_us, *b_us;	      /* alone */
+	double *serial_us, *good_us, *bad_us; /* part 1 patterns */
 	double *copy_pinned_us, *copy_pageable_us, *kern_us; /* part 2 alone: all chunks */
 	double *serial_pinned_us, *ovl_pinned_us, *serial_pageable_us, *ovl_pageable_us;
 };
@@ -49,8 +49,9 @@ struct gd_streams_raw {
  * A's output (each thread's chain from its seed), y_pinned[n] and y_pageable[n]
  * (n = copy_bytes / 4) the chunk kernel's output of the pipelined runs, poisoned before.
  * host_x[n] supplies part 2's input. Returns 0 or 1 with err. */
-int gd_streams_measure(int dev, const struct gd_streams_cfg *cfg, const float *host_x, struct gd_streams_raw *raw,
-		       float *y_a, float *y_pinned, float *y_pageable, char *err, size_t errn);
+int gd_streams_measure(int dev, const struct gd_streams_cfg *cfg, const float *host_x,
+		       struct gd_streams_raw *raw, float *y_a, float *y_pinned, float *y_pageable, char *err,
+		       size_t errn);
 
 #ifdef __cplusplus
 }

@@ -58,17 +58,23 @@ float gd_lx_div_path_b(float v, int iters)
 	return (c0 + c1) + (c2 + c3);
 }
 
-float gd_lx_div_cheap(float v) { return v > 0.0f ? v * 2.0f : v - 1.0f; }
+float gd_lx_div_cheap(float v)
+{
+	return v > 0.0f ? v * 2.0f : v - 1.0f;
+}
 
 /* Magnitude of element i: one of NDISTINCT exact binary fractions in [0.25, 0.75). */
-static float magnitude(long i) { return 0.25f + (float)(i % NDISTINCT) / (2.0f * NDISTINCT); }
+static float magnitude(long i)
+{
+	return 0.25f + (float)(i % NDISTINCT) / (2.0f * NDISTINCT);
+}
 
 struct dv {
 	int kernel, n, iters, block, g;
 	const float *dx;
 	float *dy;
 	const float *ra, *rb; /* path results per distinct magnitude: +m and -m */
-	double *ref;          /* scratch [n] */
+	double *ref;	      /* scratch [n] */
 };
 
 static int launch(void *arg, long iter, char *why, size_t n)
@@ -120,25 +126,26 @@ static int run(struct gd_lab_run *r)
 		const char *group, *name;
 		double x;
 	} var[] = {
-		{GD_DIV_BRANCH, 0, "one path only", "all threads path A", NAN},
-		{GD_DIV_BRANCH, -1, "one path only", "all threads path B", NAN},
-		{GD_DIV_BRANCH, 32, "branch granularity", "warp-uniform (32 lanes)", 32},
-		{GD_DIV_BRANCH, 16, "branch granularity", "16 lanes", 16},
-		{GD_DIV_BRANCH, 8, "branch granularity", "8 lanes", 8},
-		{GD_DIV_BRANCH, 4, "branch granularity", "4 lanes", 4},
-		{GD_DIV_BRANCH, 2, "branch granularity", "2 lanes", 2},
-		{GD_DIV_BRANCH, 1, "branch granularity", "odd/even lanes (alternating)", 1},
-		{GD_DIV_MASK, 1, "mask rewrite", "mask arithmetic, both paths (alternating)", NAN},
-		{GD_DIV_MASK, 32, "mask rewrite", "mask arithmetic, both paths (warp-uniform)", NAN},
-		{GD_DIV_CHEAP_BRANCH, 1, "mask rewrite", "guide's if/else x*2 | x-1 (alternating)", NAN},
-		{GD_DIV_CHEAP_MASK, 1, "mask rewrite", "guide's (x>0)*(x*2)+(x<=0)*(x-1) (alternating)", NAN},
+	    {GD_DIV_BRANCH, 0, "one path only", "all threads path A", NAN},
+	    {GD_DIV_BRANCH, -1, "one path only", "all threads path B", NAN},
+	    {GD_DIV_BRANCH, 32, "branch granularity", "warp-uniform (32 lanes)", 32},
+	    {GD_DIV_BRANCH, 16, "branch granularity", "16 lanes", 16},
+	    {GD_DIV_BRANCH, 8, "branch granularity", "8 lanes", 8},
+	    {GD_DIV_BRANCH, 4, "branch granularity", "4 lanes", 4},
+	    {GD_DIV_BRANCH, 2, "branch granularity", "2 lanes", 2},
+	    {GD_DIV_BRANCH, 1, "branch granularity", "odd/even lanes (alternating)", 1},
+	    {GD_DIV_MASK, 1, "mask rewrite", "mask arithmetic, both paths (alternating)", NAN},
+	    {GD_DIV_MASK, 32, "mask rewrite", "mask arithmetic, both paths (warp-uniform)", NAN},
+	    {GD_DIV_CHEAP_BRANCH, 1, "mask rewrite", "guide's if/else x*2 | x-1 (alternating)", NAN},
+	    {GD_DIV_CHEAP_MASK, 1, "mask rewrite", "guide's (x>0)*(x*2)+(x<=0)*(x-1) (alternating)", NAN},
 	};
 	double occ[GD_DIV_NKERNELS];
 	int regs[GD_DIV_NKERNELS];
 
 	if (n < 1024)
 		return gd_error(GD_EUSAGE, "lab divergence: --size must be at least 4 KiB (1024 floats)");
-	if ((rc = gd_lab_alloc(r, &dx, (size_t)n * 4, "the input")) || (rc = gd_lab_alloc(r, &dy, (size_t)n * 4, "the output")))
+	if ((rc = gd_lab_alloc(r, &dx, (size_t)n * 4, "the input")) ||
+	    (rc = gd_lab_alloc(r, &dy, (size_t)n * 4, "the output")))
 		return rc;
 	hx = malloc((size_t)n * sizeof(float));
 	ref = malloc((size_t)n * sizeof(double));
@@ -222,7 +229,8 @@ static int run(struct gd_lab_run *r)
 
 	/* ratios, attached to the results they describe */
 	{
-		double ta = median_of(r, G0, "all threads path A"), tb = median_of(r, G0, "all threads path B");
+		double ta = median_of(r, G0, "all threads path A"),
+		       tb = median_of(r, G0, "all threads path B");
 		double tu = median_of(r, G1, "warp-uniform (32 lanes)");
 		double talt = median_of(r, G1, "odd/even lanes (alternating)");
 		double tmask = median_of(r, G2, "mask arithmetic, both paths (alternating)");
@@ -231,40 +239,54 @@ static int run(struct gd_lab_run *r)
 		double lo = INFINITY, hi = -INFINITY;
 		for (int i = 0; i < r->nres; i++) {
 			struct gd_lab_result *res = &r->res[i];
-			if (!strcmp(res->group, G0) || !strcmp(res->group, G1) || (!strcmp(res->group, G2) && strstr(res->name, "mask arithmetic"))) {
+			if (!strcmp(res->group, G0) || !strcmp(res->group, G1) ||
+			    (!strcmp(res->group, G2) && strstr(res->name, "mask arithmetic"))) {
 				gd_lab_result_metric(res, "vs_uniform", res->t_median / tu, "×");
 				gd_lab_result_metric(res, "vs_sum_of_paths", res->t_median / (ta + tb), "×");
 			}
-			if (!strcmp(res->group, G1) && isfinite(res->x) && res->x < 32 && isfinite(res->t_median)) {
+			if (!strcmp(res->group, G1) && isfinite(res->x) && res->x < 32 &&
+			    isfinite(res->t_median)) {
 				lo = fmin(lo, res->t_median / tu);
 				hi = fmax(hi, res->t_median / tu);
 			}
 		}
-		gd_lab_note(r, "%d elements, %d threads per block, each path %d × 4 FMAs per thread; the branch "
-			       "kernel has %d registers (occupancy %.0f %%) for every branch variant, the mask kernel %d "
-			       "(%.0f %%)", n, block, iters, regs[GD_DIV_BRANCH], occ[GD_DIV_BRANCH] * 100,
-			    regs[GD_DIV_MASK], occ[GD_DIV_MASK] * 100);
+		gd_lab_note(r,
+			    "%d elements, %d threads per block, each path %d × 4 FMAs per thread; the branch "
+			    "kernel has %d registers (occupancy %.0f %%) for every branch variant, the mask "
+			    "kernel %d "
+			    "(%.0f %%)",
+			    n, block, iters, regs[GD_DIV_BRANCH], occ[GD_DIV_BRANCH] * 100, regs[GD_DIV_MASK],
+			    occ[GD_DIV_MASK] * 100);
 		if (isfinite(talt) && isfinite(ta) && isfinite(tb) && isfinite(tu))
 			gd_lab_verdict(r, "§8",
-				       "Alternating odd/even lanes took %.2f× the warp-uniform branch and %.2f× path A + "
-				       "path B run alone: the warp ran the if path and then the else path, one after the "
+				       "Alternating odd/even lanes took %.2f× the warp-uniform branch and "
+				       "%.2f× path A + "
+				       "path B run alone: the warp ran the if path and then the else path, "
+				       "one after the "
 				       "other (≈ 1.0× the sum is the serialisation the guide describes).",
 				       talt / tu, talt / (ta + tb));
 		if (isfinite(lo) && isfinite(tu))
 			gd_lab_verdict(r, "§8",
-				       "Splitting a warp costs the same at every granularity below 32 lanes (%.2f×–%.2f× "
-				       "uniform for 1–16 lanes): what matters is whether all 32 threads of a warp agree, "
-				       "not how many disagree.", lo, hi);
+				       "Splitting a warp costs the same at every granularity below 32 lanes "
+				       "(%.2f×–%.2f× "
+				       "uniform for 1–16 lanes): what matters is whether all 32 threads of a "
+				       "warp agree, "
+				       "not how many disagree.",
+				       lo, hi);
 		if (isfinite(tmask) && isfinite(tu) && isfinite(talt))
-			gd_lab_verdict(r, "§8",
-				       "The mask rewrite with expensive paths took %.2f× uniform (%.2f× the divergent "
-				       "if/else): it computes both paths for every thread, so it removes the branch but not "
-				       "the cost; it pays off only when both sides are cheap.",
-				       tmask / tu, tmask / talt);
+			gd_lab_verdict(
+			    r, "§8",
+			    "The mask rewrite with expensive paths took %.2f× uniform (%.2f× the divergent "
+			    "if/else): it computes both paths for every thread, so it removes the branch but "
+			    "not "
+			    "the cost; it pays off only when both sides are cheap.",
+			    tmask / tu, tmask / talt);
 		if (isfinite(tcb) && isfinite(tcm))
 			gd_lab_verdict(r, "§8",
-				       "On the guide's own expression the if/else and the mask form ran at %.2f× of each "
-				       "other: a two-instruction branch is already compiled to predicated/select code, so "
+				       "On the guide's own expression the if/else and the mask form ran at "
+				       "%.2f× of each "
+				       "other: a two-instruction branch is already compiled to "
+				       "predicated/select code, so "
 				       "the rewrite matters for longer branches.",
 				       tcm / tcb);
 	}
@@ -284,12 +306,12 @@ static int run(struct gd_lab_run *r)
 }
 
 const struct gd_lab gd_lab_divergence = {
-	"divergence", "§5 §8", "warp divergence: uniform vs split branches, granularity, the mask rewrite",
-	"One kernel y = x > 0 ? path_a(x) : path_b(x), each path a loop of FMAs, run with the signs of x\n"
-	"changing every 32, 16, 8, 4, 2 or 1 lanes (same kernel, same registers, same occupancy), plus\n"
-	"each path alone, and the guide's mask rewrite y = (x>0)*(x*2) + (x<=0)*(x-1) both with the\n"
-	"expensive paths and on the guide's cheap expression. Every output is compared bit for bit\n"
-	"with a CPU reference. Read 'vs_uniform' (time / warp-uniform time) and 'vs_sum_of_paths'\n"
-	"(time / (path A alone + path B alone)): a split warp runs both paths one after the other.\n"
-	"--size BYTES sets the input size (default 16 MiB: 4 Mi floats).\n",
-	run};
+    "divergence", "§5 §8", "warp divergence: uniform vs split branches, granularity, the mask rewrite",
+    "One kernel y = x > 0 ? path_a(x) : path_b(x), each path a loop of FMAs, run with the signs of x\n"
+    "changing every 32, 16, 8, 4, 2 or 1 lanes (same kernel, same registers, same occupancy), plus\n"
+    "each path alone, and the guide's mask rewrite y = (x>0)*(x*2) + (x<=0)*(x-1) both with the\n"
+    "expensive paths and on the guide's cheap expression. Every output is compared bit for bit\n"
+    "with a CPU reference. Read 'vs_uniform' (time / warp-uniform time) and 'vs_sum_of_paths'\n"
+    "(time / (path A alone + path B alone)): a split warp runs both paths one after the other.\n"
+    "--size BYTES sets the input size (default 16 MiB: 4 Mi floats).\n",
+    run};

@@ -19,15 +19,15 @@ double gd_lx_launch_share(double bad_s, double fused_s);
 
 /* ---- grid -------------------------------------------------------------------------------- */
 struct gd_lx_grid_stats {
-	int blocks, sms_used;            /* blocks recorded, distinct SMs that ran at least one */
-	int per_sm_min, per_sm_max;      /* blocks per SM over the SMs used */
+	int blocks, sms_used;	    /* blocks recorded, distinct SMs that ran at least one */
+	int per_sm_min, per_sm_max; /* blocks per SM over the SMs used */
 	double per_sm_mean;
-	int max_concurrent;              /* most blocks resident on one SM at one instant */
-	double makespan_ns;              /* first start to last end */
-	double last_start_ns;            /* last block's start, from the first start */
-	double tail_ns;                  /* from the moment fewer than half the SMs are busy to the end */
-	double resolution_ns;            /* smallest nonzero gap between distinct timestamps */
-	int bad;                         /* records that are impossible (smid >= sms, t1 < t0, poison) */
+	int max_concurrent;   /* most blocks resident on one SM at one instant */
+	double makespan_ns;   /* first start to last end */
+	double last_start_ns; /* last block's start, from the first start */
+	double tail_ns;	      /* from the moment fewer than half the SMs are busy to the end */
+	double resolution_ns; /* smallest nonzero gap between distinct timestamps */
+	int bad;	      /* records that are impossible (smid >= sms, t1 < t0, poison) */
 };
 /* Counts blocks per SM, concurrency and the tail from the block records (n = grid). */
 void gd_lx_grid_stats(const struct gd_grid_rec *rec, int n, int sms, struct gd_lx_grid_stats *st);

@@ -56,8 +56,9 @@ static void test_grid(void)
 	CHECK_INT(st.bad, 0);
 	/* four SMs: three finish at 20, one runs to 100: the last 80 ns have < half busy */
 	{
-		struct gd_grid_rec b[] = {{0, 100, 0, 0}, {0, 20, 1, 0}, {0, 20, 2, 0}, {0, 20, 3, 0},
-					  {~0ULL, ~0ULL, ~0u, ~0u}, {5, 4, 1, 0}, {0, 1, 9, 0}};
+		struct gd_grid_rec b[] = {
+		    {0, 100, 0, 0},	      {0, 20, 1, 0}, {0, 20, 2, 0}, {0, 20, 3, 0},
+		    {~0ULL, ~0ULL, ~0u, ~0u}, {5, 4, 1, 0},  {0, 1, 9, 0}};
 		gd_lx_grid_stats(b, 7, 4, &st);
 		CHECK_INT(st.blocks, 4);
 		CHECK_INT(st.bad, 3); /* poison, t1 < t0, smid out of range */
@@ -81,7 +82,8 @@ static void test_grid(void)
 static void test_grid_svg(void)
 {
 	struct gd_lab_run run;
-	struct gd_grid_rec rec[] = {{1000, 2000, 0, 0}, {2000, 3000, 0, 0}, {1000, 2500, 1, 0}, {2500, 2600, 1, 0}};
+	struct gd_grid_rec rec[] = {
+	    {1000, 2000, 0, 0}, {2000, 3000, 0, 0}, {1000, 2500, 1, 0}, {2500, 2600, 1, 0}};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -115,8 +117,9 @@ static void test_divergence(void)
 	CHECK_NEAR(gd_lx_div_path_a(0.5f, 30000), 40.0, 1e-2);
 	CHECK_NEAR(gd_lx_div_path_b(-0.5f, 30000), 4 * 0.02 / 1.999, 1e-4);
 	/* one step: four single-rounded FMAs summed pairwise, the kernel's order */
-	CHECK(gd_lx_div_path_a(0.25f, 1) == (fmaf(0.25f, GD_DIV_A_MUL, GD_DIV_A_ADD) + fmaf(1.25f, GD_DIV_A_MUL, GD_DIV_A_ADD)) +
-						  (fmaf(2.25f, GD_DIV_A_MUL, GD_DIV_A_ADD) + fmaf(3.25f, GD_DIV_A_MUL, GD_DIV_A_ADD)));
+	CHECK(gd_lx_div_path_a(0.25f, 1) ==
+	      (fmaf(0.25f, GD_DIV_A_MUL, GD_DIV_A_ADD) + fmaf(1.25f, GD_DIV_A_MUL, GD_DIV_A_ADD)) +
+		  (fmaf(2.25f, GD_DIV_A_MUL, GD_DIV_A_ADD) + fmaf(3.25f, GD_DIV_A_MUL, GD_DIV_A_ADD)));
 	CHECK(gd_lx_div_cheap(2.0f) == 4.0f);
 	CHECK(gd_lx_div_cheap(-2.0f) == -3.0f);
 	CHECK(gd_lx_div_cheap(0.0f) == -1.0f); /* x > 0 is false at 0, as in the guide's mask */
@@ -151,10 +154,10 @@ static void test_occupancy(void)
 
 static void test_streams(void)
 {
-	CHECK_NEAR(gd_lx_overlap(10, 10, 10), 1.0, 1e-12);   /* perfect */
-	CHECK_NEAR(gd_lx_overlap(10, 10, 20), 0.0, 1e-12);   /* serial */
+	CHECK_NEAR(gd_lx_overlap(10, 10, 10), 1.0, 1e-12); /* perfect */
+	CHECK_NEAR(gd_lx_overlap(10, 10, 20), 0.0, 1e-12); /* serial */
 	CHECK_NEAR(gd_lx_overlap(10, 5, 12), 0.6, 1e-12);
-	CHECK_NEAR(gd_lx_overlap(10, 5, 16), -0.2, 1e-12);   /* worse than serial: not clamped */
+	CHECK_NEAR(gd_lx_overlap(10, 5, 16), -0.2, 1e-12); /* worse than serial: not clamped */
 	CHECK(isnan(gd_lx_overlap(0, 5, 5)));
 	CHECK(isnan(gd_lx_overlap(5, 5, NAN)));
 	CHECK(gd_lx_streams_seed(1024) == 0.0f && gd_lx_streams_seed(512) == 0.5f);

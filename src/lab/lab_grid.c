@@ -106,7 +106,8 @@ void gd_lx_grid_stats(const struct gd_grid_rec *rec, int n, int sms, struct gd_l
 	st->tail_ns = (double)(tmax - t_drop);
 	qsort(ts, (size_t)nt, sizeof(*ts), ull_cmp);
 	for (int i = 1; i < nt; i++)
-		if (ts[i] > ts[i - 1] && (isnan(st->resolution_ns) || (double)(ts[i] - ts[i - 1]) < st->resolution_ns))
+		if (ts[i] > ts[i - 1] &&
+		    (isnan(st->resolution_ns) || (double)(ts[i] - ts[i - 1]) < st->resolution_ns))
 			st->resolution_ns = (double)(ts[i] - ts[i - 1]);
 out:
 	free(count);
@@ -191,9 +192,11 @@ static int tl_build(const struct gd_grid_rec *rec, int n, int sms, int resident,
 			tl.nw = w + 1;
 	}
 	for (int w = 0; w < tl.nw; w++)
-		snprintf(tl.label[w], sizeof(tl.label[w]), w == MAX_WAVES - 1 ? "wave %d and later" : "wave %d", w + 1);
+		snprintf(tl.label[w], sizeof(tl.label[w]),
+			 w == MAX_WAVES - 1 ? "wave %d and later" : "wave %d", w + 1);
 	snprintf(tl.note, sizeof(tl.note),
-		 "each segment: one block, from its start to its end (%%globaltimer, resolution %.0f ns) on the SM "
+		 "each segment: one block, from its start to its end (%%globaltimer, resolution %.0f ns) on "
+		 "the SM "
 		 "that ran it (%%smid); colour: the block's wave on its SM",
 		 resolution_ns);
 	free(rank);
@@ -280,7 +283,8 @@ static int run(struct gd_lab_run *r)
 {
 	static const int sizes[] = {256, 64, 128, 512, 1024};
 	const char *GS = "block size sweep (recording add)", *GP = "the guide's add, no recording";
-	int n = r->size > 0 ? (int)(r->size / 4) : 1000000, rc = GD_OK, regs = 0, maxthr = 0, sms = r->dev.sms;
+	int n = r->size > 0 ? (int)(r->size / 4) : 1000000, rc = GD_OK, regs = 0, maxthr = 0,
+	    sms = r->dev.sms;
 	size_t ssm = 0;
 	void *da = NULL, *db = NULL, *dc = NULL, *drec = NULL;
 	float *ha = NULL, *hb = NULL;
@@ -307,7 +311,8 @@ static int run(struct gd_lab_run *r)
 	}
 	gd_lab_rand_fill(ha, (size_t)n, GD_DT_F32, -1, 1, &seed);
 	gd_lab_rand_fill(hb, (size_t)n, GD_DT_F32, -1, 1, &seed);
-	if ((rc = gd_lab_alloc(r, &da, (size_t)n * 4, "A")) || (rc = gd_lab_alloc(r, &db, (size_t)n * 4, "B")) ||
+	if ((rc = gd_lab_alloc(r, &da, (size_t)n * 4, "A")) ||
+	    (rc = gd_lab_alloc(r, &db, (size_t)n * 4, "B")) ||
 	    (rc = gd_lab_alloc(r, &dc, (size_t)n * 4, "C")) ||
 	    (rc = gd_lab_alloc(r, &drec, sizeof(*hrec) * (size_t)(n / 64 + 1), "the block records")) ||
 	    (rc = gd_lab_upload(da, ha, (size_t)n * 4)) || (rc = gd_lab_upload(db, hb, (size_t)n * 4)))
@@ -359,25 +364,32 @@ static int run(struct gd_lab_run *r)
 		gd_lab_result_metric(res, "blocks_per_sm_max", st.per_sm_max, "");
 		gd_lab_result_metric(res, "max_concurrent_per_sm", st.max_concurrent, "");
 		gd_lab_result_metric(res, "tail_pct", st.tail_ns / st.makespan_ns * 100, "%");
-		gd_lab_note(r, "add<<<%d, %d>>>: %d regs/thread → %d resident blocks per SM (calculator); measured: "
-			       "%d SMs ran %d–%d blocks each (mean %.1f), at most %d at once; span %.1f µs, last "
-			       "block started at %.1f µs, tail with < half the SMs busy %.1f µs; timer resolution %.0f ns",
-			    grid, block, regs, resident, st.sms_used, st.per_sm_min, st.per_sm_max, st.per_sm_mean,
-			    st.max_concurrent, st.makespan_ns / 1e3, st.last_start_ns / 1e3, st.tail_ns / 1e3,
-			    st.resolution_ns);
+		gd_lab_note(
+		    r,
+		    "add<<<%d, %d>>>: %d regs/thread → %d resident blocks per SM (calculator); measured: "
+		    "%d SMs ran %d–%d blocks each (mean %.1f), at most %d at once; span %.1f µs, last "
+		    "block started at %.1f µs, tail with < half the SMs busy %.1f µs; timer resolution %.0f "
+		    "ns",
+		    grid, block, regs, resident, st.sms_used, st.per_sm_min, st.per_sm_max, st.per_sm_mean,
+		    st.max_concurrent, st.makespan_ns / 1e3, st.last_start_ns / 1e3, st.tail_ns / 1e3,
+		    st.resolution_ns);
 		if (block == 256) {
 			char title[192];
-			snprintf(title, sizeof(title), "add<<<%d, %d>>>: blocks on SMs over time (%s)", grid, block,
-				 r->dev.name);
+			snprintf(title, sizeof(title), "add<<<%d, %d>>>: blocks on SMs over time (%s)", grid,
+				 block, r->dev.name);
 			gd_lx_grid_timeline(r, hrec, grid, sms, resident, st.resolution_ns, title);
 			if (isfinite(waves))
 				gd_lab_verdict(r, "§2",
-					       "add<<<%d, %d>>> on %d SMs × %d resident blocks (the calculator, %d registers) is "
-					       "%.2f waves, the last one %.0f %% full; measured, each SM ran %d–%d blocks, at most "
-					       "%d at once, and for the last %.0f %% of the kernel fewer than half the SMs had "
+					       "add<<<%d, %d>>> on %d SMs × %d resident blocks (the "
+					       "calculator, %d registers) is "
+					       "%.2f waves, the last one %.0f %% full; measured, each SM ran "
+					       "%d–%d blocks, at most "
+					       "%d at once, and for the last %.0f %% of the kernel fewer "
+					       "than half the SMs had "
 					       "work (the tail of a partial last wave).",
-					       grid, block, sms, resident, regs, waves, fill * 100, st.per_sm_min, st.per_sm_max,
-					       st.max_concurrent, st.tail_ns / st.makespan_ns * 100);
+					       grid, block, sms, resident, regs, waves, fill * 100,
+					       st.per_sm_min, st.per_sm_max, st.max_concurrent,
+					       st.tail_ns / st.makespan_ns * 100);
 		}
 	}
 	if (rc != GD_OK)
@@ -411,7 +423,8 @@ static int run(struct gd_lab_run *r)
 			if (strcmp(res->group, GS) || !isfinite(res->t_median))
 				continue;
 			for (int m = 0; m < res->nmetrics; m++)
-				if (!strcmp(res->metric_keys[m], "waves") && isfinite(res->metric_values[m])) {
+				if (!strcmp(res->metric_keys[m], "waves") &&
+				    isfinite(res->metric_values[m])) {
 					wmin = fmin(wmin, res->metric_values[m]);
 					wmax = fmax(wmax, res->metric_values[m]);
 				}
@@ -425,11 +438,14 @@ static int run(struct gd_lab_run *r)
 			}
 		}
 		if (isfinite(tmin) && tmax > 0 && isfinite(wmin))
-			gd_lab_verdict(r, "§3",
-				       "Across block sizes the grid was %.2f to %.2f waves; the fastest was %d threads per "
-				       "block (%.2f µs) and the slowest %d (%.2f µs, %.2f×). A kernel this short is mostly "
-				       "launch and memory time, so waves matter most for long kernels with few waves.",
-				       wmin, wmax, bmin, tmin * 1e6, bmax, tmax * 1e6, tmax / tmin);
+			gd_lab_verdict(
+			    r, "§3",
+			    "Across block sizes the grid was %.2f to %.2f waves; the fastest was %d threads "
+			    "per "
+			    "block (%.2f µs) and the slowest %d (%.2f µs, %.2f×). A kernel this short is "
+			    "mostly "
+			    "launch and memory time, so waves matter most for long kernels with few waves.",
+			    wmin, wmax, bmin, tmin * 1e6, bmax, tmax * 1e6, tmax / tmin);
 	}
 out:
 	free(ha);
@@ -440,12 +456,12 @@ out:
 }
 
 const struct gd_lab gd_lab_grid = {
-	"grid", "§2 §3", "the guide's add<<<3907, 256>>>: blocks on SMs, waves and the tail, by block size",
-	"Runs the guide's add<<<3907, 256>>>(A, B, C, N), N = 1,000,000, with every block recording its\n"
-	"SM (%smid) and its start and end (%globaltimer). Shows blocks per SM, the most blocks one SM\n"
-	"held at once, waves = blocks ÷ (SMs × resident blocks per SM, from the occupancy calculator\n"
-	"with the kernel's real registers) and the fill of the last wave, and the measured tail (the\n"
-	"end of the kernel when fewer than half the SMs had work). Sweeps block sizes 64…1024.\n"
-	"--svg draws every block of the 256-thread run on its SM over time.\n"
-	"--size BYTES sets N (default 4,000,000 bytes: N = 1,000,000).\n",
-	run};
+    "grid", "§2 §3", "the guide's add<<<3907, 256>>>: blocks on SMs, waves and the tail, by block size",
+    "Runs the guide's add<<<3907, 256>>>(A, B, C, N), N = 1,000,000, with every block recording its\n"
+    "SM (%smid) and its start and end (%globaltimer). Shows blocks per SM, the most blocks one SM\n"
+    "held at once, waves = blocks ÷ (SMs × resident blocks per SM, from the occupancy calculator\n"
+    "with the kernel's real registers) and the fill of the last wave, and the measured tail (the\n"
+    "end of the kernel when fewer than half the SMs had work). Sweeps block sizes 64…1024.\n"
+    "--svg draws every block of the 256-thread run on its SM over time.\n"
+    "--size BYTES sets N (default 4,000,000 bytes: N = 1,000,000).\n",
+    run};

@@ -117,9 +117,11 @@ static int run(struct gd_lab_run *r)
 	gd_lab_cmp(of, ref, (size_t)cfg.n_elems, GD_DT_F32, 0, 0, &cf);
 	gd_lab_cmp(og, ref, (size_t)cfg.n_elems, GD_DT_F32, 0, 0, &cg);
 
-	record(r, GE, "launch + sync round trip (host clock, min of 20)", 1, raw.roundtrip_us, reps, 1, NULL, t0, t1);
+	record(r, GE, "launch + sync round trip (host clock, min of 20)", 1, raw.roundtrip_us, reps, 1, NULL,
+	       t0, t1);
 	record(r, GE, "launch API call (host clock)", 2, raw.api_us, reps, 1, NULL, t0, t1);
-	res = record(r, GE, "back to back on one stream (per dependent launch)", 3, raw.b2b_us, reps, 1, NULL, t0, t1);
+	res = record(r, GE, "back to back on one stream (per dependent launch)", 3, raw.b2b_us, reps, 1, NULL,
+		     t0, t1);
 	if (res)
 		gd_lab_result_metric(res, "launches_per_s", 1.0 / res->t_median, "/s");
 	res = record(r, GE, "CUDA Graph replay (per node)", 4, raw.graph_node_us, reps, 1, NULL, t0, t1);
@@ -141,34 +143,49 @@ static int run(struct gd_lab_run *r)
 			gd_lab_result_metric(all[i], "vs_fused", all[i]->t_median / rf->t_median, "×");
 		}
 	}
-	gd_lab_note(r, "small_op: x = fmaf(x, %g, %g) over %d floats, 256 threads per block; each pattern restarts "
-		       "from the same x (the reset is outside the timed span); %d repetitions, all variants "
-		       "interleaved in each", cfg.a, cfg.b, cfg.n_elems, reps);
-	gd_lab_note(r, "empty-kernel batches: %d launches; 'launch share' = 1 − fused time / pattern time, the part "
-		       "of the pattern that is not the work itself", cfg.n_launch);
+	gd_lab_note(
+	    r,
+	    "small_op: x = fmaf(x, %g, %g) over %d floats, 256 threads per block; each pattern restarts "
+	    "from the same x (the reset is outside the timed span); %d repetitions, all variants "
+	    "interleaved in each",
+	    cfg.a, cfg.b, cfg.n_elems, reps);
+	gd_lab_note(
+	    r,
+	    "empty-kernel batches: %d launches; 'launch share' = 1 − fused time / pattern time, the part "
+	    "of the pattern that is not the work itself",
+	    cfg.n_launch);
 	{
-		const struct gd_lab_result *b2b = gd_lab_find_result(r, GE, "back to back on one stream (per dependent launch)");
+		const struct gd_lab_result *b2b =
+		    gd_lab_find_result(r, GE, "back to back on one stream (per dependent launch)");
 		const struct gd_lab_result *gn = gd_lab_find_result(r, GE, "CUDA Graph replay (per node)");
-		const struct gd_lab_result *rt = gd_lab_find_result(r, GE, "launch + sync round trip (host clock, min of 20)");
+		const struct gd_lab_result *rt =
+		    gd_lab_find_result(r, GE, "launch + sync round trip (host clock, min of 20)");
 		const struct gd_lab_result *api = gd_lab_find_result(r, GE, "launch API call (host clock)");
 		if (b2b && gn && rt && api)
 			gd_lab_verdict(r, "§2",
-				       "One launch of an empty kernel cost %.2f µs back to back on a stream (median; min "
-				       "%.2f) and %.2f µs as a CUDA Graph node; issuing it took the CPU %.2f µs and a launch "
-				       "the host waits for %.2f µs round trip (min). Work shorter than that is dominated by "
+				       "One launch of an empty kernel cost %.2f µs back to back on a stream "
+				       "(median; min "
+				       "%.2f) and %.2f µs as a CUDA Graph node; issuing it took the CPU %.2f "
+				       "µs and a launch "
+				       "the host waits for %.2f µs round trip (min). Work shorter than that "
+				       "is dominated by "
 				       "the launch.",
-				       b2b->t_median * 1e6, b2b->t_min * 1e6, gn->t_median * 1e6, api->t_median * 1e6,
-				       rt->t_min * 1e6);
+				       b2b->t_median * 1e6, b2b->t_min * 1e6, gn->t_median * 1e6,
+				       api->t_median * 1e6, rt->t_min * 1e6);
 		if (rb && rg && rf)
 			gd_lab_verdict(r, "§2 §9",
-				       "The guide's bad pattern took %.2f µs per op against %.3f µs fused (%.0f× slower): "
-				       "%.0f %% of its time was launch cost. Replaying the same launches as a CUDA Graph "
-				       "took %.2f µs per op (%.0f %% launch share): a graph cuts the CPU's cost per launch "
+				       "The guide's bad pattern took %.2f µs per op against %.3f µs fused "
+				       "(%.0f× slower): "
+				       "%.0f %% of its time was launch cost. Replaying the same launches as "
+				       "a CUDA Graph "
+				       "took %.2f µs per op (%.0f %% launch share): a graph cuts the CPU's "
+				       "cost per launch "
 				       "but still runs %d kernels; fusion removes them.",
 				       rb->t_median * 1e6 / cfg.n_ops, rf->t_median * 1e6 / cfg.n_ops,
-				       rb->t_median / rf->t_median, gd_lx_launch_share(rb->t_median, rf->t_median) * 100,
-				       rg->t_median * 1e6 / cfg.n_ops, gd_lx_launch_share(rg->t_median, rf->t_median) * 100,
-				       cfg.n_ops);
+				       rb->t_median / rf->t_median,
+				       gd_lx_launch_share(rb->t_median, rf->t_median) * 100,
+				       rg->t_median * 1e6 / cfg.n_ops,
+				       gd_lx_launch_share(rg->t_median, rf->t_median) * 100, cfg.n_ops);
 	}
 	{
 		struct gd_lab_chart ch;
@@ -194,11 +211,12 @@ out:
 }
 
 const struct gd_lab gd_lab_launch = {
-	"launch", "§2 §9", "kernel launch overhead: empty-kernel cost, 1000 small launches vs fused vs CUDA Graph",
-	"Measures an empty kernel's launch: host round trip (launch + sync, min), API call cost, back to\n"
-	"back on one stream (per dependent launch, events), and per node of a replayed CUDA Graph. Then\n"
-	"the guide's bad pattern (1000 launches of a small elementwise op) against one fused kernel\n"
-	"doing the same 1000 steps and against the 1000 launches replayed as a CUDA Graph, with time per\n"
-	"op and the launch cost as a share of the total ('launch_share_pct'). Outputs are checked bit\n"
-	"for bit against the CPU. --size BYTES sets the small op's vector (default 256 KiB).\n",
-	run};
+    "launch", "§2 §9",
+    "kernel launch overhead: empty-kernel cost, 1000 small launches vs fused vs CUDA Graph",
+    "Measures an empty kernel's launch: host round trip (launch + sync, min), API call cost, back to\n"
+    "back on one stream (per dependent launch, events), and per node of a replayed CUDA Graph. Then\n"
+    "the guide's bad pattern (1000 launches of a small elementwise op) against one fused kernel\n"
+    "doing the same 1000 steps and against the 1000 launches replayed as a CUDA Graph, with time per\n"
+    "op and the launch cost as a share of the total ('launch_share_pct'). Outputs are checked bit\n"
+    "for bit against the CPU. --size BYTES sets the small op's vector (default 256 KiB).\n",
+    run};

@@ -31,7 +31,8 @@ long long gd_lx_occ_padding(const struct gd_occ_device *d, struct gd_occ_kernel 
 	size_t alloc, fixed = k->static_smem + d->smem_reserved_per_block;
 	long long dyn;
 	k->carveout_pct = 100;
-	k->max_dyn_smem = d->smem_per_block_optin > k->static_smem ? d->smem_per_block_optin - k->static_smem : 0;
+	k->max_dyn_smem =
+	    d->smem_per_block_optin > k->static_smem ? d->smem_per_block_optin - k->static_smem : 0;
 	k->dyn_smem = 0;
 	if (blocks <= 0 || gd_occupancy(d, k, &r) != 0 || r.blocks_per_sm < blocks)
 		return -1;
@@ -73,7 +74,7 @@ struct ov {
 	const float *dx, *hx;
 	float *dy;
 	const float *cref; /* compute kernel: the 1024 distinct results */
-	double *ref;       /* scratch [CHUNK] */
+	double *ref;	   /* scratch [CHUNK] */
 };
 
 static int launch(void *arg, long iter, char *why, size_t nwhy)
@@ -130,8 +131,8 @@ static int run(struct gd_lab_run *r)
 	}
 	for (int i = 0; i < 1024; i++)
 		cref[i] = gd_lx_occ_compute_ref((size_t)i, iters);
-	if ((rc = gd_lab_alloc(r, &dx, n_mem * 4, "the input")) || (rc = gd_lab_alloc(r, &dy, n_mem * 4, "the output")) ||
-	    (rc = gd_lab_upload(dx, hx, n_mem * 4)))
+	if ((rc = gd_lab_alloc(r, &dx, n_mem * 4, "the input")) ||
+	    (rc = gd_lab_alloc(r, &dy, n_mem * 4, "the output")) || (rc = gd_lab_upload(dx, hx, n_mem * 4)))
 		goto out;
 
 	for (int kind = 0; kind < 2 && rc == GD_OK; kind++) {
@@ -151,7 +152,8 @@ static int run(struct gd_lab_run *r)
 		ok.static_smem = ssm;
 		ok.carveout_pct = 100;
 		if (gd_lx_occ_padding(&od, &ok, 1) < 0) {
-			rc = gd_error(GD_EFAIL, "lab occupancy: cannot force one block per SM with shared memory here");
+			rc = gd_error(GD_EFAIL,
+				      "lab occupancy: cannot force one block per SM with shared memory here");
 			break;
 		}
 		ok.dyn_smem = 0;
@@ -172,7 +174,9 @@ static int run(struct gd_lab_run *r)
 			char name[96];
 			int b = l + 1;
 			if (dyns[l] < 0) {
-				gd_lab_note(r, "%s: %d blocks per SM cannot be forced with shared memory; skipped", groups[kind], b);
+				gd_lab_note(
+				    r, "%s: %d blocks per SM cannot be forced with shared memory; skipped",
+				    groups[kind], b);
 				continue;
 			}
 			rb = -1;
@@ -189,7 +193,8 @@ static int run(struct gd_lab_run *r)
 			v.dy = dy;
 			v.cref = cref;
 			v.ref = ref;
-			snprintf(name, sizeof(name), "%d block%s/SM, %lld B padding", b, b > 1 ? "s" : "", dyns[l]);
+			snprintf(name, sizeof(name), "%d block%s/SM, %lld B padding", b, b > 1 ? "s" : "",
+				 dyns[l]);
 			memset(&lv, 0, sizeof(lv));
 			lv.group = groups[kind];
 			lv.name = name;
@@ -210,11 +215,14 @@ static int run(struct gd_lab_run *r)
 			lv.out_bytes = n * 4;
 			lv.check = check;
 			lv.metrics[0] = (struct gd_lab_metric){"occupancy_pct", lv.x, "%"};
-			lv.metrics[1] = (struct gd_lab_metric){"runtime_blocks_per_sm", rb >= 0 ? rb : NAN, ""};
+			lv.metrics[1] =
+			    (struct gd_lab_metric){"runtime_blocks_per_sm", rb >= 0 ? rb : NAN, ""};
 			lv.metrics[2] = (struct gd_lab_metric){"regs", regs, ""};
 			lv.nmetrics = 3;
 			if (rb >= 0 && rb != b)
-				gd_lab_note(r, "%s at %d blocks/SM: the CUDA runtime says %d blocks fit (calculator: %d)",
+				gd_lab_note(r,
+					    "%s at %d blocks/SM: the CUDA runtime says %d blocks fit "
+					    "(calculator: %d)",
 					    groups[kind], b, rb, b);
 			rc = gd_lab_measure(r, &lv);
 		}
@@ -245,16 +253,21 @@ static int run(struct gd_lab_run *r)
 					at_low[k] = f;
 				}
 			}
-		gd_lab_note(r, "%d threads per block; every launch is one wave (grid = %d SMs × blocks per SM); "
-			       "occupancy forced by dynamic shared memory with the carveout set to 100 %% shared",
-			    BLOCK, od.sm_count);
+		gd_lab_note(
+		    r,
+		    "%d threads per block; every launch is one wave (grid = %d SMs × blocks per SM); "
+		    "occupancy forced by dynamic shared memory with the carveout set to 100 %% shared",
+		    BLOCK, od.sm_count);
 		if (isfinite(need[0]) && isfinite(need[1]))
-			gd_lab_verdict(r, "§6",
-				       "The memory-bound kernel needed %.0f %% occupancy to come within 10 %% of its best "
-				       "(at %.1f %% it ran at %.0f %% of its best); the compute-bound kernel needed only "
-				       "%.0f %% (%.0f %% of its best at %.1f %%): more warps hide memory latency, while "
-				       "an SM busy with arithmetic is fast at low occupancy.",
-				       need[0], low_x[0], at_low[0] * 100, need[1], at_low[1] * 100, low_x[1]);
+			gd_lab_verdict(
+			    r, "§6",
+			    "The memory-bound kernel needed %.0f %% occupancy to come within 10 %% of its "
+			    "best "
+			    "(at %.1f %% it ran at %.0f %% of its best); the compute-bound kernel needed "
+			    "only "
+			    "%.0f %% (%.0f %% of its best at %.1f %%): more warps hide memory latency, while "
+			    "an SM busy with arithmetic is fast at low occupancy.",
+			    need[0], low_x[0], at_low[0] * 100, need[1], at_low[1] * 100, low_x[1]);
 	}
 	{
 		struct gd_lab_chart ch;
@@ -276,11 +289,11 @@ out:
 }
 
 const struct gd_lab gd_lab_occupancy = {
-	"occupancy", "§6", "memory-bound vs compute-bound kernels at occupancy from low to full",
-	"A memory-bound kernel (y = 1.5·x) and a compute-bound one (FMA chains) run at every occupancy\n"
-	"from 1 block per SM to the most that fit (256 threads per block), forced by padding each\n"
-	"block with dynamic shared memory it never uses. Each launch is one full wave. Shown beside\n"
-	"each: the theoretical occupancy from gpudiag's calculator, the CUDA runtime's resident\n"
-	"blocks per SM, and the throughput as % of the kernel's best ('of_best_pct').\n"
-	"--size BYTES sets the memory-bound kernel's array (default 256 MiB each way).\n",
-	run};
+    "occupancy", "§6", "memory-bound vs compute-bound kernels at occupancy from low to full",
+    "A memory-bound kernel (y = 1.5·x) and a compute-bound one (FMA chains) run at every occupancy\n"
+    "from 1 block per SM to the most that fit (256 threads per block), forced by padding each\n"
+    "block with dynamic shared memory it never uses. Each launch is one full wave. Shown beside\n"
+    "each: the theoretical occupancy from gpudiag's calculator, the CUDA runtime's resident\n"
+    "blocks per SM, and the throughput as % of the kernel's best ('of_best_pct').\n"
+    "--size BYTES sets the memory-bound kernel's array (default 256 MiB each way).\n",
+    run};

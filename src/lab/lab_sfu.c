@@ -29,15 +29,21 @@ double gd_lx_sfu_ref(int fn, double x)
 {
 	switch (fn) {
 	case GD_SFU_EXP_FAST:
-	case GD_SFU_EXP: return exp(x);
+	case GD_SFU_EXP:
+		return exp(x);
 	case GD_SFU_SIN_FAST:
-	case GD_SFU_SIN: return sin(x);
+	case GD_SFU_SIN:
+		return sin(x);
 	case GD_SFU_RSQRT_FAST:
-	case GD_SFU_RSQRT: return 1.0 / sqrt(x);
-	case GD_SFU_GELU_ERF: return 0.5 * x * (1.0 + erf(x / SQRT2));
+	case GD_SFU_RSQRT:
+		return 1.0 / sqrt(x);
+	case GD_SFU_GELU_ERF:
+		return 0.5 * x * (1.0 + erf(x / SQRT2));
 	case GD_SFU_GELU_TANH:
-	case GD_SFU_GELU_TANH_FAST: return 0.5 * x * (1.0 + tanh(SQRT_2_PI * (x + 0.044715 * x * x * x)));
-	default: return NAN;
+	case GD_SFU_GELU_TANH_FAST:
+		return 0.5 * x * (1.0 + tanh(SQRT_2_PI * (x + 0.044715 * x * x * x)));
+	default:
+		return NAN;
 	}
 }
 
@@ -103,21 +109,21 @@ double gd_lx_ulp_err(float got, double ref)
 static const struct fninfo {
 	int fn;
 	const char *name;
-	int fast;       /* 1: intrinsic / approximation */
-	double x;       /* chart position: 1 exp, 2 sin, 3 rsqrt, 4 GELU */
-	double ulp;     /* documented bound in ulp (0: use abs) */
-	double abs;     /* documented absolute bound (0: use ulp) */
+	int fast;   /* 1: intrinsic / approximation */
+	double x;   /* chart position: 1 exp, 2 sin, 3 rsqrt, 4 GELU */
+	double ulp; /* documented bound in ulp (0: use abs) */
+	double abs; /* documented absolute bound (0: use ulp) */
 	const char *bound;
 } fns[] = {
-	{GD_SFU_EXP_FAST, "__expf", 1, 1, 15, 0, "2 + floor(|1.173·x|) ulp"},
-	{GD_SFU_EXP, "expf", 0, 1, 2, 0, "2 ulp"},
-	{GD_SFU_SIN_FAST, "__sinf", 1, 2, 0, 3.6e-7, "2^-21.41 absolute in [-π, π]"},
-	{GD_SFU_SIN, "sinf", 0, 2, 2, 0, "2 ulp"},
-	{GD_SFU_RSQRT_FAST, "rsqrtf", 1, 3, 2, 0, "2 ulp"},
-	{GD_SFU_RSQRT, "1.0f / sqrtf(x)", 0, 3, 2, 0, "IEEE sqrt then IEEE division: ≤ 2 ulp"},
-	{GD_SFU_GELU_ERF, "GELU erf form (erff)", 0, 4, 0, 0, NULL},
-	{GD_SFU_GELU_TANH, "GELU tanh approx. (tanhf)", 1, 4, 0, 0, NULL},
-	{GD_SFU_GELU_TANH_FAST, "GELU tanh approx. (tanh.approx.f32)", 1, 4, 0, 0, NULL},
+    {GD_SFU_EXP_FAST, "__expf", 1, 1, 15, 0, "2 + floor(|1.173·x|) ulp"},
+    {GD_SFU_EXP, "expf", 0, 1, 2, 0, "2 ulp"},
+    {GD_SFU_SIN_FAST, "__sinf", 1, 2, 0, 3.6e-7, "2^-21.41 absolute in [-π, π]"},
+    {GD_SFU_SIN, "sinf", 0, 2, 2, 0, "2 ulp"},
+    {GD_SFU_RSQRT_FAST, "rsqrtf", 1, 3, 2, 0, "2 ulp"},
+    {GD_SFU_RSQRT, "1.0f / sqrtf(x)", 0, 3, 2, 0, "IEEE sqrt then IEEE division: ≤ 2 ulp"},
+    {GD_SFU_GELU_ERF, "GELU erf form (erff)", 0, 4, 0, 0, NULL},
+    {GD_SFU_GELU_TANH, "GELU tanh approx. (tanhf)", 1, 4, 0, 0, NULL},
+    {GD_SFU_GELU_TANH_FAST, "GELU tanh approx. (tanh.approx.f32)", 1, 4, 0, 0, NULL},
 };
 #define NFN ((int)(sizeof(fns) / sizeof(fns[0])))
 
@@ -146,7 +152,8 @@ static int check(void *arg, const void *out, size_t bytes, struct gd_lab_check *
 	int nt = v->blocks * 256;
 	const float *o = out;
 	for (int t = 0; t < nt; t += SAMPLE_STRIDE) {
-		double mag = 0, allow = 0, ref = gd_lx_sfu_throughput_ref(v->fn, t, nt, v->iters, &mag, &allow);
+		double mag = 0, allow = 0,
+		       ref = gd_lx_sfu_throughput_ref(v->fn, t, nt, v->iters, &mag, &allow);
 		/* float summation: iters additions per chain, each off by at most 2^-24 of a
 		 * partial sum no larger than the sum of |terms|; plus each evaluation's allowance */
 		gd_lab_cmp(o + t, &ref, 1, GD_DT_F32, v->iters * ldexp(1, -23) * mag + allow, 0, c);
@@ -155,10 +162,13 @@ static int check(void *arg, const void *out, size_t bytes, struct gd_lab_check *
 	return GD_OK;
 }
 
-static struct gd_lab_result *last(struct gd_lab_run *r) { return r->nres ? &r->res[r->nres - 1] : NULL; }
+static struct gd_lab_result *last(struct gd_lab_run *r)
+{
+	return r->nres ? &r->res[r->nres - 1] : NULL;
+}
 
-static int accuracy(struct gd_lab_run *r, const struct fninfo *fi, const float *hx, float *hy, void *dx, void *dy,
-		    double *max_ulp_out, double *max_abs_exact)
+static int accuracy(struct gd_lab_run *r, const struct fninfo *fi, const float *hx, float *hy, void *dx,
+		    void *dy, double *max_ulp_out, double *max_abs_exact)
 {
 	struct gd_lab_check c;
 	struct gd_lab_variant lv;
@@ -210,8 +220,8 @@ static int accuracy(struct gd_lab_run *r, const struct fninfo *fi, const float *
 	c.max_abs_err = gelu ? max_abs_exact_gelu : max_abs;
 	c.max_rel_err = max_rel;
 	c.ok = c.bad == 0;
-	snprintf(c.note, sizeof(c.note), "%s", gelu ? "vs exact GELU (FP64): approximation + rounding"
-						   : fi->bound);
+	snprintf(c.note, sizeof(c.note), "%s",
+		 gelu ? "vs exact GELU (FP64): approximation + rounding" : fi->bound);
 	if (c.ok == 0)
 		r->check_failed = 1;
 	memset(&lv, 0, sizeof(lv));
@@ -244,7 +254,8 @@ static int run(struct gd_lab_run *r)
 	for (int i = 0; i < NFN; i++)
 		gevals[i] = ulp[i] = abserr[i] = NAN;
 	if ((rc = gd_lab_alloc(r, &dout, (size_t)blocks * 256 * 4, "the sums")) ||
-	    (rc = gd_lab_alloc(r, &dx, NACC * 4, "the arguments")) || (rc = gd_lab_alloc(r, &dy, NACC * 4, "the results")))
+	    (rc = gd_lab_alloc(r, &dx, NACC * 4, "the arguments")) ||
+	    (rc = gd_lab_alloc(r, &dy, NACC * 4, "the results")))
 		return rc;
 	hx = malloc(NACC * sizeof(float));
 	hy = malloc(NACC * sizeof(float));
@@ -276,9 +287,11 @@ static int run(struct gd_lab_run *r)
 	for (int i = 0; i < NFN && rc == GD_OK; i++)
 		for (int j = 0; j < NFN; j++)
 			if (fns[i].fast && !fns[j].fast && fns[i].x == fns[j].x) {
-				struct gd_lab_result *res = (struct gd_lab_result *)gd_lab_find_result(r, GT, fns[i].name);
+				struct gd_lab_result *res =
+				    (struct gd_lab_result *)gd_lab_find_result(r, GT, fns[i].name);
 				if (res)
-					gd_lab_result_metric(res, "speedup_vs_accurate", gevals[i] / gevals[j], "×");
+					gd_lab_result_metric(res, "speedup_vs_accurate",
+							     gevals[i] / gevals[j], "×");
 			}
 
 	for (int i = 0; i < NFN && rc == GD_OK; i++) {
@@ -286,34 +299,40 @@ static int run(struct gd_lab_run *r)
 		gd_sfu_domain(fns[i].fn, &lo, &hi);
 		for (int k = 0; k < NACC; k++)
 			hx[k] = fns[i].fn == GD_SFU_RSQRT || fns[i].fn == GD_SFU_RSQRT_FAST
-					? (float)exp(gd_lab_rand_uniform(&seed, log(lo), log(hi)))
-					: (float)gd_lab_rand_uniform(&seed, lo, hi);
+				    ? (float)exp(gd_lab_rand_uniform(&seed, log(lo), log(hi)))
+				    : (float)gd_lab_rand_uniform(&seed, lo, hi);
 		if ((rc = gd_lab_upload(dx, hx, NACC * 4)) == GD_OK)
 			rc = accuracy(r, &fns[i], hx, hy, dx, dy, &ulp[i], &abserr[i]);
 	}
 	if (rc != GD_OK)
 		goto out;
 
-	gd_lab_note(r, "throughput: %d blocks × 256 threads, %d evaluations per thread; domains: exp [-10, 10], "
-		       "sin [-3.14159, 3.14159], rsqrt [0.01, 100], GELU [-8, 8]", blocks, 4 * iters);
+	gd_lab_note(r,
+		    "throughput: %d blocks × 256 threads, %d evaluations per thread; domains: exp [-10, 10], "
+		    "sin [-3.14159, 3.14159], rsqrt [0.01, 100], GELU [-8, 8]",
+		    blocks, 4 * iters);
 	if (isfinite(gevals[0] + gevals[1] + gevals[2] + gevals[3] + gevals[4] + gevals[5]))
-		gd_lab_verdict(r, "§3",
-			       "The SFU intrinsics ran faster than the accurate functions: __expf %.1f×, __sinf %.1f×, "
-			       "rsqrtf %.1f× (vs expf, sinf, 1/sqrtf), at a cost in accuracy: up to %.1f, %.1f and %.1f "
-			       "ulp against %.1f, %.1f and %.1f.",
-			       gevals[0] / gevals[1], gevals[2] / gevals[3], gevals[4] / gevals[5], ulp[0], ulp[2], ulp[4],
-			       ulp[1], ulp[3], ulp[5]);
+		gd_lab_verdict(
+		    r, "§3",
+		    "The SFU intrinsics ran faster than the accurate functions: __expf %.1f×, __sinf %.1f×, "
+		    "rsqrtf %.1f× (vs expf, sinf, 1/sqrtf), at a cost in accuracy: up to %.1f, %.1f and %.1f "
+		    "ulp against %.1f, %.1f and %.1f.",
+		    gevals[0] / gevals[1], gevals[2] / gevals[3], gevals[4] / gevals[5], ulp[0], ulp[2],
+		    ulp[4], ulp[1], ulp[3], ulp[5]);
 	if (isfinite(gevals[6] + gevals[7] + gevals[8]))
-		gd_lab_verdict(r, "§3",
-			       "GELU: the tanh approximation ran %.2f× the erf form with libm tanhf and %.2f× with the "
-			       "SFU's tanh.approx; it differs from the exact GELU by up to %.2g (the erf form: %.2g), an "
-			       "approximation error that is a property of the formula, not of float rounding.",
-			       gevals[7] / gevals[6], gevals[8] / gevals[6], abserr[7], abserr[6]);
+		gd_lab_verdict(
+		    r, "§3",
+		    "GELU: the tanh approximation ran %.2f× the erf form with libm tanhf and %.2f× with the "
+		    "SFU's tanh.approx; it differs from the exact GELU by up to %.2g (the erf form: %.2g), "
+		    "an "
+		    "approximation error that is a property of the formula, not of float rounding.",
+		    gevals[7] / gevals[6], gevals[8] / gevals[6], abserr[7], abserr[6]);
 	{
 		struct gd_lab_chart ch;
 		memset(&ch, 0, sizeof(ch));
 		ch.title = "SFU lab: throughput of fast vs accurate functions";
-		ch.xlabel = "1 __expf  2 expf  3 __sinf  4 sinf  5 rsqrtf  6 1/sqrtf  7 GELU erf  8 GELU tanhf  9 GELU tanh.approx";
+		ch.xlabel = "1 __expf  2 expf  3 __sinf  4 sinf  5 rsqrtf  6 1/sqrtf  7 GELU erf  8 GELU "
+			    "tanhf  9 GELU tanh.approx";
 		ch.ylabel = "G evaluations / s";
 		ch.y = GD_LAB_Y_METRIC;
 		ch.metric = "geval_per_s";
@@ -328,10 +347,10 @@ out:
 }
 
 const struct gd_lab gd_lab_sfu = {
-	"sfu", "§3", "fast SFU intrinsics vs accurate functions; GELU erf vs tanh, speed and accuracy",
-	"Throughput of __expf/expf, __sinf/sinf, rsqrtf vs 1.0f/sqrtf, and GELU in the erf form vs the\n"
-	"tanh approximation (libm tanhf and the SFU's tanh.approx.f32), each evaluated 4·iters times\n"
-	"per thread over its domain ('geval_per_s', 'speedup_vs_accurate'). Accuracy of each on 2^20\n"
-	"points against an FP64 CPU reference, checked against the CUDA Programming Guide's documented\n"
-	"error bound ('max_ulp', 'max_abs_err'; GELU against the exact x·Φ(x)).\n",
-	run};
+    "sfu", "§3", "fast SFU intrinsics vs accurate functions; GELU erf vs tanh, speed and accuracy",
+    "Throughput of __expf/expf, __sinf/sinf, rsqrtf vs 1.0f/sqrtf, and GELU in the erf form vs the\n"
+    "tanh approximation (libm tanhf and the SFU's tanh.approx.f32), each evaluated 4·iters times\n"
+    "per thread over its domain ('geval_per_s', 'speedup_vs_accurate'). Accuracy of each on 2^20\n"
+    "points against an FP64 CPU reference, checked against the CUDA Programming Guide's documented\n"
+    "error bound ('max_ulp', 'max_abs_err'; GELU against the exact x·Φ(x)).\n",
+    run};

@@ -41,7 +41,10 @@ float gd_lx_streams_chain(float c, int iters)
 	return c;
 }
 
-float gd_lx_streams_seed(int i) { return (float)(i & 1023) * (1.0f / 1024.0f); }
+float gd_lx_streams_seed(int i)
+{
+	return (float)(i & 1023) * (1.0f / 1024.0f);
+}
 
 static int is_poison(float f)
 {
@@ -106,8 +109,8 @@ static void check_chunks(const float *y, const float *x, size_t n, int iters, st
 }
 
 static struct gd_lab_result *record(struct gd_lab_run *r, const char *group, const char *name, double x,
-				    double bytes, const double *us, int n, const struct gd_lab_check *c, double t0,
-				    double t1)
+				    double bytes, const double *us, int n, const struct gd_lab_check *c,
+				    double t0, double t1)
 {
 	struct gd_lab_variant v;
 	struct gd_lab_result *res;
@@ -165,9 +168,11 @@ static int run(struct gd_lab_run *r)
 		goto out;
 	}
 	{
-		double **p[] = {&raw.a_us, &raw.norm_us, &raw.b_us, &raw.serial_us, &raw.good_us, &raw.bad_us,
-				&raw.copy_pinned_us, &raw.copy_pageable_us, &raw.kern_us, &raw.serial_pinned_us,
-				&raw.ovl_pinned_us, &raw.serial_pageable_us, &raw.ovl_pageable_us};
+		double **p[] = {
+		    &raw.a_us,		 &raw.norm_us,		&raw.b_us,	     &raw.serial_us,
+		    &raw.good_us,	 &raw.bad_us,		&raw.copy_pinned_us, &raw.copy_pageable_us,
+		    &raw.kern_us,	 &raw.serial_pinned_us, &raw.ovl_pinned_us,  &raw.serial_pageable_us,
+		    &raw.ovl_pageable_us};
 		for (int i = 0; i < 13; i++)
 			*p[i] = buf + (size_t)i * reps;
 	}
@@ -195,7 +200,8 @@ static int run(struct gd_lab_run *r)
 					   *b = gd_lab_find_result(r, G1, "B alone");
 		double work = a && nm && b ? a->t_median + nm->t_median + b->t_median : NAN;
 		double conc[3] = {NAN, NAN, NAN};
-		const char *names[3] = {"serial: A, norm, B on one stream", "bad: norm on the legacy default stream",
+		const char *names[3] = {"serial: A, norm, B on one stream",
+					"bad: norm on the legacy default stream",
 					"good: non-blocking streams"};
 		for (int i = 0; i < 3; i++) {
 			res = (struct gd_lab_result *)gd_lab_find_result(r, G1, names[i]);
@@ -203,20 +209,25 @@ static int run(struct gd_lab_run *r)
 				continue;
 			conc[i] = work / res->t_median;
 			gd_lab_result_metric(res, "concurrency", conc[i], "×");
-			gd_lab_result_metric(res, "overlap_of_ideal",
-					     gd_lx_overlap(a->t_median + nm->t_median, b->t_median, res->t_median), "");
+			gd_lab_result_metric(
+			    res, "overlap_of_ideal",
+			    gd_lx_overlap(a->t_median + nm->t_median, b->t_median, res->t_median), "");
 		}
 		if (isfinite(conc[1]) && isfinite(conc[2]))
-			gd_lab_verdict(r, "§11",
-				       "On explicit non-blocking streams A and B ran side by side: %.2f× concurrency "
-				       "(2 is ideal here); with norm(out_a) on the legacy default stream the same work ran "
-				       "at %.2f×: the default stream waited for A and B waited for it, serialising "
-				       "everything, as the guide warns.",
-				       conc[2], conc[1]);
+			gd_lab_verdict(
+			    r, "§11",
+			    "On explicit non-blocking streams A and B ran side by side: %.2f× concurrency "
+			    "(2 is ideal here); with norm(out_a) on the legacy default stream the same work "
+			    "ran "
+			    "at %.2f×: the default stream waited for A and B waited for it, serialising "
+			    "everything, as the guide warns.",
+			    conc[2], conc[1]);
 	}
 
-	record(r, G2, "copies alone, pinned", NAN, (double)cfg.copy_bytes, raw.copy_pinned_us, reps, NULL, t0, t1);
-	record(r, G2, "copies alone, pageable", NAN, (double)cfg.copy_bytes, raw.copy_pageable_us, reps, NULL, t0, t1);
+	record(r, G2, "copies alone, pinned", NAN, (double)cfg.copy_bytes, raw.copy_pinned_us, reps, NULL, t0,
+	       t1);
+	record(r, G2, "copies alone, pageable", NAN, (double)cfg.copy_bytes, raw.copy_pageable_us, reps, NULL,
+	       t0, t1);
 	record(r, G2, "kernels alone", NAN, 0, raw.kern_us, reps, NULL, t0, t1);
 	record(r, G2, "serial, pinned", NAN, 0, raw.serial_pinned_us, reps, NULL, t0, t1);
 	record(r, G2, "pipelined, pinned", NAN, 0, raw.ovl_pinned_us, reps, &cp, t0, t1);
@@ -229,8 +240,10 @@ static int run(struct gd_lab_run *r)
 		double ov[2] = {NAN, NAN};
 		for (int pg = 0; pg < 2; pg++) {
 			const struct gd_lab_result *cc = pg ? cpg : cpn,
-						   *ser = gd_lab_find_result(r, G2, pg ? "serial, pageable" : "serial, pinned");
-			res = (struct gd_lab_result *)gd_lab_find_result(r, G2, pg ? "pipelined, pageable" : "pipelined, pinned");
+						   *ser = gd_lab_find_result(
+						       r, G2, pg ? "serial, pageable" : "serial, pinned");
+			res = (struct gd_lab_result *)gd_lab_find_result(
+			    r, G2, pg ? "pipelined, pageable" : "pipelined, pinned");
 			if (!cc || !k || !res || !ser)
 				continue;
 			ov[pg] = gd_lx_overlap(cc->t_median, k->t_median, res->t_median);
@@ -241,26 +254,35 @@ static int run(struct gd_lab_run *r)
 			const struct gd_lab_result *ppn = gd_lab_find_result(r, G2, "pipelined, pinned"),
 						   *ppg = gd_lab_find_result(r, G2, "pipelined, pageable");
 			if (cpn && cpg && ppn && ppg && isfinite(ov[0]) && isfinite(ov[1]))
-				gd_lab_verdict(r, "§11",
-					       "Copying in chunks on one stream while kernels ran on another hid %.0f %% of the "
-					       "ideal overlap from pinned memory and %.0f %% from pageable memory; but pageable "
-					       "copies ran at %.1f GB/s against %.1f GB/s pinned, so the pageable pipeline took "
-					       "%.1f× as long: the CPU stages pageable copies, so pin host buffers "
-					       "(pin_memory=True) for non_blocking copies.",
-					       ov[0] * 100, ov[1] * 100, cpg->gbps, cpn->gbps, ppg->t_median / ppn->t_median);
+				gd_lab_verdict(
+				    r, "§11",
+				    "Copying in chunks on one stream while kernels ran on another hid %.0f "
+				    "%% of the "
+				    "ideal overlap from pinned memory and %.0f %% from pageable memory; but "
+				    "pageable "
+				    "copies ran at %.1f GB/s against %.1f GB/s pinned, so the pageable "
+				    "pipeline took "
+				    "%.1f× as long: the CPU stages pageable copies, so pin host buffers "
+				    "(pin_memory=True) for non_blocking copies.",
+				    ov[0] * 100, ov[1] * 100, cpg->gbps, cpn->gbps,
+				    ppg->t_median / ppn->t_median);
 		}
 	}
-	gd_lab_note(r, "part 1: A and B are %d blocks × %d threads (of %d SMs), %d-step FMA chains calibrated to "
-		       "about %.0f µs; norm runs %d steps; %d repetitions, patterns interleaved",
-		    cfg.blocks, cfg.block, r->dev.sms, raw.iters, cfg.target_us, raw.norm_iters, reps);
-	gd_lab_note(r, "part 2: %zu MiB in %d chunks; chunk kernel %d FMA steps per element (calibrated to the "
-		       "pinned copy time); overlap = (copies + kernels − pipelined) / min(copies, kernels)",
+	gd_lab_note(
+	    r,
+	    "part 1: A and B are %d blocks × %d threads (of %d SMs), %d-step FMA chains calibrated to "
+	    "about %.0f µs; norm runs %d steps; %d repetitions, patterns interleaved",
+	    cfg.blocks, cfg.block, r->dev.sms, raw.iters, cfg.target_us, raw.norm_iters, reps);
+	gd_lab_note(r,
+		    "part 2: %zu MiB in %d chunks; chunk kernel %d FMA steps per element (calibrated to the "
+		    "pinned copy time); overlap = (copies + kernels − pipelined) / min(copies, kernels)",
 		    cfg.copy_bytes >> 20, cfg.chunks, raw.chunk_iters);
 	{
 		struct gd_lab_chart ch;
 		memset(&ch, 0, sizeof(ch));
 		ch.title = "Streams: concurrency of two half-GPU kernels";
-		ch.xlabel = "1 = one stream   2 = norm on the legacy default stream   3 = non-blocking streams";
+		ch.xlabel =
+		    "1 = one stream   2 = norm on the legacy default stream   3 = non-blocking streams";
 		ch.ylabel = "concurrency (work alone / pattern time)";
 		ch.y = GD_LAB_Y_METRIC;
 		ch.metric = "concurrency";
@@ -278,11 +300,11 @@ out:
 }
 
 const struct gd_lab gd_lab_streams = {
-	"streams", "§11", "the default-stream trap, and copy/compute overlap with pinned vs pageable memory",
-	"Part 1: two kernels each on fewer than half the SMs, with a short norm(out_a) between, run on\n"
-	"one stream, on non-blocking streams, and with norm on the legacy default stream (the guide's\n"
-	"trap); 'concurrency' = work alone / pattern time (2 ideal, 1 serial). Part 2: a host buffer\n"
-	"copied in 8 chunks while a kernel processes each chunk, from pinned and pageable memory;\n"
-	"'overlap_of_ideal' = (copies + kernels − pipelined) / min(copies, kernels). CUDA events time\n"
-	"everything. --size BYTES sets part 2's buffer (default 128 MiB).\n",
-	run};
+    "streams", "§11", "the default-stream trap, and copy/compute overlap with pinned vs pageable memory",
+    "Part 1: two kernels each on fewer than half the SMs, with a short norm(out_a) between, run on\n"
+    "one stream, on non-blocking streams, and with norm on the legacy default stream (the guide's\n"
+    "trap); 'concurrency' = work alone / pattern time (2 ideal, 1 serial). Part 2: a host buffer\n"
+    "copied in 8 chunks while a kernel processes each chunk, from pinned and pageable memory;\n"
+    "'overlap_of_ideal' = (copies + kernels − pipelined) / min(copies, kernels). CUDA events time\n"
+    "everything. --size BYTES sets part 2's buffer (default 128 MiB).\n",
+    run};
