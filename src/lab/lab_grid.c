@@ -318,6 +318,19 @@ static int run(struct gd_lab_run *r)
 	    (rc = gd_lab_upload(da, ha, (size_t)n * 4)) || (rc = gd_lab_upload(db, hb, (size_t)n * 4)))
 		goto out;
 
+	{
+		/* time vs block size; replaced by the timeline once the 256-thread run is recorded */
+		struct gd_lab_chart ch;
+		memset(&ch, 0, sizeof(ch));
+		ch.title = "add over N floats: kernel time vs block size";
+		ch.xlabel = "threads per block";
+		ch.ylabel = "kernel time (µs, median)";
+		ch.logx = 1;
+		ch.y = GD_LAB_Y_TIME_US;
+		ch.groups[0] = GS;
+		ch.ngroups = 1;
+		gd_lab_set_chart(r, &ch);
+	}
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]) && rc == GD_OK; s++) {
 		int block = sizes[s], grid = (n + block - 1) / block, resident = -1;
 		double waves = NAN, fill = NAN;
