@@ -99,8 +99,11 @@ def lab(n):
     try: return json.load(open(os.path.join(out, f"lab_{n}.json")))
     except Exception: return None
 def res(L, group_part, variant_part):
-    for r in (L or {}).get("results", []):
-        if group_part in r["group"] and variant_part in r["variant"]: return r
+    rs = [r for r in (L or {}).get("results", []) if group_part in r["group"]]
+    for r in rs:  # an exact name first: "expf" must not find "__expf"
+        if r["variant"] == variant_part: return r
+    for r in rs:
+        if variant_part in r["variant"]: return r
     return None
 def met(r, k):
     v = (r or {}).get("metrics", {}).get(k); return v if isinstance(v, (int, float)) else float("nan")
