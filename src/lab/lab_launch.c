@@ -151,7 +151,8 @@ static int run(struct gd_lab_run *r)
 	    cfg.a, cfg.b, cfg.n_elems, reps);
 	gd_lab_note(
 	    r,
-	    "empty-kernel batches: %d launches; 'launch share' = 1 − fused time / pattern time, the part "
+	    "empty-kernel batches: %d launches (the API figure includes any wait for a full launch queue); "
+	    "'launch share' = 1 − fused time / pattern time, the part "
 	    "of the pattern that is not the work itself",
 	    cfg.n_launch);
 	{
