@@ -142,8 +142,8 @@ static int run(struct gd_lab_run *r)
 	double occ[GD_DIV_NKERNELS];
 	int regs[GD_DIV_NKERNELS];
 
-	if (n < 1024)
-		return gd_error(GD_EUSAGE, "lab divergence: --size must be at least 4 KiB (1024 floats)");
+	if (r->size > (1LL << 30) || n < 1024)
+		return gd_error(GD_EUSAGE, "lab divergence: --size must be between 4 KiB and 1 GiB");
 	if ((rc = gd_lab_alloc(r, &dx, (size_t)n * 4, "the input")) ||
 	    (rc = gd_lab_alloc(r, &dy, (size_t)n * 4, "the output")))
 		return rc;

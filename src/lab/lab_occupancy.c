@@ -117,8 +117,8 @@ static int run(struct gd_lab_run *r)
 	if (gd_occ_device_from_cuda(r->dev.index, &od) != 0 || od.sm_count <= 0)
 		return gd_error(GD_EFAIL, "lab occupancy: gpudiag has no occupancy table for cc %d.%d",
 				r->dev.cc_major, r->dev.cc_minor);
-	if (n_mem < 4096)
-		return gd_error(GD_EUSAGE, "lab occupancy: --size must be at least 16 KiB");
+	if (n_mem < 4096 || r->size > (8LL << 30))
+		return gd_error(GD_EUSAGE, "lab occupancy: --size must be between 16 KiB and 8 GiB");
 	hx = malloc(n_mem * sizeof(float));
 	ref = malloc(CHUNK * sizeof(double));
 	if (!hx || !ref) {

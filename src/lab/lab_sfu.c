@@ -251,6 +251,8 @@ static int run(struct gd_lab_run *r)
 	double gevals[NFN], ulp[NFN], abserr[NFN];
 	uint64_t seed = 3;
 
+	if (r->size > 0)
+		return gd_error(GD_EUSAGE, "lab sfu: --size does not apply here (the work per thread is fixed)");
 	for (int i = 0; i < NFN; i++)
 		gevals[i] = ulp[i] = abserr[i] = NAN;
 	if ((rc = gd_lab_alloc(r, &dout, (size_t)blocks * 256 * 4, "the sums")) ||
