@@ -43,22 +43,33 @@ template <> struct elem<GD_LABK_E4M3> {
 	}
 };
 
-template <int T>
-static __global__ void k_scale(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t n16, float a)
+template <int T> static __device__ __forceinline__ uint4 scale16(uint4 u, float a)
 {
 	typedef typename elem<T>::raw raw;
 	const int per = 16 / sizeof(raw);
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		uint4 u = in[i], w;
-		raw x[per], y[per];
-		memcpy(x, &u, 16);
+	raw x[per], y[per];
+	uint4 w;
+	memcpy(x, &u, 16);
 #pragma unroll
-		for (int k = 0; k < per; k++)
-			y[k] = elem<T>::put(a * elem<T>::get(x[k]));
-		memcpy(&w, y, 16);
-		out[i] = w;
+	for (int k = 0; k < per; k++)
+		y[k] = elem<T>::put(a * elem<T>::get(x[k]));
+	memcpy(&w, y, 16);
+	return w;
+}
+
+/* Two independent 16-byte loads in flight per thread (as many bytes per thread for every type,
+ * so the types differ only in how many elements those bytes hold). */
+template <int T>
+static __global__ void k_scale(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t n16, float a)
+{
+	size_t G = (size_t)gridDim.x * blockDim.x, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	for (; i + G < n16; i += 2 * G) {
+		uint4 u0 = in[i], u1 = in[i + G];
+		out[i] = scale16<T>(u0, a);
+		out[i + G] = scale16<T>(u1, a);
 	}
+	for (; i < n16; i += G)
+		out[i] = scale16<T>(in[i], a);
 }
 
 extern "C" int gd_labk_prec_scale(int type, const void *in, void *out, size_t n16, float a, int blocks)

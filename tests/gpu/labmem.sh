@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/gpudiag-labmem-out}
 mkdir -p "$OUT"
 log="$OUT/labmem.log"
 : >"$log"
-bin=./build/gpudiag
+bin=${GD:-./build/gpudiag}  # tests/gpu/run.sh sets GD
 here=$(dirname "$0")
 fail=0
 # a fresh cache: percentages are then of the datasheet, labelled so (no stale measured roofs)
