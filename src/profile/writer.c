@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* libstdc++'s demangler: present because the program is linked by nvcc (C++ runtime); weak,
- * so a build without it keeps mangled names instead of failing to link. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status) __attribute__((weak));
+/* libstdc++'s demangler (abi::__cxa_demangle): present because every gpudiag binary is linked
+ * by nvcc, which links the C++ runtime. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 enum {
 	ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC, ST_NVTX, ST_MEMORY, ST_OVERHEAD, ST_CONTEXT,
@@ -265,7 +265,7 @@ void gd_kernel_names(const char *name, char *full, size_t fn, char *shrt, size_t
 	int depth = 0;
 	if (!name)
 		name = "";
-	if (__cxa_demangle && name[0] == '_' && name[1] == 'Z')
+	if (name[0] == '_' && name[1] == 'Z')
 		dem = __cxa_demangle(name, NULL, NULL, &status);
 	snprintf(full, fn, "%s", dem && !status ? dem : name);
 	free(dem);
