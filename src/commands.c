@@ -8,6 +8,10 @@ const struct gd_cmd gd_commands[] = {
 	 "everything about each GPU: limits, memory, tensor cores, peaks, live state", cmd_info_usage},
 	{"occupancy", cmd_occupancy, GD_TAKES_DEVICE, "§6",
 	 "theoretical occupancy, its limiter, and the block-size sweep", cmd_occupancy_usage},
+	{"run", cmd_run, GD_RAW_ARGS, "§14 §16",
+	 "profile any program (python, CUDA binaries, torchrun...) into one SQLite file", cmd_run_usage},
+	{"export", cmd_export, 0, "§14",
+	 "export a saved profile: Perfetto/Chrome trace JSON", cmd_export_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},
 };
 

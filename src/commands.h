@@ -41,5 +41,8 @@ const struct gd_cmd *gd_find_command(const char *name);
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);
 extern const char cmd_info_usage[], cmd_occupancy_usage[];
+int cmd_run(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_export(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_run_usage[], cmd_export_usage[];
 
 #endif

@@ -20,6 +20,8 @@ struct gd_pw;
 int gd_pw_open(struct gd_pw **w, const char *path);
 int gd_pw_meta(struct gd_pw *w, const char *key, const char *value);
 int gd_pw_meta_int(struct gd_pw *w, const char *key, long long value);
+/* Runs SQL inside the profile's transaction (derived meta values). */
+int gd_pw_sql(struct gd_pw *w, const char *sql);
 
 /* A device as the parent sees it (driver attributes); fields < 0 are unknown. */
 struct gd_pw_device {

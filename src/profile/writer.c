@@ -149,6 +149,8 @@ int gd_pw_meta(struct gd_pw *w, const char *key, const char *value)
 	return rc == SQLITE_DONE ? GD_OK : db_err(w, "meta");
 }
 
+int gd_pw_sql(struct gd_pw *w, const char *sql) { return exec(w, sql); }
+
 int gd_pw_meta_int(struct gd_pw *w, const char *key, long long value)
 {
 	char v[32];
