@@ -15,7 +15,9 @@
  *   - a fork-without-exec child must not flush (CUPTI's worker thread is gone and the flush
  *     blocks forever): pid guard plus a pthread_atfork child handler.
  * Environment: GPUDIAG_RAW_DIR (required), GPUDIAG_API=subset|all|none (default subset),
- * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr). */
+ * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
+ * even when the process's libcupti has another API version than ours: at your own risk, the
+ * record layouts may differ). */
 #include "profile/raw.h"
 
 #include <cupti.h>
@@ -433,7 +435,8 @@ static void *flush_thread(void *arg)
 		if (atomic_load(&g_stop) || atomic_load(&g_disabled) || getpid() != g_pid)
 			break;
 		pthread_mutex_lock(&g_flush_lock);
-		cuptiActivityFlushAll(0);
+		if (!atomic_load(&g_stop)) /* the exit handler may have run meanwhile */
+			cuptiActivityFlushAll(0);
 		pthread_mutex_unlock(&g_flush_lock);
 	}
 	return NULL;
@@ -603,8 +606,15 @@ EXPORT int InitializeInjection(void)
 		api_mode = 0;
 	else if (api && !strcmp(api, "all"))
 		api_mode = 2;
+	/* A process that exec'd another CUDA program keeps its pid: the new image gets
+	 * raw.<pid>.1, .2, ... so the first one's records are not overwritten. */
 	snprintf(path, sizeof(path), "%s/raw.%d", dir, (int)g_pid);
-	g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	for (int i = 1; i < 1000; i++) {
+		g_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+		if (g_fd >= 0 || errno != EEXIST)
+			break;
+		snprintf(path, sizeof(path), "%s/raw.%d.%d", dir, (int)g_pid, i);
+	}
 	if (g_fd < 0) {
 		dbg("cannot create the raw file", errno);
 		return 1;
@@ -612,7 +622,8 @@ EXPORT int InitializeInjection(void)
 
 	/* The record layouts are those of the header we were compiled with; a process that
 	 * already loaded another libcupti.so.13 (a framework's wheel) gets that one. */
-	if (cuptiGetVersion(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS ||
+	    (version != CUPTI_API_VERSION && !getenv("GPUDIAG_CUPTI_ANY_VERSION"))) {
 		write_header(GD_RAW_ST_CUPTI_VERSION, version, api_mode);
 		write_process();
 		atomic_store(&g_disabled, 1);

@@ -673,6 +673,15 @@ static int raw_marker(struct rawctx *c, const struct gd_raw_marker *m)
 	struct nvtx_open *o;
 	if (m->flags & 4) { /* END: close the open range with this id */
 		o = nv_find(c, m->id, 1);
+		if (!o) {
+			/* No open range with this id: treat it as a pop of the innermost open
+			 * push range of the same thread. */
+			for (size_t i = c->nv_n; i-- > 0;)
+				if (!c->nv[i].closed && c->nv[i].tid == m->tid) {
+					o = &c->nv[i];
+					break;
+				}
+		}
 		if (o && !(o->flags & 1)) {
 			o->end = m->timestamp;
 			o->closed = 1;
