@@ -8,6 +8,12 @@ const struct gd_cmd gd_commands[] = {
 	 "everything about each GPU: limits, memory, tensor cores, peaks, live state", cmd_info_usage},
 	{"occupancy", cmd_occupancy, GD_TAKES_DEVICE, "§6",
 	 "theoretical occupancy, its limiter, and the block-size sweep", cmd_occupancy_usage},
+	{"report", cmd_report, 0, "§14 §16",
+	 "verdicts and summary of a saved profile: terminal, --json, --html", cmd_report_usage},
+	{"diff", cmd_diff, 0, "§14",
+	 "what got faster or slower between two profiles, by kernel and by kind", cmd_diff_usage},
+	/* hidden: the embedded demo workload that `gpudiag run` with no command profiles */
+	{"__demo", cmd___demo, 0, NULL, NULL, cmd___demo_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},
 };
 

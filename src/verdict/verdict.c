@@ -627,7 +627,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 		char what[300] = "";
 		if (kshare < HOT_KERNEL_SHARE)
 			break;
-		if (!k->occ_ok)
+		/* NCCL kernels use few blocks on purpose (one per channel); their cost is judged
+		 * by the communication rule */
+		if (!k->occ_ok || k->kind == GD_KIND_NCCL)
 			continue;
 		judged++;
 		int sms = p->dev[k->device].occ.sm_count;
@@ -1052,7 +1054,7 @@ static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 		return fb - fa;
 	if (a->severity != b->severity)
 		return b->severity - a->severity;
-	double sa = isfinite(a->share) ? a->share : -1, sb = isfinite(b->share) ? b->share : -1;
+	double sa = isfinite(a->rank_share) ? a->rank_share : -1, sb = isfinite(b->rank_share) ? b->rank_share : -1;
 	if (sa != sb)
 		return sa < sb ? 1 : -1;
 	return a->rule - b->rule;
@@ -1107,6 +1109,28 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	}
 	free(c.slot);
 	free(c.gaps);
+	for (int r = 0; r < GD_R_COUNT; r++)
+		v->f[r].rank_share = v->f[r].share;
+	/* Idle time that the launch or sync rule explains is the same time: rank the specific
+	 * rule first, and the idle finding no higher than it. */
+	{
+		struct gd_finding *idle = &v->f[GD_R_IDLE];
+		const int spec[2] = {GD_R_LAUNCH, GD_R_SYNC};
+		double explained = 0;
+		int sev = GD_SEV_NONE;
+		for (int i = 0; i < 2; i++) {
+			const struct gd_finding *x = &v->f[spec[i]];
+			if (x->state == GD_FIRED && isfinite(x->share)) {
+				explained += x->share;
+				sev = x->severity > sev ? x->severity : sev;
+			}
+		}
+		if (idle->state == GD_FIRED && isfinite(idle->share) && explained >= 0.5 * idle->share) {
+			if (idle->severity > sev)
+				idle->severity = sev;
+			idle->rank_share = idle->share - explained > 0 ? idle->share - explained : 0;
+		}
+	}
 	for (int r = 0; r < GD_R_COUNT; r++) {
 		v->order[r] = r;
 		if (v->f[r].state == GD_FIRED) {

@@ -32,6 +32,8 @@ struct gd_finding {
 	const char *guide;     /* "§2 §9" */
 	int state, severity;
 	double share;          /* fraction of the active GPU span at stake; NaN unknown */
+	double rank_share;     /* share used for ranking (idle time already explained by a more
+				  specific rule is not counted twice) */
 	char headline[300];    /* one sentence */
 	char advice[600];
 	char kernel[160];      /* the kernel most concerned, or "" */
