@@ -1,0 +1,57 @@
+#!/bin/bash
+# CPU-tier tests of `gpudiag run` and `gpudiag export` with non-CUDA programs and no GPU
+# (GPUDIAG_LIBCUDA/GPUDIAG_LIBNVML point at missing files): the program always runs, its exit
+# code and signals come back unchanged, and a readable profile is written.
+# usage: run.sh <gpudiag binary> <build dir>
+set -u
+G=$(realpath "$1")
+export GPUDIAG_LIBCUDA=/nonexistent GPUDIAG_LIBNVML=/nonexistent
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { # name expected actual
+	if [ "$2" = "$3" ]; then echo "ok   $1"; else echo "FAIL $1: expected '$2', got '$3'"; fail=1; fi
+}
+q() { sqlite3 "$1" "$2"; }
+
+"$G" run -o "$T/a.sqlite" -- sh -c 'exit 7' 2>"$T/err"; check "exit code 7" 7 $?
+check "profile schema version" 1 "$(q "$T/a.sqlite" "select value from meta where key='schema_version'")"
+check "meta exit_code" 7 "$(q "$T/a.sqlite" "select value from meta where key='exit_code'")"
+check "child recorded, untraced" "0|no_cuda|7" "$(q "$T/a.sqlite" "select traced, status, exit_code from processes")"
+check "says why nothing was traced" 1 "$(grep -c 'nothing was traced: no NVIDIA driver' "$T/err")"
+check "traced=0 in meta" 0 "$(q "$T/a.sqlite" "select value from meta where key='traced'")"
+
+"$G" run -o "$T/b.sqlite" -- sh -c 'kill -SEGV $$' 2>/dev/null; check "SIGSEGV -> 139" 139 $?
+check "meta exit_signal" 11 "$(q "$T/b.sqlite" "select value from meta where key='exit_signal'")"
+"$G" run -o "$T/b2.sqlite" -- sh -c 'kill -KILL $$' 2>/dev/null; check "SIGKILL -> 137" 137 $?
+
+out=$("$G" run -o "$T/c.sqlite" -- sh -c 'echo program-output; exit 0' 2>/dev/null); check "exit 0" 0 $?
+check "program stdout untouched" "program-output" "$out"
+
+# options of the program are not gpudiag's: -o after the command belongs to it
+"$G" run -o "$T/d.sqlite" sh -c 'test "$0" = -o' -o 2>/dev/null; check "program's own -o kept" 0 $?
+
+# SIGINT sent to gpudiag alone is passed to the program; the profile is still written
+"$G" run -o "$T/e.sqlite" -- sh -c 'kill -INT $PPID; sleep 2; exit 3' 2>/dev/null; check "SIGINT -> 130" 130 $?
+check "interrupted recorded" 1 "$(q "$T/e.sqlite" "select value from meta where key='interrupted'")"
+
+"$G" run -o "$T/f.sqlite" -- /nonexistent/program 2>"$T/err"; check "missing program -> 127" 127 $?
+check "missing program named" 1 "$(grep -c "cannot run '/nonexistent/program'" "$T/err")"
+
+"$G" run 2>/dev/null; check "no command -> usage error" 2 $?
+"$G" run --api bogus -- true 2>/dev/null; check "bad --api -> 2" 2 $?
+"$G" run --capture-range=foo -- true 2>/dev/null; check "bad --capture-range -> 2" 2 $?
+
+"$G" run --json -o "$T/g.sqlite" -- true >"$T/g.json" 2>/dev/null; check "--json exit" 0 $?
+python3 -m json.tool "$T/g.json" >/dev/null; check "--json parses" 0 $?
+
+# default file name: <prog>-<stamp>.gpudiag.sqlite in the working directory
+(cd "$T" && "$G" run -- true 2>/dev/null); check "default name exit" 0 $?
+check "default name" 1 "$(ls "$T" | grep -c '^true-[0-9]\{8\}-[0-9]\{6\}\.gpudiag\.sqlite$')"
+
+# export: a profile with no GPU records still gives a valid trace; a non-profile is refused
+"$G" export "$T/a.sqlite" --perfetto "$T/a.json"; check "export exit" 0 $?
+python3 -m json.tool "$T/a.json" >/dev/null; check "export parses" 0 $?
+"$G" export "$T/err" --perfetto "$T/x.json" 2>/dev/null; check "export of a non-profile -> 5" 5 $?
+"$G" export "$T/a.sqlite" 2>/dev/null; check "export without --perfetto -> 2" 2 $?
+exit $fail
