@@ -493,8 +493,29 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	rc = gd_parse_opts("run", argc, args, opts, cmd, argc, &npos, 1);
 	if (rc)
 		return rc;
-	if (npos == 0)
-		return gd_error(GD_EUSAGE, "run: no command given (usage: gpudiag run [options] -- CMD [ARGS...])");
+	if (npos == 0) {
+		/* No command: profile the embedded demo workload (`gpudiag __demo`, src/cmd_demo.c);
+		 * with no GPU, show the sample profile shipped with gpudiag instead. */
+		static char self[PATH_MAX];
+		char **c2;
+		ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (gd_cu_open(why, sizeof(why)) != GD_OK || gd_cu_count() < 1 || sn <= 0) {
+			free(cmd);
+			free(args);
+			if (json_late)
+				ctx->json = 1;
+			return gd_demo_sample(ctx, ctx->argv0, stdout);
+		}
+		self[sn] = 0;
+		why[0] = 0;
+		c2 = realloc(cmd, 3 * sizeof(*cmd));
+		if (!c2)
+			return gd_error(GD_EFAIL, "run: out of memory");
+		cmd = c2;
+		cmd[0] = self;
+		cmd[1] = "__demo";
+		npos = 2;
+	}
 	cmd[npos] = NULL;
 	if (json_late)
 		ctx->json = 1;
