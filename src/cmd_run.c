@@ -746,8 +746,10 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		if (gd_pw_close(w, 1) != GD_OK)
 			goto cleanup;
 		explain(outpath, why, have_inject);
+		/* The program's stdout stays the program's: the report goes to stderr (like
+		 * time(1)), except the --json document, which is the one thing on stdout. */
 		if (gd_report_print)
-			gd_report_print(outpath, ctx, stdout);
+			gd_report_print(outpath, ctx, ctx->json ? stdout : stderr);
 		else
 			minimal_summary(outpath, ctx, exit_code, t1 - t0);
 	}

@@ -38,7 +38,6 @@ check "interrupted recorded" 1 "$(q "$T/e.sqlite" "select value from meta where 
 "$G" run -o "$T/f.sqlite" -- /nonexistent/program 2>"$T/err"; check "missing program -> 127" 127 $?
 check "missing program named" 1 "$(grep -c "cannot run '/nonexistent/program'" "$T/err")"
 
-"$G" run 2>/dev/null; check "no command -> usage error" 2 $?
 "$G" run --api bogus -- true 2>/dev/null; check "bad --api -> 2" 2 $?
 "$G" run --capture-range=foo -- true 2>/dev/null; check "bad --capture-range -> 2" 2 $?
 
