@@ -569,6 +569,11 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx);
 	if (!env)
 		return gd_error(GD_EFAIL, "out of memory");
+	/* gpudiag's own cuInit (device facts, in the sampler thread) must not load a tracer:
+	 * neither ours (an outer gpudiag run) nor another tool's. child_env copied the strings. */
+	unsetenv("CUDA_INJECTION64_PATH");
+	unsetenv("NVTX_INJECTION64_PATH");
+	unsetenv("GPUDIAG_RAW_DIR");
 
 	memset(&sp, 0, sizeof(sp));
 	sp.hz = nvml_hz;
