@@ -27,7 +27,21 @@ say() { echo "$*"; }
 row() { SUMMARY+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); }
 pass() { say "ok   $1: $2"; row "$1" ok "$2"; }
 fail() { say "FAIL $1: $2"; row "$1" FAIL "$2"; FAILS=$((FAILS + 1)); }
-q() { sqlite3 "$W/$1.sqlite" "$2" 2>&1; }
+# q NAME SQL: rows of the profile $W/NAME.sqlite, columns joined by '|' (sqlite3 CLI, or
+# python3's sqlite3 module where the CLI is not installed)
+q() {
+	if command -v sqlite3 >/dev/null; then
+		sqlite3 "$W/$1.sqlite" "$2" 2>&1
+	else
+		python3 -c 'import sqlite3, sys
+try:
+    for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
+        print("|".join("" if v is None else str(v) for v in r))
+except Exception as e:
+    print("error:", e)' "$W/$1.sqlite" "$2"
+	fi
+}
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 # expect NAME WHAT EXPECTED ACTUAL
 expect() { if [ "$3" = "$4" ]; then pass "$1" "$2 = $4"; else fail "$1" "$2: expected $3, got $4"; fi; }
 # atleast NAME WHAT MIN ACTUAL
@@ -57,7 +71,7 @@ run() {
 	timeout -k 5 120 "$G" run -o "$W/$name.sqlite" "$@" >"$W/$name.out" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
-	say "--- $name (rc $rc, $(echo "$t1 - $t0" | bc) s): $*"
+	say "--- $name (rc $rc, $(calc "$t1 - $t0" 2) s): $*"
 	cat "$W/$name.out"
 	expect "$name" "exit code" "$want" "$rc"
 	if [ -f "$W/$name.sqlite" ]; then
@@ -111,24 +125,39 @@ run nvtx_capture_api 0 --capture-range=cudaProfilerApi -- "$B/nvtx"
 expect nvtx_capture_api "kernels between cudaProfilerStart/Stop" 10 "$(q nvtx_capture_api "select count(*) from kernels")"
 run nvtx_name_thread 0 -- "$B/nvtx" name-thread
 
-"$G" export "$W/nvtx.sqlite" --perfetto "$W/nvtx.json" && r=$(python3 tests/cli/check_trace.py "$W/nvtx.json" kernels=32 flows=32 name=step name=done) \
-	&& pass export_nvtx "$r" || fail export_nvtx "$(python3 tests/cli/check_trace.py "$W/nvtx.json" kernels=32 flows=32 2>&1 | tail -1)"
-"$G" export "$W/threads.sqlite" --perfetto "$W/threads.json" && r=$(python3 tests/cli/check_trace.py "$W/threads.json" kernels=200 flows=200) \
-	&& pass export_threads "$r" || fail export_threads "$(python3 tests/cli/check_trace.py "$W/threads.json" 2>&1 | tail -1)"
+# export_check NAME PROFILE [check_trace.py expectations...]
+export_check() {
+	local name=$1 prof=$2 r
+	shift 2
+	if ! "$G" export "$W/$prof.sqlite" --perfetto "$W/$prof.json" >"$W/$prof.export.out" 2>&1; then
+		fail "$name" "export failed: $(tail -1 "$W/$prof.export.out")"
+		return
+	fi
+	if r=$(python3 tests/cli/check_trace.py "$W/$prof.json" "$@" 2>&1); then pass "$name" "$r"; else fail "$name" "$r"; fi
+}
+export_check export_nvtx nvtx kernels=32 flows=32 name=step name=done
+export_check export_threads threads kernels=200 flows=200
 
 # 1 M tiny launches: plain vs traced wall time, record accounting, write time.
 t0=$(date +%s.%N); timeout 120 "$B/many_launches" >/dev/null 2>&1; rc=$?; t1=$(date +%s.%N)
-PLAIN_1M=$(echo "$t1 - $t0" | bc)
+PLAIN_1M=$(calc "$t1 - $t0" 2)
 expect many_launches_plain "exit code" 0 "$rc"
 t0=$(date +%s.%N)
 run many_launches 0 --nvml-hz 20 -- "$B/many_launches"
 t1=$(date +%s.%N)
-GD_1M=$(echo "$t1 - $t0" | bc)
+GD_1M=$(calc "$t1 - $t0" 2)
 K=$(q many_launches "select count(*) from kernels"); D=$(q many_launches "select coalesce(sum(count),0) from dropped")
 say "1M launches: plain ${PLAIN_1M} s, under gpudiag run ${GD_1M} s (incl. writing the profile), kernels $K, dropped $D"
 expect many_launches "kernels + dropped records" 1000000 "$(( ${K:-0} + ${D:-0} ))"
 atleast many_launches "NVML samples" 5 "$(q many_launches "select count(*) from nvml_samples")"
 row "1M launches wall" info "plain ${PLAIN_1M} s, gpudiag ${GD_1M} s, dropped ${D}, nvml $(q many_launches "select value from meta where key='nvml_hz_achieved'") Hz"
+
+# Ctrl-C (SIGINT to gpudiag alone, as `kill -INT` or timeout(1) sends it): forwarded to the
+# program, which dies of it; the profile is still written with what was flushed.
+timeout --preserve-status -s INT 3 "$G" run -o "$W/sigint.sqlite" -- "$B/many_launches" 200000000 >"$W/sigint.out" 2>&1
+expect sigint "exit code (128+SIGINT)" 130 "$?"
+atleast sigint "kernels flushed before the interrupt" 1000 "$(q sigint "select count(*) from kernels")"
+expect sigint "interrupted recorded" 1 "$(q sigint "select value from meta where key='interrupted'")"
 
 cp "$W/nvtx.sqlite" "$OUT/fixtures/nvtx.gpudiag.sqlite"
 cp "$W/threads.sqlite" "$OUT/fixtures/threads.gpudiag.sqlite"
@@ -157,8 +186,8 @@ if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	MP=$(med "${PLAIN[@]}"); MG=$(med "${GD[@]}"); MT=$(med "${TP[@]}")
 	if [ -n "$MP" ] && [ -n "$MG" ]; then
 		row "torch step: plain" info "$MP ms (median of $ROUNDS process medians)"
-		row "torch step: gpudiag run" info "$MG ms, x$(echo "scale=3; $MG / $MP" | bc) vs plain (target <= 1.25)"
-		[ -n "$MT" ] && row "torch step: torch.profiler" info "$MT ms, x$(echo "scale=3; $MT / $MP" | bc) vs plain"
+		row "torch step: gpudiag run" info "$MG ms, x$(calc "$MG / $MP") vs plain (target <= 1.25)"
+		[ -n "$MT" ] && row "torch step: torch.profiler" info "$MT ms, x$(calc "$MT / $MP") vs plain"
 	else
 		fail torch "no step times (see log)"
 	fi
@@ -171,11 +200,10 @@ if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	TK=$(med "${TPK[@]}"); TT=$(med "${TPT[@]}")
 	say "agreement: gpudiag $GK kernels / $GT ms; torch.profiler $TK kernels / $TT ms"
 	if [ -n "$TK" ] && [ -n "$GK" ] && [ "$TK" != 0 ]; then
-		row "kernels vs torch.profiler" info "$GK vs $TK (x$(echo "scale=4; $GK / $TK" | bc), target within 1 %)"
-		row "kernel time vs torch.profiler" info "$GT vs $TT ms (x$(echo "scale=4; $GT / $TT" | bc); different runs)"
+		row "kernels vs torch.profiler" info "$GK vs $TK (x$(calc "$GK / $TK" 4), target within 1 %)"
+		row "kernel time vs torch.profiler" info "$GT vs $TT ms (x$(calc "$GT / $TT" 4); different runs)"
 	fi
-	"$G" export "$W/torch1.sqlite" --perfetto "$W/torch1.json" && r=$(python3 tests/cli/check_trace.py "$W/torch1.json") \
-		&& pass export_torch "$r" || fail export_torch "$(python3 tests/cli/check_trace.py "$W/torch1.json" 2>&1 | tail -1)"
+	export_check export_torch torch1 counter=SM
 	"$G" report "$W/torch1.sqlite" >"$W/report.out" 2>&1; say "gpudiag report rc $?"; head -60 "$W/report.out"
 else
 	row torch skip "PyTorch with CUDA not available"
