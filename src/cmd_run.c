@@ -262,15 +262,16 @@ static int env_kept(const char *name)
 }
 
 /* The child's environment: ours plus the injection variables (replacing any set before). */
-static char **child_env(const char *inject, const char *dir, const char *api, int nvtx)
+static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, long long cap_start,
+			long long cap_end)
 {
 	size_t n = 0, o = 0;
 	char **env;
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "GPUDIAG_RAW_DIR=",
-					   "GPUDIAG_API=", NULL};
+					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=", NULL};
 	while (environ[n])
 		n++;
-	env = calloc(n + 5, sizeof(*env));
+	env = calloc(n + 7, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -295,6 +296,15 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 		env[o++] = c;
 		if (nvtx)
 			env[o++] = d;
+		if (cap_start > 0) { /* --delay/--duration: the library switches tracing on and off */
+			char *e = malloc(64), *f = malloc(64);
+			if (!e || !f)
+				return NULL;
+			snprintf(e, 64, "GPUDIAG_CAPTURE_START_NS=%lld", cap_start);
+			env[o++] = e;
+			snprintf(f, 64, "GPUDIAG_CAPTURE_END_NS=%lld", cap_end);
+			env[o++] = f;
+		}
 	}
 	env[o] = NULL;
 	return env;
@@ -566,7 +576,11 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	}
 	if (getenv("CUDA_INJECTION64_PATH") && have_inject)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
-	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx);
+	/* The run's time origin, also used for --delay/--duration windows in the library. */
+	t0 = now_ns();
+	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx,
+			delay > 0 || duration > 0 ? t0 + (long long)(delay * 1e9) : 0,
+			duration > 0 ? t0 + (long long)((delay + duration) * 1e9) : 0);
 	if (!env)
 		return gd_error(GD_EFAIL, "out of memory");
 	/* gpudiag's own cuInit (device facts, in the sampler thread) must not load a tracer:
@@ -593,7 +607,6 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
 		return gd_error(GD_EFAIL, "run: pipe: %s", strerror(errno));
 	fflush(NULL);
-	t0 = now_ns();
 	pid = fork();
 	if (pid < 0)
 		return gd_error(GD_EFAIL, "run: fork: %s", strerror(errno));

@@ -60,7 +60,21 @@ API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc 
 	g_req = r, g_done = d, g_owner = getpid();
 	return CUPTI_SUCCESS;
 }
-API CUptiResult cuptiActivityEnable(CUpti_ActivityKind k) { return CUPTI_SUCCESS; }
+static int g_kernel_on;
+API int fake_cupti_kernel_enabled(void);
+API int fake_cupti_kernel_enabled(void) { return g_kernel_on; }
+API CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+{
+	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		g_kernel_on = 1;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
+{
+	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		g_kernel_on = 0;
+	return CUPTI_SUCCESS;
+}
 API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)
 {
 	int i = d == CUPTI_CB_DOMAIN_DRIVER_API;

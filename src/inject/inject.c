@@ -15,6 +15,7 @@
  *   - a fork-without-exec child must not flush (CUPTI's worker thread is gone and the flush
  *     blocks forever): pid guard plus a pthread_atfork child handler.
  * Environment: GPUDIAG_RAW_DIR (required), GPUDIAG_API=subset|all|none (default subset),
+ * GPUDIAG_CAPTURE_START_NS / GPUDIAG_CAPTURE_END_NS (CLOCK_REALTIME; --delay/--duration),
  * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
  * even when the process's libcupti has another API version than ours: at your own risk, the
  * record layouts may differ). */
@@ -427,16 +428,43 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 static pthread_mutex_t g_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static uint64_t now_ns(void);
+static int set_heavy(int on);
+static void status_record(uint32_t status, uint32_t detail);
+
+/* --delay/--duration: the heavy record kinds are on only inside [g_gate_start, g_gate_end)
+ * (CLOCK_REALTIME ns, 0 = open), switched by the flush thread; records outside are also
+ * dropped by the writer, so a late switch costs overhead, never correctness. */
+static uint64_t g_gate_start, g_gate_end;
+static int g_gate; /* 0 waiting for the start, 1 on, 2 past the end */
+
 static void *flush_thread(void *arg)
 {
-	struct timespec ts = {0, FLUSH_PERIOD_MS * 1000000L};
+	struct timespec ts = {0, 100 * 1000000L};
+	unsigned tick = 0;
 	while (!atomic_load(&g_stop)) {
 		nanosleep(&ts, NULL);
 		if (atomic_load(&g_stop) || atomic_load(&g_disabled) || getpid() != g_pid)
 			break;
+		tick++;
 		pthread_mutex_lock(&g_flush_lock);
-		if (!atomic_load(&g_stop)) /* the exit handler may have run meanwhile */
-			cuptiActivityFlushAll(0);
+		if (!atomic_load(&g_stop)) { /* the exit handler may have run meanwhile */
+			uint64_t t = now_ns();
+			int flush = tick % (FLUSH_PERIOD_MS / 100) == 0;
+			if (g_gate == 0 && t >= g_gate_start) {
+				int r = set_heavy(1);
+				if (r != CUPTI_SUCCESS)
+					status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
+				g_gate = 1;
+			}
+			if (g_gate == 1 && g_gate_end && t >= g_gate_end) {
+				set_heavy(0);
+				g_gate = 2;
+				flush = 1;
+			}
+			if (flush)
+				cuptiActivityFlushAll(0);
+		}
 		pthread_mutex_unlock(&g_flush_lock);
 	}
 	return NULL;
@@ -507,6 +535,32 @@ static void enable_api_subset(void)
 	for (uint32_t cb = 1; cb < CUPTI_DRIVER_TRACE_CBID_SIZE; cb++)
 		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cb, &name) == CUPTI_SUCCESS && name)
 			cuptiActivityEnableDriverApi(cb, (uint8_t)prefix_in(name, drv_subset));
+}
+
+static uint32_t g_api_mode;
+
+/* The record kinds that cost: on for the capture window (the whole run by default). */
+static int set_heavy(int on)
+{
+	static const CUpti_ActivityKind heavy[] = {
+		CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD,
+	};
+	CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			   : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++)
+		if ((on ? cuptiActivityEnable(heavy[i]) : cuptiActivityDisable(heavy[i])) != CUPTI_SUCCESS)
+			dbg("an optional activity kind could not be switched", (int)heavy[i]);
+	if (!on) {
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (g_api_mode == 2) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (g_api_mode == 1) {
+		enable_api_subset();
+	}
+	return (int)r;
 }
 
 static void read_cmdline(char *buf, size_t n)
@@ -588,11 +642,9 @@ EXPORT int InitializeInjection(void)
 	uint32_t version = 0, api_mode = 1;
 	CUptiResult r;
 	pthread_t th;
-	static const CUpti_ActivityKind optional[] = {
-		CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2,         CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-		CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD,        CUPTI_ACTIVITY_KIND_CONTEXT,
-		CUPTI_ACTIVITY_KIND_STREAM,  CUPTI_ACTIVITY_KIND_DEVICE,
+	static const CUpti_ActivityKind always[] = {
+		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_CONTEXT,
+		CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_DEVICE,
 	};
 
 	if (g_inited)
@@ -644,22 +696,33 @@ EXPORT int InitializeInjection(void)
 
 	cuptiActivityEnableLatencyTimestamps(1);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (r != CUPTI_SUCCESS) {
 		status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
-		dbg("enabling kernel records failed", (int)r);
+		dbg("cuptiActivityRegisterCallbacks failed", (int)r);
 		atomic_store(&g_disabled, 1);
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
-		if ((r = cuptiActivityEnable(optional[i])) != CUPTI_SUCCESS)
-			dbg("an optional activity kind could not be enabled", (int)optional[i]);
-	if (api_mode == 2) {
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-	} else if (api_mode == 1) {
-		enable_api_subset();
+	/* Cheap, structural kinds always (the legacy default stream, devices, NVTX ranges that
+	 * define capture windows); the rest from the capture start. */
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if ((r = cuptiActivityEnable(always[i])) != CUPTI_SUCCESS)
+			dbg("an optional activity kind could not be enabled", (int)always[i]);
+	g_api_mode = api_mode;
+	if (getenv("GPUDIAG_CAPTURE_START_NS"))
+		g_gate_start = strtoull(getenv("GPUDIAG_CAPTURE_START_NS"), NULL, 10);
+	if (getenv("GPUDIAG_CAPTURE_END_NS"))
+		g_gate_end = strtoull(getenv("GPUDIAG_CAPTURE_END_NS"), NULL, 10);
+	if (g_gate_start > now_ns()) {
+		g_gate = 0;
+	} else {
+		g_gate = 1;
+		r = (CUptiResult)set_heavy(1);
+		if (r != CUPTI_SUCCESS) {
+			status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
+			dbg("enabling kernel records failed", (int)r);
+			atomic_store(&g_disabled, 1);
+			return 1;
+		}
 	}
 
 	pthread_atfork(NULL, NULL, atfork_child);

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define T0 1800000000000000000ull
+static char gate_end[64];
 static const char hostile[] = "_Z6kernelIiEvPKc<\"&\n\xff";
 
 static int child(const char *inject)
@@ -45,6 +47,15 @@ static int child(const char *inject)
 	CHECK_INT(nvtx_called(), 1);
 	if (getenv("FAKE_CUPTI_BUSY") || getenv("FAKE_CUPTI_VERSION"))
 		return gd_t_fail;
+	if (getenv("GPUDIAG_CAPTURE_START_NS")) { /* --delay 0.4 --duration 0.6 */
+		int (*on)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_kernel_enabled");
+		CHECK_INT(on(), 0);
+		usleep(700000);
+		CHECK_INT(on(), 1);
+		usleep(800000);
+		CHECK_INT(on(), 0);
+		return gd_t_fail;
+	}
 	CHECK(api_enabled() >= 2); /* the subset: cudaLaunchKernel and cudaMemcpy of the fake */
 	{
 		CUpti_ActivityDevice5 d;
@@ -157,6 +168,8 @@ static int run(const char *self, const char *inject, const char *fake, const cha
 		setenv("LD_LIBRARY_PATH", fake, 1);
 		if (extra)
 			putenv((char *)extra);
+		if (extra && gate_end[0] && !strncmp(extra, "GPUDIAG_CAPTURE_START_NS=", 25))
+			putenv(gate_end);
 		execl(self, self, "child", inject, (char *)NULL);
 		_exit(60);
 	}
@@ -223,6 +236,19 @@ int main(int argc, char **argv)
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
+
+	{
+		static char gate[64];
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		/* START and END are passed together: END through a second putenv in the child. */
+		snprintf(gate, sizeof(gate), "GPUDIAG_CAPTURE_START_NS=%lld", now + 400000000LL);
+		snprintf(gate_end, sizeof(gate_end), "GPUDIAG_CAPTURE_END_NS=%lld", now + 1000000000LL);
+		CHECK_INT(run(argv[0], argv[1], argv[2], gate, dir, db), 1);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		CHECK_INT(system(cmd), 0);
+	}
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_VERSION=130100", dir, db), 1);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_version' AND cupti_version=130100"), 1);
