@@ -551,6 +551,18 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%s-%s.gpudiag.sqlite", base ? base + 1 : cmd[0], stamp);
 	}
 
+	/* Fail before running the program, not after, when the profile cannot be written. */
+	{
+		char probe[PATH_MAX + 64];
+		int fd;
+		snprintf(probe, sizeof(probe), "%s.tmp.%ld", outpath, (long)getpid());
+		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0)
+			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", outpath, strerror(errno));
+		close(fd);
+		unlink(probe);
+	}
+
 	/* Private directory for the raw files. */
 	{
 		const char *tmp = getenv("TMPDIR");

@@ -48,6 +48,10 @@ python3 -m json.tool "$T/g.json" >/dev/null; check "--json parses" 0 $?
 (cd "$T" && "$G" run -- true 2>/dev/null); check "default name exit" 0 $?
 check "default name" 1 "$(ls "$T" | grep -c '^true-[0-9]\{8\}-[0-9]\{6\}\.gpudiag\.sqlite$')"
 
+"$G" run -o /nonexistent-dir/x.sqlite -- sh -c 'touch "$0"' "$T/ran" 2>"$T/err"; check "unwritable -o -> 1" 1 $?
+check "program not started when the profile cannot be written" no "$([ -e "$T/ran" ] && echo yes || echo no)"
+check "unwritable -o named" 1 "$(grep -c "cannot write the profile '/nonexistent-dir/x.sqlite'" "$T/err")"
+
 # export: a profile with no GPU records still gives a valid trace; a non-profile is refused
 "$G" export "$T/a.sqlite" --perfetto "$T/a.json"; check "export exit" 0 $?
 python3 -m json.tool "$T/a.json" >/dev/null; check "export parses" 0 $?
