@@ -400,10 +400,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		free(buffer);
 		return;
 	}
+	/* Asked before taking our lock: CUPTI may deliver buffers from its worker thread while a
+	 * flush in another thread holds CUPTI's own locks and waits for ours. */
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
+		dropped = 0;
 	pthread_mutex_lock(&g_lock);
 	while (valid && cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS)
 		convert(a);
-	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped) {
+	if (dropped) {
 		struct gd_raw_dropped *r = out_reserve(sizeof(*r));
 		if (r) {
 			r->h.type = GD_RAW_DROPPED, r->h.size = sizeof(*r);
