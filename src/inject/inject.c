@@ -192,17 +192,25 @@ static uint32_t intern(const char *s)
 	return str_tab[j].id;
 }
 
+/* CUPTI's names of the API callbacks, read once at setup so that no CUPTI call is made
+ * under our lock in the buffer callback. */
+static const char *cb_names[2][1024];
+
+static void load_cb_names(void)
+{
+	for (int drv = 0; drv < 2; drv++)
+		for (uint32_t cb = 1; cb < 1024; cb++)
+			if (cuptiGetCallbackName(drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb,
+						 &cb_names[drv][cb]) != CUPTI_SUCCESS)
+				cb_names[drv][cb] = NULL;
+}
+
 static uint32_t api_name(int driver, uint32_t cbid)
 {
-	const char *name = NULL;
 	if (cbid >= 1024)
 		return 0;
-	if (!api_name_id[driver][cbid]) {
-		if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
-					 cbid, &name) != CUPTI_SUCCESS)
-			name = NULL;
-		api_name_id[driver][cbid] = intern(name);
-	}
+	if (!api_name_id[driver][cbid])
+		api_name_id[driver][cbid] = intern(cb_names[driver][cbid]);
 	return api_name_id[driver][cbid];
 }
 
@@ -697,6 +705,7 @@ EXPORT int InitializeInjection(void)
 	}
 	write_header(GD_RAW_ST_OK, version, api_mode);
 	write_process();
+	load_cb_names();
 
 	cuptiActivityEnableLatencyTimestamps(1);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
