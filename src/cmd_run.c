@@ -66,7 +66,9 @@ const char cmd_run_usage[] =
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
-	"Capture ranges filter what is kept; tracing itself runs for the whole program.\n"
+	"With no CMD: profiles gpudiag's built-in demo workload (without a GPU: shows a sample).\n"
+	"--delay/--duration switch tracing on and off; --capture-range filters what is kept.\n"
+	"The report goes to stderr (stdout stays the program's); with --json it is on stdout.\n"
 	"Exit code: CMD's own (128+N if it died of signal N; 127 if it could not be started).\n"
 	"Schema of the profile: docs/profile-schema.md.\n";
 
