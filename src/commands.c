@@ -16,6 +16,16 @@ const struct gd_cmd gd_commands[] = {
 	/* no GD_NEEDS_GPU: `gpudiag lab` alone lists the labs; running one checks for a GPU */
 	{"lab", cmd_lab, GD_TAKES_DEVICE, "§4 §7 …",
 	 "the guide's lessons as experiments: memory, coalescing, precision, ...", cmd_lab_usage},
+	{"run", cmd_run, GD_RAW_ARGS, "§14 §16",
+	 "profile any program (python, CUDA binaries, torchrun...) into one SQLite file", cmd_run_usage},
+	{"export", cmd_export, 0, "§14",
+	 "export a saved profile: Perfetto/Chrome trace JSON", cmd_export_usage},
+	{"report", cmd_report, 0, "§14 §16",
+	 "verdicts and summary of a saved profile: terminal, --json, --html", cmd_report_usage},
+	{"diff", cmd_diff, 0, "§14",
+	 "what got faster or slower between two profiles, by kernel and by kind", cmd_diff_usage},
+	/* hidden: the embedded demo workload that `gpudiag run` with no command profiles */
+	{"__demo", cmd___demo, 0, NULL, NULL, cmd___demo_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},
 };
 

@@ -47,5 +47,13 @@ extern const char cmd_info_usage[], cmd_occupancy_usage[];
 int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
 extern const char cmd_roofline_usage[];
 extern const char cmd_lab_usage[];
+int cmd_report(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_diff(struct gd_ctx *ctx, int argc, char **argv);
+int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_report_usage[], cmd_diff_usage[], cmd___demo_usage[];
+extern const char cmd_info_usage[], cmd_occupancy_usage[];
+int cmd_run(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_export(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_run_usage[], cmd_export_usage[];
 
 #endif

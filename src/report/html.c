@@ -1,0 +1,406 @@
+/* The HTML report: one self-contained page (inline CSS and SVG, no script, no network), with
+ * the verdicts, a timeline overview, the roofline when measured ceilings exist, the kernel
+ * tables and the NVML charts. Every string from the profile goes through gd_xml_escape:
+ * kernel names contain <, >, & and quotes, and a hostile name must stay text. */
+#include "report/report.h"
+
+#include "core/fileio.h"
+#include "core/out.h"
+#include "core/status.h"
+#include "core/svg.h"
+#include "gpu/arch.h"
+#include "gpu/nvml.h"
+#include "report/profile.h"
+#include "report/summary.h"
+#include "roofline/ceilings.h"
+#include "verdict/verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The roofline module may not be linked into every build of this library (tests); a weak
+ * reference lets the page say "no measured ceilings" then. */
+extern int gd_ceilings_load(const char *uuid, const char *driver, struct gd_ceilings *c) __attribute__((weak));
+
+#define esc gd_xml_escape
+
+static double frac(double a, double b) { return b > 0 ? a / b : NAN; }
+
+static void td(FILE *f, const char *s, int right)
+{
+	fputs(right ? "<td class='r'>" : "<td>", f);
+	esc(f, s);
+	fputs("</td>", f);
+}
+
+/* ---- timeline overview: GPU busy fraction per time bin, coloured by the kind that took
+ * most of the bin; copies and host sync time as thinner rows ---- */
+#define BINS 400
+
+static void add_bins(double *bins, int64_t t0, double width, int64_t a, int64_t b)
+{
+	if (b <= a || width <= 0)
+		return;
+	double x0 = (double)(a - t0) / width, x1 = (double)(b - t0) / width;
+	int i0 = (int)floor(x0), i1 = (int)floor(x1);
+	if (i0 < 0)
+		i0 = 0;
+	if (i1 >= BINS)
+		i1 = BINS - 1;
+	for (int i = i0; i <= i1; i++) {
+		double lo = x0 > i ? x0 : i, hi = x1 < i + 1 ? x1 : i + 1;
+		if (hi > lo)
+			bins[i] += hi - lo;
+	}
+}
+
+static void timeline(const struct gd_profile *p, const struct gd_summary *s, FILE *f)
+{
+	static double kb[GD_KIND_COUNT][BINS], cb[BINS], sb[BINS], ub[BINS];
+	int64_t t0 = s->span_start;
+	double width = s->span_ns / BINS;
+	int *kind;
+	char b1[32];
+	if (!(s->nbusy > 0 && width > 0)) {
+		fputs("<p>No GPU activity to draw.</p>\n", f);
+		return;
+	}
+	memset(kb, 0, sizeof(kb));
+	memset(cb, 0, sizeof(cb));
+	memset(sb, 0, sizeof(sb));
+	memset(ub, 0, sizeof(ub));
+	kind = malloc(((size_t)p->nnames + 1) * sizeof(int));
+	if (!kind)
+		return;
+	for (int i = 0; i < p->nnames; i++)
+		kind[i] = GD_KIND_OTHER;
+	for (int i = 0; i < s->nks; i++)
+		kind[s->ks[i].name] = s->ks[i].kind;
+	for (long i = 0; i < p->nk; i++)
+		add_bins(kb[kind[p->k[i].name]], t0, width, p->k[i].start, p->k[i].end);
+	free(kind);
+	for (long i = 0; i < p->nc; i++)
+		add_bins(cb, t0, width, p->c[i].start, p->c[i].end);
+	for (long i = 0; i < p->na; i++)
+		if (p->a[i].cat == GD_API_SYNC || p->a[i].cat == GD_API_COPY_SYNC)
+			add_bins(sb, t0, width, p->a[i].start, p->a[i].end);
+	for (long i = 0; i < s->nbusy; i++)
+		add_bins(ub, t0, width, s->busy[i].start, s->busy[i].end);
+
+	const int W = 900, L = 110, PW = W - L - 20, RH = 60;
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' "
+		   "font-family='sans-serif' font-size='11' role='img' aria-label='timeline'>\n",
+		W, 3 * RH + 60, W, 3 * RH + 60);
+	fputs("<rect width='100%' height='100%' fill='white'/>\n", f);
+	const char *rows[3] = {"kernels (busy)", "copies", "host in sync"};
+	for (int r = 0; r < 3; r++) {
+		int y = 10 + r * RH;
+		fprintf(f, "<text x='4' y='%d'>%s</text>", y + RH / 2, rows[r]);
+		fprintf(f, "<rect x='%d' y='%d' width='%d' height='%d' fill='#f4f4f4'/>\n", L, y, PW, RH - 8);
+	}
+	for (int i = 0; i < BINS; i++) {
+		double x = L + (double)PW * i / BINS, w = (double)PW / BINS + 0.3;
+		int best = GD_KIND_OTHER;
+		double bv = -1;
+		for (int k = 0; k < GD_KIND_COUNT; k++)
+			if (kb[k][i] > bv) {
+				bv = kb[k][i];
+				best = k;
+			}
+		double u = ub[i] > 1 ? 1 : ub[i];
+		if (u > 0)
+			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.2f' height='%.1f' fill='%s'/>", x, 10 + (RH - 8) * (1 - u), w,
+				(RH - 8) * u, gd_palette(best));
+		double c = cb[i] > 1 ? 1 : cb[i];
+		if (c > 0)
+			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.2f' height='%.1f' fill='#555'/>", x,
+				10 + RH + (RH - 8) * (1 - c), w, (RH - 8) * c);
+		double sy = sb[i] > 1 ? 1 : sb[i];
+		if (sy > 0)
+			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.2f' height='%.1f' fill='#d62728'/>", x,
+				10 + 2 * RH + (RH - 8) * (1 - sy), w, (RH - 8) * sy);
+	}
+	fputc('\n', f);
+	int ly = 3 * RH + 25, lx = L;
+	for (int k = 0; k < GD_KIND_COUNT; k++) {
+		if (!s->kind_n[k])
+			continue;
+		fprintf(f, "<rect x='%d' y='%d' width='10' height='10' fill='%s'/><text x='%d' y='%d'>%s</text>", lx, ly - 9,
+			gd_palette(k), lx + 13, ly, gd_kind_name(k));
+		lx += 20 + 7 * (int)strlen(gd_kind_name(k));
+	}
+	fprintf(f, "<text x='%d' y='%d'>0</text><text x='%d' y='%d' text-anchor='end'>%s</text>\n", L, 3 * RH + 45,
+		L + PW, 3 * RH + 45, gd_fmt_time(b1, sizeof(b1), s->span_ns));
+	fputs("</svg>\n", f);
+	fprintf(f, "<p class='note'>Each column is %s of the GPU's active span: its height is the share of that time the "
+		   "GPU was busy (union of kernels and copies), its colour the kernel kind that took most of it.</p>\n",
+		gd_fmt_time(b1, sizeof(b1), width));
+}
+
+static void nvml_charts(const struct gd_profile *p, FILE *f)
+{
+	double *x, *y[4];
+	if (p->ns < 2) {
+		fputs("<p>No NVML samples in this profile.</p>\n", f);
+		return;
+	}
+	x = malloc((size_t)p->ns * sizeof(double));
+	for (int i = 0; i < 4; i++)
+		y[i] = malloc((size_t)p->ns * sizeof(double));
+	if (!x || !y[0] || !y[1] || !y[2] || !y[3])
+		goto out;
+	for (long i = 0; i < p->ns; i++) {
+		x[i] = (double)(p->s[i].t - p->s[0].t) * 1e-9;
+		y[0][i] = p->s[i].util_gpu >= 0 ? p->s[i].util_gpu : NAN;
+		y[1][i] = p->s[i].sm_mhz >= 0 ? p->s[i].sm_mhz : NAN;
+		y[2][i] = p->s[i].power_w;
+		y[3][i] = p->s[i].mem_used / 1073741824.0;
+	}
+	const char *titles[4] = {"GPU utilisation (NVML)", "SM clock (NVML)", "Power (NVML)", "Device memory used (NVML)"};
+	const char *ylab[4] = {"%", "MHz", "W", "GiB"};
+	for (int i = 0; i < 4; i++) {
+		struct gd_chart c;
+		gd_chart_init(&c, titles[i], "seconds since the first sample", ylab[i]);
+		c.width = 440;
+		c.height = 260;
+		c.ymin = 0;
+		gd_chart_add(&c, ylab[i], x, y[i], (int)p->ns, GD_STEP);
+		c.note = "sampled by gpudiag run's parent process";
+		gd_chart_svg(&c, f);
+	}
+out:
+	free(x);
+	for (int i = 0; i < 4; i++)
+		free(y[i]);
+}
+
+static void roofline(const struct gd_profile *p, FILE *f)
+{
+	struct gd_ceilings ce;
+	if (!p->ndev || !gd_ceilings_load || gd_ceilings_load(p->dev[0].uuid, p->driver, &ce) != 0) {
+		fputs("<p>No measured ceilings for this GPU in the cache (run <code>gpudiag roofline</code> on it), and this "
+		      "profile holds no per-kernel counters (FLOPs, bytes): the hot kernels cannot be placed on a roofline. "
+		      "Their kinds (above) tell memory-bound from compute-bound work.</p>\n",
+		      f);
+		return;
+	}
+	/* the measured roofs: bandwidth × intensity up to each compute ceiling */
+	static double xs[64], ys[GD_P_COUNT + 1][64];
+	struct gd_chart c;
+	int n = 64, ns = 0;
+	gd_chart_init(&c, "Measured roofline of this GPU (gpudiag roofline cache)", "arithmetic intensity (FLOP/byte)",
+		      "FLOP/s");
+	c.logx = c.logy = 1;
+	for (int i = 0; i < n; i++)
+		xs[i] = pow(10, -2 + 5.0 * i / (n - 1));
+	const enum gd_prec show[3] = {GD_P_FP32, GD_P_BF16, GD_P_FP8};
+	for (int q = 0; q < 3 && isfinite(ce.dram_read); q++) {
+		double peak = isfinite(ce.tensor[show[q]]) ? ce.tensor[show[q]] : ce.cuda_core[show[q]];
+		if (!isfinite(peak))
+			continue;
+		for (int i = 0; i < n; i++)
+			ys[ns][i] = fmin(peak, ce.dram_read * xs[i]);
+		gd_chart_add(&c, gd_prec_name(show[q]), xs, ys[ns], n, GD_LINE);
+		ns++;
+	}
+	c.note = "kernels are not placed: this profile holds no per-kernel FLOP/byte counters";
+	gd_chart_svg(&c, f);
+}
+
+static const char css[] =
+	"body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1000px;color:#222}"
+	"h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}"
+	".banner{background:#fff3cd;border:1px solid #e0c060;padding:.6em;font-weight:bold}"
+	".verdict{font-size:1.15em;padding:.8em;border-left:6px solid #2ca02c;background:#f3fbf3}"
+	".verdict.warn{border-color:#e0a000;background:#fffaf0}.verdict.high{border-color:#d62728;background:#fff3f3}"
+	".finding{border:1px solid #ddd;border-radius:4px;padding:.5em 1em;margin:.8em 0}"
+	".sev{display:inline-block;padding:0 .5em;border-radius:3px;color:#fff;font-size:.85em}"
+	".sev-high{background:#d62728}.sev-warning{background:#e0a000}.sev-info{background:#1f77b4}"
+	".advice{background:#f6f8fa;padding:.4em}.note{color:#666;font-size:.85em}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border-bottom:1px solid #eee;padding:2px 8px;text-align:left}"
+	"td.r{text-align:right}code{background:#f3f3f3}svg{max-width:100%;height:auto}";
+
+void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, FILE *f)
+{
+	char b[6][48], lim[96];
+	const struct gd_finding *top = &v->f[v->order[0]];
+	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+	      "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
+	      "<title>gpudiag report",
+	      f);
+	if (p->command[0]) {
+		fputs(" — ", f);
+		esc(f, p->command);
+	}
+	fprintf(f, "</title><style>%s</style></head><body>\n<h1>gpudiag report</h1>\n", css);
+	if (p->label[0] || p->synthetic) {
+		fputs("<p class='banner' id='sample-label'>", f);
+		esc(f, p->label[0] ? p->label : "SYNTHETIC profile (generated, not recorded on a GPU)");
+		fputs("</p>\n", f);
+	}
+	fputs("<p>", f);
+	if (p->path[0]) {
+		fputs("Profile <code>", f);
+		esc(f, p->path);
+		fputs("</code>. ", f);
+	}
+	if (p->command[0]) {
+		fputs("Command <code>", f);
+		esc(f, p->command);
+		fputs("</code>. ", f);
+	}
+	if (p->ndev) {
+		fputs("GPU ", f);
+		esc(f, p->dev[0].name);
+		fprintf(f, " (sm_%d%d, %d SMs)", p->dev[0].major, p->dev[0].minor, p->dev[0].sm_count);
+		if (p->driver[0]) {
+			fputs(", driver ", f);
+			esc(f, p->driver);
+		}
+		fputs(".", f);
+	}
+	fputs("</p>\n<h2>Verdict</h2>\n", f);
+	fprintf(f, "<p class='verdict%s' id='verdict'>",
+		!v->nwarn ? "" : top->severity == GD_SEV_HIGH ? " high" : " warn");
+	if (!v->nwarn)
+		fprintf(f, "No problem found: none of the %d checks raised a warning.", GD_R_COUNT);
+	else
+		esc(f, top->headline);
+	fputs("</p>\n", f);
+	for (int i = 0; i < GD_R_COUNT; i++) {
+		const struct gd_finding *fi = &v->f[v->order[i]];
+		if (fi->state != GD_FIRED)
+			continue;
+		fprintf(f, "<div class='finding' id='finding-%s'><p><span class='sev sev-%s'>%s</span> <b>", fi->id,
+			gd_sev_name(fi->severity), gd_sev_name(fi->severity));
+		esc(f, fi->title);
+		fputs("</b> ", f);
+		esc(f, fi->guide);
+		if (isfinite(fi->share))
+			fprintf(f, " — at stake: %s of the GPU span", gd_fmt_pct(b[0], 48, fi->share));
+		fputs("</p><p>", f);
+		esc(f, fi->headline);
+		fputs("</p><ul>", f);
+		for (int e = 0; e < fi->nev; e++) {
+			fputs("<li>", f);
+			esc(f, fi->ev[e].text);
+			fputs("</li>", f);
+		}
+		fputs("</ul><p class='advice'>", f);
+		esc(f, fi->advice);
+		fputs("</p></div>\n", f);
+	}
+	fputs("<h3>Not fired</h3><table><tr><th>check</th><th>state</th><th>why</th></tr>\n", f);
+	for (int i = 0; i < GD_R_COUNT; i++) {
+		const struct gd_finding *fi = &v->f[v->order[i]];
+		if (fi->state == GD_FIRED)
+			continue;
+		fputs("<tr>", f);
+		td(f, fi->title, 0);
+		td(f, gd_state_name(fi->state), 0);
+		td(f, fi->headline, 0);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h2>Timeline overview</h2>\n", f);
+	timeline(p, s, f);
+
+	fputs("<h2>Summary</h2>\n<table>", f);
+	fprintf(f, "<tr><td>wall time</td><td class='r'>%s</td></tr>", gd_fmt_time(b[0], 48, s->wall_ns));
+	fprintf(f, "<tr><td>GPU active span</td><td class='r'>%s</td></tr>", gd_fmt_time(b[0], 48, s->span_ns));
+	fprintf(f, "<tr><td>GPU busy (union of kernels and copies) / wall</td><td class='r'>%s</td></tr>",
+		gd_fmt_pct(b[0], 48, frac(s->busy_ns, s->wall_ns)));
+	fprintf(f, "<tr><td>kernels</td><td class='r'>%ld (%s)</td></tr>", s->nkernels, gd_fmt_time(b[0], 48, s->kernel_ns));
+	fprintf(f, "<tr><td>copies and memsets</td><td class='r'>%ld (%s)</td></tr>", s->ncopies,
+		gd_fmt_time(b[0], 48, s->copy_ns));
+	fprintf(f, "<tr><td>synchronising calls</td><td class='r'>%ld (%s)</td></tr></table>\n",
+		s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC],
+		gd_fmt_time(b[0], 48, s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC]));
+
+	fputs("<h3>Top kernels</h3><table id='top-kernels'><tr><th>kernel</th><th>kind</th><th>library</th><th>total</th>"
+	      "<th>count</th><th>mean</th><th>% GPU</th><th>occupancy</th><th>limiter</th><th>grid × block</th></tr>\n",
+	      f);
+	for (int i = 0; i < s->nks && i < 20; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		char cnt[32], gb[48], occ[32];
+		snprintf(cnt, sizeof(cnt), "%ld", k->count);
+		snprintf(gb, sizeof(gb), "%lld × %d", k->grid_blocks, k->block_threads);
+		snprintf(occ, sizeof(occ), k->occ_ok ? "%.0f %%" : "unknown", 100 * k->occ.occupancy);
+		fputs("<tr><td title='", f);
+		esc(f, k->full);
+		fputs("'>", f);
+		esc(f, k->short_name);
+		fputs("</td>", f);
+		td(f, gd_kind_name(k->kind), 0);
+		td(f, gd_lib_name(k->lib), 0);
+		td(f, gd_fmt_time(b[0], 48, k->total_ns), 1);
+		td(f, cnt, 1);
+		td(f, gd_fmt_time(b[1], 48, k->total_ns / k->count), 1);
+		td(f, gd_fmt_pct(b[2], 48, frac(k->total_ns, s->kernel_ns)), 1);
+		td(f, occ, 1);
+		td(f, k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : "-", 0);
+		td(f, gb, 1);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h3>By kind and library</h3><table><tr><th>kind</th><th>time</th><th>kernels</th><th>% GPU</th></tr>", f);
+	for (int k = 0; k < GD_KIND_COUNT; k++) {
+		char cnt[32];
+		if (!s->kind_n[k])
+			continue;
+		snprintf(cnt, sizeof(cnt), "%ld", s->kind_n[k]);
+		fputs("<tr>", f);
+		td(f, gd_kind_name(k), 0);
+		td(f, gd_fmt_time(b[0], 48, s->kind_ns[k]), 1);
+		td(f, cnt, 1);
+		td(f, gd_fmt_pct(b[1], 48, frac(s->kind_ns[k], s->kernel_ns)), 1);
+		fputs("</tr>", f);
+	}
+	fputs("</table><table><tr><th>library</th><th>time</th><th>kernels</th><th>% GPU</th></tr>", f);
+	for (int k = 0; k < GD_LIB_COUNT; k++) {
+		char cnt[32];
+		if (!s->lib_n[k])
+			continue;
+		snprintf(cnt, sizeof(cnt), "%ld", s->lib_n[k]);
+		fputs("<tr>", f);
+		td(f, gd_lib_name(k), 0);
+		td(f, gd_fmt_time(b[0], 48, s->lib_ns[k]), 1);
+		td(f, cnt, 1);
+		td(f, gd_fmt_pct(b[1], 48, frac(s->lib_ns[k], s->kernel_ns)), 1);
+		fputs("</tr>", f);
+	}
+	fputs("</table>\n<h3>Copies</h3><table><tr><th>kind</th><th>count</th><th>bytes</th><th>time</th><th>bandwidth</th>"
+	      "<th>pageable</th></tr>",
+	      f);
+	for (int k = 0; k < GD_CPY_COUNT; k++) {
+		const struct gd_copystat *c = &s->cp[k];
+		char cnt[32], pg[32];
+		if (!c->count)
+			continue;
+		snprintf(cnt, sizeof(cnt), "%ld", c->count);
+		snprintf(pg, sizeof(pg), "%ld", c->pageable_count);
+		fputs("<tr>", f);
+		td(f, gd_copy_class_name(k), 0);
+		td(f, cnt, 1);
+		td(f, gd_fmt_bytes(b[0], 48, c->bytes), 1);
+		td(f, gd_fmt_time(b[1], 48, c->ns), 1);
+		td(f, gd_fmt_si(b[2], 48, c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN, "B/s"), 1);
+		td(f, pg, 1);
+		fputs("</tr>", f);
+	}
+	fputs("</table>\n<h2>Roofline</h2>\n", f);
+	roofline(p, f);
+	fputs("<h2>NVML</h2>\n", f);
+	nvml_charts(p, f);
+	fprintf(f, "<p class='note'>Written by gpudiag %s. Self-contained: no script, no network.</p>\n</body></html>\n",
+		GPUDIAG_VERSION);
+}
+
+int gd_report_html(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, const char *path)
+{
+	struct gd_atomic a;
+	FILE *f = gd_atomic_open(&a, path);
+	if (!f)
+		return GD_EFAIL;
+	gd_report_html_write(p, s, v, f);
+	return gd_atomic_commit(&a);
+}

@@ -1,0 +1,132 @@
+/* A saved profile read into memory: the arrays the summary, the verdicts, the HTML page and
+ * `gpudiag diff` work on. The loader (profile.c) is the only code that knows the SQLite
+ * schema (docs/profile-schema.md); everything else sees these structures, which is also how
+ * the unit tests build profiles without a database.
+ *
+ * Times are ns on the profile's one clock. Strings are interned: name ids index p->names. */
+#ifndef GPUDIAG_PROFILE_H
+#define GPUDIAG_PROFILE_H
+
+#include "gpu/occupancy.h"
+
+#include <stdint.h>
+
+struct gd_pkernel {
+	int64_t start, end;
+	int name;              /* index into names: the name as recorded (mangled) */
+	int dname;             /* demangled name, or the same as name */
+	int grid[3], block[3];
+	int regs;              /* registers per thread */
+	int static_smem, dyn_smem;
+	int64_t stream;        /* CUPTI stream id (unique within a pid) */
+	int legacy;            /* 1: on the legacy default (NULL) stream */
+	int device;
+	int pid;
+	uint32_t corr;         /* correlation id (links the launch API call) */
+};
+
+enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
+		    GD_CK_MEMSET = 100 };
+/* CUPTI memory kinds: 1 pageable, 2 pinned, 3 device, 5 managed. */
+enum { GD_MK_UNKNOWN = 0, GD_MK_PAGEABLE = 1, GD_MK_PINNED = 2, GD_MK_DEVICE = 3, GD_MK_MANAGED = 5 };
+
+struct gd_pcopy {
+	int64_t start, end;
+	int64_t bytes;
+	int kind;              /* gd_copy_kind; GD_CK_MEMSET for a memset */
+	int src_kind, dst_kind;
+	int64_t stream;
+	int legacy;
+	int device, pid;
+	uint32_t corr;
+};
+
+/* What an API call does, for the rules. */
+enum gd_api_cat { GD_API_OTHER = 0, GD_API_LAUNCH, GD_API_SYNC, GD_API_COPY_SYNC, GD_API_COPY_ASYNC,
+		  GD_API_ALLOC, GD_API_FREE, GD_API_CAT_COUNT };
+
+struct gd_papi {
+	int64_t start, end;
+	int name;              /* index into names */
+	int cat;               /* gd_api_cat */
+	int pid, tid;
+	uint32_t corr;
+};
+
+struct gd_pnvml {
+	int64_t t;
+	int device;
+	int util_gpu, util_mem;          /* %, -1 unknown */
+	double mem_used, mem_total;      /* bytes, NaN unknown */
+	double power_w, temp_c;          /* NaN unknown */
+	int sm_mhz, mem_mhz;             /* -1 unknown */
+	unsigned long long reasons;      /* clock-event reasons, ~0ULL unknown */
+};
+
+/* Device memory allocation (1) or release (2). */
+struct gd_pmem {
+	int64_t t;
+	int op, device;
+	double bytes;
+};
+
+struct gd_pdevice {
+	char name[96], uuid[96];
+	int major, minor, sm_count;
+	double mem_total;                /* bytes, NaN unknown */
+	int max_sm_mhz;                  /* -1 unknown */
+	struct gd_occ_device occ;        /* filled from the profile's properties (or arch table) */
+	int occ_ok;
+};
+
+struct gd_profile {
+	char path[1024];
+	int schema_version;
+	int synthetic;                   /* recorded elsewhere / generated: label it */
+	char label[256];                 /* free text from metadata ("sample recorded on ...") */
+	char command[1024];
+	char driver[80];
+	int64_t t_start, t_end;          /* capture window; 0 = unknown (derived from events) */
+	long long dropped;               /* records CUPTI dropped; -1 unknown */
+	int cupti_ok;                    /* 0: the program ran unprofiled */
+	int have_api;                    /* API calls were traced */
+	int exit_code;
+
+	char **names;
+	int nnames, cap_names;
+
+	struct gd_pkernel *k;
+	long nk;
+	struct gd_pcopy *c;
+	long nc;
+	struct gd_papi *a;
+	long na;
+	struct gd_pnvml *s;
+	long ns;
+	struct gd_pmem *m;
+	long nm;
+	struct gd_pdevice dev[8];
+	int ndev;
+};
+
+/* Opens a profile. Returns GD_OK, or GD_EDATA with a one-line reason in why (the file is
+ * missing, not SQLite, not a gpudiag profile, or of an unsupported version). */
+int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n);
+void gd_profile_free(struct gd_profile *p);
+
+/* Building profiles in memory (tests, the synthetic sample): */
+void gd_profile_init(struct gd_profile *p);
+int gd_profile_intern(struct gd_profile *p, const char *s);
+struct gd_pkernel *gd_profile_add_kernel(struct gd_profile *p);
+struct gd_pcopy *gd_profile_add_copy(struct gd_profile *p);
+struct gd_papi *gd_profile_add_api(struct gd_profile *p);
+struct gd_pnvml *gd_profile_add_nvml(struct gd_profile *p);
+struct gd_pmem *gd_profile_add_mem(struct gd_profile *p);
+/* Sorts events by start time, fills the capture window if unknown, and derives each device's
+ * occupancy description. Call once after building or loading. */
+void gd_profile_finish(struct gd_profile *p);
+
+/* The category of a CUDA runtime/driver API function name. */
+int gd_api_category(const char *name);
+
+#endif

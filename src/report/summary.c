@@ -1,0 +1,229 @@
+/* Summary statistics of a profile; see summary.h. One pass over each event array. */
+#include "report/summary.h"
+
+#include "core/status.h"
+#include "gpu/nvml.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *copy_names[GD_CPY_COUNT] = {"HtoD", "DtoH", "DtoD", "PtoP", "memset", "other"};
+const char *gd_copy_class_name(int c) { return c >= 0 && c < GD_CPY_COUNT ? copy_names[c] : "other"; }
+
+int gd_copy_class(int k)
+{
+	switch (k) {
+	case GD_CK_HTOD: return GD_CPY_HTOD;
+	case GD_CK_DTOH: return GD_CPY_DTOH;
+	case GD_CK_DTOD: return GD_CPY_DTOD;
+	case GD_CK_PTOP: return GD_CPY_PTOP;
+	case GD_CK_MEMSET: return GD_CPY_MEMSET;
+	default: return GD_CPY_OTHER;
+	}
+}
+
+static int cmp_total(const void *x, const void *y)
+{
+	const struct gd_kstat *a = x, *b = y;
+	return a->total_ns < b->total_ns ? 1 : a->total_ns > b->total_ns ? -1 : 0;
+}
+
+static void range_add(struct gd_range *r, double v)
+{
+	if (!isfinite(v))
+		return;
+	if (r->n == 0 || v < r->min)
+		r->min = v;
+	if (r->n == 0 || v > r->max)
+		r->max = v;
+	r->mean += v; /* divided at the end */
+	r->n++;
+}
+
+static void range_end(struct gd_range *r)
+{
+	if (r->n)
+		r->mean /= r->n;
+	else
+		r->min = r->mean = r->max = NAN;
+}
+
+int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
+{
+	int *slot;
+	long i, j;
+	memset(s, 0, sizeof(*s));
+	s->wall_ns = p->t_end > p->t_start ? (double)(p->t_end - p->t_start) : NAN;
+	s->nkernels = p->nk;
+	s->ncopies = p->nc;
+
+	/* per-name statistics: a slot per string id */
+	slot = malloc(((size_t)p->nnames + 1) * sizeof(int));
+	s->ks = calloc((size_t)p->nnames + 1, sizeof(*s->ks));
+	if (!slot || !s->ks) {
+		free(slot);
+		return GD_EFAIL;
+	}
+	for (i = 0; i < p->nnames; i++)
+		slot[i] = -1;
+	for (i = 0; i < p->nk; i++) {
+		const struct gd_pkernel *k = &p->k[i];
+		double d = (double)(k->end - k->start);
+		struct gd_kstat *st;
+		if (k->name < 0 || k->name >= p->nnames)
+			continue;
+		if (slot[k->name] < 0) {
+			const char *full = p->names[k->dname] ? p->names[k->dname] : p->names[k->name];
+			slot[k->name] = s->nks;
+			st = &s->ks[s->nks++];
+			st->name = k->name;
+			st->full = full;
+			/* the short name comes from the mangled name when there is one (keeps the
+			 * namespace), else from the demangled text */
+			gd_kernel_short_name(p->names[k->name], st->short_name, sizeof(st->short_name));
+			st->kind = gd_kernel_kind(full);
+			st->lib = gd_kernel_lib(full);
+			st->tc = gd_kernel_tensor_cores(full);
+			st->min_ns = d;
+			st->grid_blocks = (long long)k->grid[0] * k->grid[1] * k->grid[2];
+			st->block_threads = k->block[0] * k->block[1] * k->block[2];
+			st->regs = k->regs;
+			st->static_smem = k->static_smem;
+			st->dyn_smem = k->dyn_smem;
+			st->device = k->device;
+			st->waves = st->last_wave_fill = NAN;
+		}
+		st = &s->ks[slot[k->name]];
+		st->count++;
+		st->total_ns += d;
+		if (d < st->min_ns)
+			st->min_ns = d;
+		if (d > st->max_ns)
+			st->max_ns = d;
+		s->kernel_ns += d;
+	}
+	free(slot);
+	qsort(s->ks, (size_t)s->nks, sizeof(*s->ks), cmp_total);
+	for (int q = 0; q < s->nks; q++) {
+		struct gd_kstat *st = &s->ks[q];
+		s->kind_ns[st->kind] += st->total_ns;
+		s->kind_n[st->kind] += st->count;
+		s->lib_ns[st->lib] += st->total_ns;
+		s->lib_n[st->lib] += st->count;
+		if (st->device >= 0 && st->device < p->ndev && p->dev[st->device].occ_ok && st->regs >= 0) {
+			struct gd_occ_kernel kk = {.block_threads = st->block_threads,
+						   .regs_per_thread = st->regs,
+						   .static_smem = (size_t)st->static_smem,
+						   .dyn_smem = (size_t)st->dyn_smem,
+						   .max_dyn_smem = (size_t)st->dyn_smem,
+						   .carveout_pct = -1};
+			const struct gd_occ_device *od = &p->dev[st->device].occ;
+			if (gd_occupancy(od, &kk, &st->occ) == 0 && st->occ.blocks_per_sm > 0) {
+				st->occ_ok = 1;
+				if (od->sm_count > 0)
+					st->waves = gd_occ_waves(od, &st->occ, st->grid_blocks, &st->last_wave_fill);
+			}
+		}
+	}
+
+	/* copies */
+	for (i = 0; i < p->nc; i++) {
+		const struct gd_pcopy *c = &p->c[i];
+		struct gd_copystat *cs = &s->cp[gd_copy_class(c->kind)];
+		double d = (double)(c->end - c->start);
+		cs->count++;
+		cs->bytes += (double)c->bytes;
+		cs->ns += d;
+		s->copy_ns += d;
+		if (c->kind != GD_CK_MEMSET && (c->src_kind == GD_MK_PAGEABLE || c->dst_kind == GD_MK_PAGEABLE)) {
+			cs->pageable_count++;
+			cs->pageable_bytes += (double)c->bytes;
+			cs->pageable_ns += d;
+		}
+	}
+
+	/* the busy union: merge the two start-sorted arrays */
+	s->busy = malloc(((size_t)(p->nk + p->nc) + 1) * sizeof(*s->busy));
+	if (!s->busy)
+		return GD_EFAIL;
+	i = j = 0;
+	while (i < p->nk || j < p->nc) {
+		int64_t a, b;
+		if (j >= p->nc || (i < p->nk && p->k[i].start <= p->c[j].start)) {
+			a = p->k[i].start;
+			b = p->k[i].end;
+			i++;
+		} else {
+			a = p->c[j].start;
+			b = p->c[j].end;
+			j++;
+		}
+		if (b < a)
+			continue;
+		if (s->nbusy && a <= s->busy[s->nbusy - 1].end) {
+			if (b > s->busy[s->nbusy - 1].end)
+				s->busy[s->nbusy - 1].end = b;
+		} else {
+			s->busy[s->nbusy].start = a;
+			s->busy[s->nbusy].end = b;
+			s->nbusy++;
+		}
+	}
+	for (i = 0; i < s->nbusy; i++)
+		s->busy_ns += (double)(s->busy[i].end - s->busy[i].start);
+	if (s->nbusy) {
+		s->span_start = s->busy[0].start;
+		s->span_end = s->busy[s->nbusy - 1].end;
+		s->span_ns = (double)(s->span_end - s->span_start);
+	} else {
+		s->span_ns = NAN;
+	}
+	if (!isfinite(s->wall_ns) && isfinite(s->span_ns))
+		s->wall_ns = s->span_ns;
+
+	for (i = 0; i < p->na; i++) {
+		s->api_n[p->a[i].cat]++;
+		s->api_ns[p->a[i].cat] += (double)(p->a[i].end - p->a[i].start);
+	}
+
+	s->mem_total = NAN;
+	for (i = 0; i < p->ns; i++) {
+		const struct gd_pnvml *m = &p->s[i];
+		range_add(&s->util, m->util_gpu >= 0 ? m->util_gpu : NAN);
+		range_add(&s->mem_used, m->mem_used);
+		range_add(&s->power, m->power_w);
+		range_add(&s->temp, m->temp_c);
+		range_add(&s->sm_mhz, m->sm_mhz >= 0 ? m->sm_mhz : NAN);
+		if (isfinite(m->mem_total))
+			s->mem_total = m->mem_total;
+		if (m->reasons != ~0ULL) {
+			s->reasons_seen |= m->reasons;
+			if (gd_clock_reasons_throttling(m->reasons))
+				s->throttled_samples++;
+		}
+	}
+	range_end(&s->util);
+	range_end(&s->mem_used);
+	range_end(&s->power);
+	range_end(&s->temp);
+	range_end(&s->sm_mhz);
+	if (!isfinite(s->mem_total) && p->ndev > 0)
+		s->mem_total = p->dev[0].mem_total;
+	return GD_OK;
+}
+
+void gd_summary_free(struct gd_summary *s)
+{
+	free(s->ks);
+	free(s->busy);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct gd_kstat *gd_summary_find(const struct gd_summary *s, const char *short_name)
+{
+	for (int i = 0; i < s->nks; i++)
+		if (!strcmp(s->ks[i].short_name, short_name))
+			return &s->ks[i];
+	return NULL;
+}

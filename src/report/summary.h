@@ -1,0 +1,79 @@
+/* The summary of a profile (issue 8): wall time, GPU busy time, top kernels with their
+ * occupancy, kernels by kind and library, copies by kind (pageable flagged), time in
+ * synchronising calls, NVML ranges. Computed once from a loaded profile; the verdicts, the
+ * terminal/JSON/HTML reports and `gpudiag diff` read it. */
+#ifndef GPUDIAG_SUMMARY_H
+#define GPUDIAG_SUMMARY_H
+
+#include "gpu/occupancy.h"
+#include "report/names.h"
+#include "report/profile.h"
+
+/* Per kernel name. */
+struct gd_kstat {
+	int name;              /* string id (as recorded) */
+	char short_name[128];
+	const char *full;      /* demangled (or recorded) name, owned by the profile */
+	int kind, lib, tc;     /* gd_kkind, gd_klib, gd_kernel_tensor_cores */
+	long count;
+	double total_ns, min_ns, max_ns;
+	/* launch configuration of the first instance, and its theoretical occupancy */
+	long long grid_blocks;
+	int block_threads, regs, static_smem, dyn_smem, device;
+	int occ_ok;
+	struct gd_occ_result occ;
+	double waves, last_wave_fill;  /* NaN when the SM count is unknown */
+};
+
+enum { GD_CPY_HTOD, GD_CPY_DTOH, GD_CPY_DTOD, GD_CPY_PTOP, GD_CPY_MEMSET, GD_CPY_OTHER, GD_CPY_COUNT };
+const char *gd_copy_class_name(int c);
+int gd_copy_class(int cupti_kind);
+
+struct gd_copystat {
+	long count, pageable_count;
+	double bytes, ns, pageable_bytes, pageable_ns;
+};
+
+struct gd_range {
+	int n;
+	double min, mean, max;
+};
+
+struct gd_interval {
+	int64_t start, end;
+};
+
+struct gd_summary {
+	double wall_ns;        /* capture window (meta start..end, or first..last event) */
+	double span_ns;        /* first GPU activity start .. last GPU activity end */
+	int64_t span_start, span_end;
+	double busy_ns;        /* union of kernel, copy and memset intervals */
+	double kernel_ns, copy_ns;
+	long nkernels, ncopies;
+
+	struct gd_kstat *ks;   /* sorted by total time, descending */
+	int nks;
+	double kind_ns[GD_KIND_COUNT], lib_ns[GD_LIB_COUNT];
+	long kind_n[GD_KIND_COUNT], lib_n[GD_LIB_COUNT];
+	struct gd_copystat cp[GD_CPY_COUNT];
+
+	long api_n[GD_API_CAT_COUNT];
+	double api_ns[GD_API_CAT_COUNT];
+
+	/* NVML, over every sample of every device */
+	struct gd_range util, mem_used, power, temp, sm_mhz;
+	double mem_total;
+	unsigned long long reasons_seen; /* OR of every known mask */
+	long throttled_samples;
+
+	/* merged busy intervals, in time order */
+	struct gd_interval *busy;
+	long nbusy;
+};
+
+int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s);
+void gd_summary_free(struct gd_summary *s);
+/* The kstat of a name id, or NULL. */
+const struct gd_kstat *gd_summary_find(const struct gd_summary *s, const char *short_name);
+
+#endif

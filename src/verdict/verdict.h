@@ -1,0 +1,57 @@
+/* The verdicts (issue 9): the guide's diagnosis checklist (§16) walked over one profile.
+ * Twelve rules, each ending in one of three states — clear, fired (with a severity, the
+ * evidence numbers, the share of time at stake, the guide section and advice) or
+ * "insufficient signal" (with what was missing). Thresholds are the named constants in
+ * verdict.c and are listed in docs/verdicts.md. */
+#ifndef GPUDIAG_VERDICT_H
+#define GPUDIAG_VERDICT_H
+
+#include "report/profile.h"
+#include "report/summary.h"
+
+enum gd_rule {
+	GD_R_IDLE = 0, GD_R_LAUNCH, GD_R_SYNC, GD_R_PAGEABLE, GD_R_DEFAULT_STREAM, GD_R_OCCUPANCY,
+	GD_R_MEMBOUND, GD_R_TENSOR, GD_R_THROTTLE, GD_R_MEMORY, GD_R_COMM, GD_R_PROFILER, GD_R_COUNT
+};
+enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT };
+enum gd_sev { GD_SEV_NONE = 0, GD_SEV_INFO, GD_SEV_WARN, GD_SEV_HIGH };
+
+#define GD_MAX_EVIDENCE 12
+
+struct gd_evidence {
+	char key[40];          /* stable JSON key */
+	double value;          /* NaN when the evidence is text only */
+	char unit[12];         /* "ns", "bytes", "fraction", "count", "B/s", "MHz", "" */
+	char text[200];        /* the evidence in words, for the terminal and the page */
+};
+
+struct gd_finding {
+	int rule;
+	const char *id;        /* stable: "gpu_idle", "launch_bound", ... */
+	const char *title;
+	const char *guide;     /* "§2 §9" */
+	int state, severity;
+	double share;          /* fraction of the active GPU span at stake; NaN unknown */
+	double rank_share;     /* share used for ranking (idle time already explained by a more
+				  specific rule is not counted twice) */
+	char headline[300];    /* one sentence */
+	char advice[600];
+	char kernel[160];      /* the kernel most concerned, or "" */
+	struct gd_evidence ev[GD_MAX_EVIDENCE];
+	int nev;
+};
+
+struct gd_verdicts {
+	struct gd_finding f[GD_R_COUNT];
+	int order[GD_R_COUNT]; /* fired findings first, by severity then share */
+	int nfired, nwarn;     /* fired; fired at warning or high severity */
+};
+
+int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);
+const char *gd_sev_name(int sev);     /* "info", "warning", "high" */
+const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal" */
+
+/* Total length of the intersection of two sorted lists of disjoint intervals. */
+double gd_overlap(const struct gd_interval *a, long na, const struct gd_interval *b, long nb);
+
+#endif

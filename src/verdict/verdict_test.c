@@ -1,0 +1,299 @@
+/* The verdict rules on profiles built in memory: each rule fires on the problem it looks for,
+ * at the documented thresholds, with the evidence values asserted; a clean run raises no
+ * warning; missing records give "insufficient signal". (tests/cli/verdicts.sh runs the same
+ * rules through the SQLite reader on generated profiles.) */
+#include "core/status.h"
+#include "core/test.h"
+#include "gpu/arch.h"
+#include "report/profile.h"
+#include "report/summary.h"
+#include "verdict/verdict.h"
+
+#include <math.h>
+#include <string.h>
+
+#define US 1000LL
+#define MS 1000000LL
+
+static void setup(struct gd_profile *p)
+{
+	gd_profile_init(p);
+	p->ndev = 1;
+	snprintf(p->dev[0].name, sizeof(p->dev[0].name), "NVIDIA H200");
+	p->dev[0].major = 9;
+	p->dev[0].minor = 0;
+	p->dev[0].sm_count = 132;
+	p->dev[0].mem_total = 150754820096.0;
+	p->dev[0].max_sm_mhz = 1980;
+}
+
+static int64_t kern(struct gd_profile *p, int64_t t, int64_t dur, const char *name, int grid, int block, int regs,
+		    int api_dur)
+{
+	struct gd_pkernel *k = gd_profile_add_kernel(p);
+	k->start = t;
+	k->end = t + dur;
+	k->name = k->dname = gd_profile_intern(p, name);
+	k->grid[0] = grid;
+	k->grid[1] = k->grid[2] = 1;
+	k->block[0] = block;
+	k->block[1] = k->block[2] = 1;
+	k->regs = regs;
+	k->stream = 13;
+	if (api_dur > 0) {
+		struct gd_papi *a = gd_profile_add_api(p);
+		a->start = t - api_dur - 1 * US;
+		a->end = a->start + api_dur;
+		a->name = gd_profile_intern(p, "cudaLaunchKernel_v7000");
+		a->cat = GD_API_LAUNCH;
+	}
+	return t + dur;
+}
+
+static void nvml(struct gd_profile *p, int64_t t0, int64_t t1, unsigned long long reasons, int mhz, double used)
+{
+	for (int64_t t = t0; t <= t1; t += 50 * MS) {
+		struct gd_pnvml *s = gd_profile_add_nvml(p);
+		s->t = t;
+		s->util_gpu = 100;
+		s->mem_used = used;
+		s->mem_total = 150754820096.0;
+		s->power_w = 400;
+		s->temp_c = 50;
+		s->sm_mhz = mhz;
+		s->reasons = reasons;
+	}
+}
+
+static const char *GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas";
+
+static void run(struct gd_profile *p, struct gd_summary *s, struct gd_verdicts *v)
+{
+	gd_profile_finish(p);
+	CHECK_INT(gd_summary_compute(p, s), GD_OK);
+	CHECK_INT(gd_verdicts_compute(p, s, v), GD_OK);
+}
+
+static double evv(const struct gd_finding *f, const char *key)
+{
+	for (int i = 0; i < f->nev; i++)
+		if (!strcmp(f->ev[i].key, key))
+			return f->ev[i].value;
+	return NAN;
+}
+
+static void done(struct gd_profile *p, struct gd_summary *s) { gd_summary_free(s), gd_profile_free(p); }
+
+/* kernels of 1 ms separated by gaps making `idle` of the span idle */
+static void idle_case(double idle, int *state, int *sev, double *busy)
+{
+	struct gd_profile p;
+	struct gd_summary s;
+	struct gd_verdicts v;
+	setup(&p);
+	int64_t t = 1000 * MS, gap = (int64_t)(1 * MS * idle / (1 - idle));
+	for (int i = 0; i < 200; i++)
+		t = kern(&p, t, 1 * MS, GEMM, 264, 384, 168, 0) + gap;
+	nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+	run(&p, &s, &v);
+	*state = v.f[GD_R_IDLE].state;
+	*sev = v.f[GD_R_IDLE].severity;
+	*busy = evv(&v.f[GD_R_IDLE], "busy_fraction");
+	done(&p, &s);
+}
+
+int main(void)
+{
+	struct gd_profile p;
+	struct gd_summary s;
+	struct gd_verdicts v;
+	int st, sev;
+	double busy;
+	gd_set_quiet(1);
+
+	/* interval overlap */
+	{
+		struct gd_interval a[] = {{0, 10}, {20, 30}}, b[] = {{5, 25}, {29, 40}};
+		CHECK_NEAR(gd_overlap(a, 2, b, 2), 5 + 5 + 1, 0);
+		CHECK_NEAR(gd_overlap(a, 2, b, 0), 0, 0);
+	}
+
+	/* idle: thresholds 25 % (warning) and 50 % (high) of the span */
+	idle_case(0.20, &st, &sev, &busy);
+	CHECK_INT(st, GD_CLEAR);
+	CHECK_NEAR(busy, 0.80, 0.005);
+	idle_case(0.30, &st, &sev, &busy);
+	CHECK_INT(st, GD_FIRED);
+	CHECK_INT(sev, GD_SEV_WARN);
+	CHECK_NEAR(busy, 0.70, 0.005);
+	idle_case(0.60, &st, &sev, &busy);
+	CHECK_INT(sev, GD_SEV_HIGH);
+
+	/* a clean loop of large GEMMs: no warning at all, and the summary's numbers */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 500; i++)
+			t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, t, 0x4 /* software power cap, clocks barely lower */, 1950, 3e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.nwarn, 0);
+	CHECK_INT(s.nkernels, 500);
+	CHECK_NEAR(s.kernel_ns, 500 * 500 * US, 0);
+	CHECK_NEAR(s.busy_ns / s.span_ns, 500.0 / 501.0, 1e-3);
+	CHECK_INT(s.nks, 1);
+	CHECK_INT(s.ks[0].kind, GD_KIND_GEMM);
+	CHECK_INT(s.ks[0].lib, GD_LIB_CUBLAS);
+	CHECK(s.ks[0].occ_ok);
+	CHECK_INT(s.ks[0].occ.blocks_per_sm, 1); /* 168 regs × 384 threads = 64512 registers */
+	done(&p, &s);
+
+	/* launch-bound: 1000 kernels of 2 µs behind 5 µs launch calls, 6 µs apart */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 1000; i++)
+			t = kern(&p, t, 2 * US, "_Z8tiny_addPf", 1, 32, 16, 5 * US) + 6 * US;
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_LAUNCH].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_LAUNCH].severity, GD_SEV_HIGH);
+	CHECK_NEAR(evv(&v.f[GD_R_LAUNCH], "short_kernels"), 1000, 0);
+	CHECK_NEAR(evv(&v.f[GD_R_LAUNCH], "launch_api_median_ns"), 5000, 0);
+	CHECK_NEAR(evv(&v.f[GD_R_LAUNCH], "idle_before_short_ns"), 999 * 6 * US, 0);
+	CHECK_INT(v.order[0], GD_R_LAUNCH); /* ranked above the idle finding it explains */
+	CHECK_INT(v.f[GD_R_OCCUPANCY].state, GD_FIRED); /* grid of one block */
+	done(&p, &s);
+
+	/* fewer than 100 short kernels: not called launch-bound */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 50; i++)
+			t = kern(&p, t, 2 * US, "_Z8tiny_addPf", 1, 32, 16, 5 * US) + 6 * US;
+		for (int i = 0; i < 20; i++)
+			t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_LAUNCH].state, GD_CLEAR);
+	CHECK_INT(v.f[GD_R_THROTTLE].state, GD_INSUFFICIENT); /* no NVML samples */
+	CHECK_INT(v.f[GD_R_PROFILER].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_PROFILER].severity, GD_SEV_INFO);
+	done(&p, &s);
+
+	/* pageable copies: 10 × 64 MiB at 6.7 GB/s beside pinned ones at 50 GB/s */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 10; i++) {
+			struct gd_pcopy *c = gd_profile_add_copy(&p);
+			c->start = t;
+			c->end = t + 10 * MS;
+			c->bytes = 67000000;
+			c->kind = GD_CK_HTOD;
+			c->src_kind = GD_MK_PAGEABLE;
+			c->dst_kind = GD_MK_DEVICE;
+			t = c->end + 1 * US;
+			c = gd_profile_add_copy(&p);
+			c->start = t;
+			c->end = t + 2 * MS;
+			c->bytes = 100000000;
+			c->kind = GD_CK_HTOD;
+			c->src_kind = GD_MK_PINNED;
+			c->dst_kind = GD_MK_DEVICE;
+			t = c->end + 1 * US;
+			t = kern(&p, t, 5 * MS, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_PAGEABLE].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_PAGEABLE].severity, GD_SEV_HIGH);
+	CHECK_NEAR(evv(&v.f[GD_R_PAGEABLE], "pageable_bw"), 6.7e9, 1e6);
+	CHECK_NEAR(evv(&v.f[GD_R_PAGEABLE], "pinned_bw"), 5e10, 1e6);
+	/* at stake: 100 ms of pageable copies less the 13.4 ms the same bytes take pinned */
+	CHECK_NEAR(v.f[GD_R_PAGEABLE].share * s.span_ns, 100 * MS - 13.4 * MS, 1e3);
+	CHECK_INT(v.order[0], GD_R_PAGEABLE);
+	CHECK_INT(s.cp[GD_CPY_HTOD].pageable_count, 10);
+	done(&p, &s);
+
+	/* low occupancy: 255 registers × 256 threads → 1 block of 8 warps per SM (12.5 %) */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++)
+			t = kern(&p, t, 1 * MS, "_Z9my_kernelPf", 1056, 256, 255, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_OCCUPANCY].state, GD_FIRED);
+	CHECK_NEAR(evv(&v.f[GD_R_OCCUPANCY], "occupancy"), 0.125, 1e-9);
+	CHECK(strstr(v.f[GD_R_OCCUPANCY].advice, "registers per thread") != NULL);
+	CHECK_STR(v.f[GD_R_OCCUPANCY].kernel, "my_kernel");
+	done(&p, &s);
+
+	/* tensor cores unused: 80 % of kernel time in FP32 SIMT sgemm on a Hopper GPU */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++) {
+			t = kern(&p, t, 4 * MS, "ampere_sgemm_128x64_nn", 528, 256, 120, 5 * US) + 1 * US;
+			t = kern(&p, t, 1 * MS, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_TENSOR].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_TENSOR].severity, GD_SEV_HIGH);
+	CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "fp32_simt_fraction"), 0.8, 1e-9);
+	done(&p, &s);
+
+	/* throttling: hardware thermal slowdown in half the samples */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 2000; i++)
+			t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, 1000 * MS + 500 * MS, 0, 1980, 1e10);
+		nvml(&p, 1500 * MS + 1, t, 0x40, 1400, 1e10);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_THROTTLE].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_THROTTLE].severity, GD_SEV_WARN);
+	CHECK_NEAR(evv(&v.f[GD_R_THROTTLE], "clock_loss"), 1 - 1400.0 / 1980.0, 1e-9);
+	done(&p, &s);
+
+	/* memory pressure at 98 % of capacity */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++)
+			t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_MEMORY].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_MEMORY].severity, GD_SEV_HIGH);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.98, 1e-9);
+	done(&p, &s);
+
+	/* the program ran unprofiled: one high finding, every other rule insufficient */
+	setup(&p);
+	p.cupti_ok = 0;
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_PROFILER].severity, GD_SEV_HIGH);
+	CHECK_INT(v.f[GD_R_IDLE].state, GD_INSUFFICIENT);
+	CHECK_INT(v.f[GD_R_COMM].state, GD_INSUFFICIENT);
+	done(&p, &s);
+
+	/* nothing captured: no crash, a warning that says so */
+	setup(&p);
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_PROFILER].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_IDLE].state, GD_INSUFFICIENT);
+	CHECK(isnan(s.span_ns));
+	done(&p, &s);
+	return TEST_DONE();
+}
