@@ -28,4 +28,15 @@ int gd_ceilings_save(const struct gd_ceilings *c);
 /* Fills every figure with NaN. */
 void gd_ceilings_clear(struct gd_ceilings *c);
 
+/* Extensions (roofline module). */
+#include <stdio.h>
+/* The cache file of a GPU: "<cache dir>/roofline-<uuid>.txt". 0 on success. */
+int gd_ceilings_path(const char *uuid, char *buf, size_t n);
+/* Writes / parses the text form ("key value" lines). Parse returns 0 when the text holds a
+ * format-1 record with a UUID; missing keys stay NaN. */
+int gd_ceilings_write(const struct gd_ceilings *c, FILE *f);
+int gd_ceilings_parse(const char *text, struct gd_ceilings *c);
+/* Paths of every cached ceilings file (at most max). Returns the count. */
+int gd_ceilings_list(char paths[][4096], int max);
+
 #endif
