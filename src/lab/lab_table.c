@@ -1,0 +1,14 @@
+/* The lab table: adding a lab is one `extern` line and one pointer below (see lab.h).
+ * Order here is the order of `gpudiag lab`. */
+#include "lab/lab.h"
+
+#include <stddef.h>
+
+extern const struct gd_lab gd_lab_memory, gd_lab_coalescing, gd_lab_precision;
+
+const struct gd_lab *const gd_labs[] = {
+	&gd_lab_memory,
+	&gd_lab_coalescing,
+	&gd_lab_precision,
+	NULL,
+};
