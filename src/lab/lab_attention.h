@@ -31,6 +31,10 @@ long long gd_attn_max_len(int naive, int b, int h, int d, unsigned long long fre
 void gd_attn_ref(const float *q, const float *k, const float *v, double *o, int bh, int l, int d,
 		 int causal, double scale);
 
+/* One row of gd_attn_ref: o[0..d) for query i of head hd (p: scratch of l doubles). */
+void gd_attn_ref_row(const float *q, const float *k, const float *v, double *o, int l, int d,
+		     int causal, double scale, int hd, int i, double *p);
+
 /* The flash algorithm on the CPU, in FP64: keys in tiles of `tile`, running max m, running
  * sum l and output rescaled by exp(m_old − m_new) per tile; normalised once at the end.
  * Equal to gd_attn_ref up to rounding (the online-softmax identity the kernel relies on). */
@@ -41,5 +45,20 @@ void gd_attn_tiled_ref(const float *q, const float *k, const float *v, double *o
  * (multiples of 64).
  * Returns the count, or -1 with a reason in why. */
 int gd_attn_parse_lens(const char *s, long long *lens, int max, char *why, size_t n);
+
+/* One run's shapes. Defaults: batch 1, heads 16, L 512..16k, d 64 and 128, causal and not;
+ * --quick: heads 4, L 512 and 1024. */
+#define GD_ATTN_MAX_LENS 16
+struct gd_attn_cfg {
+	int batch, heads;
+	long long lens[GD_ATTN_MAX_LENS];
+	int nlens;
+	int dims[2], ndims;
+	int causal[2], ncausal;
+};
+/* Applies "lens=512..16k;heads=16;batch=1;dims=64,128;causal=both" (any subset; causal is
+ * yes, no or both; dims from {64, 128}) to cfg. 0, or -1 with a reason in why. The lab reads
+ * it from GPUDIAG_LAB_ATTENTION (the lab harness owns the command-line options). */
+int gd_attn_parse_cfg(const char *s, struct gd_attn_cfg *cfg, char *why, size_t n);
 
 #endif

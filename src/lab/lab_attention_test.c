@@ -116,11 +116,40 @@ static void test_parse_lens(void)
 	CHECK_INT(gd_attn_parse_lens("64..1M", l, 4, why, sizeof why), -1);
 }
 
+static void test_cfg(void)
+{
+	struct gd_attn_cfg c = {1, 16, {512}, 1, {64, 128}, 2, {0, 1}, 2};
+	char why[160];
+	CHECK_INT(gd_attn_parse_cfg(NULL, &c, why, sizeof why), 0);
+	CHECK_INT(gd_attn_parse_cfg("lens=1k..4k;heads=8;batch=2;dims=128;causal=yes", &c, why, sizeof why), 0);
+	CHECK_INT(c.nlens, 3);
+	CHECK_INT(c.lens[2], 4096);
+	CHECK_INT(c.heads, 8);
+	CHECK_INT(c.batch, 2);
+	CHECK_INT(c.ndims, 1);
+	CHECK_INT(c.dims[0], 128);
+	CHECK_INT(c.ncausal, 1);
+	CHECK_INT(c.causal[0], 1);
+	CHECK_INT(gd_attn_parse_cfg("dims=64,128;causal=both", &c, why, sizeof why), 0);
+	CHECK_INT(c.ndims, 2);
+	CHECK_INT(c.ncausal, 2);
+	CHECK_INT(gd_attn_parse_cfg("dims=96", &c, why, sizeof why), -1);
+	CHECK(strstr(why, "dims") != NULL);
+	CHECK_INT(gd_attn_parse_cfg("causal=maybe", &c, why, sizeof why), -1);
+	CHECK_INT(gd_attn_parse_cfg("heads=0", &c, why, sizeof why), -1);
+	CHECK_INT(gd_attn_parse_cfg("heads=4096;batch=17", &c, why, sizeof why), -1);
+	CHECK(strstr(why, "65535") != NULL);
+	CHECK_INT(gd_attn_parse_cfg("lens=100", &c, why, sizeof why), -1);
+	CHECK_INT(gd_attn_parse_cfg("foo=1", &c, why, sizeof why), -1);
+	CHECK(strstr(why, "unknown key 'foo'") != NULL);
+}
+
 int main(void)
 {
 	test_flops_and_memory();
 	test_ref_by_hand();
 	test_online_softmax();
 	test_parse_lens();
+	test_cfg();
 	return TEST_DONE();
 }

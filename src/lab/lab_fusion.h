@@ -4,6 +4,8 @@
 #ifndef GPUDIAG_LAB_FUSION_H
 #define GPUDIAG_LAB_FUSION_H
 
+#include <stddef.h>
+
 /* Exact GeLU, 0.5·x·(1 + erf(x/√2)). */
 double gd_gelu_ref(double x);
 
@@ -28,8 +30,17 @@ struct gd_fusion_acct {
 void gd_fusion_account(long long t, long long h, long long n, long long count,
 		       struct gd_fusion_acct *a);
 
-/* Float ↔ BF16 (round to nearest even; NaN stays NaN). */
-unsigned short gd_fu_f2bf(float f);
-float gd_fu_bf2f(unsigned short h);
+
+/* Sizes of one run. Defaults: tokens 8192, hidden 4096, out 4096 (Linear hidden → out),
+ * chain 2^27 elements; --quick: 2048, 1024, 1024, 2^24. */
+struct gd_fusion_cfg {
+	long long tokens, hidden, out, chain;
+};
+/* Applies "tokens=8192,hidden=4096,out=4096,chain=134217728" (any subset, in any order;
+ * K/M/G and Ki/Mi/Gi suffixes) to cfg, and checks the result (hidden and out multiples of
+ * 8 up to GD_FU_MAX_HIDDEN = 16384, chain a multiple of 8). 0, or -1 with a reason in why.
+ * The lab reads it from the environment variable GPUDIAG_LAB_FUSION (the lab harness owns
+ * the command-line options). */
+int gd_fusion_parse_cfg(const char *s, struct gd_fusion_cfg *cfg, char *why, size_t n);
 
 #endif

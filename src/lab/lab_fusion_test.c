@@ -62,17 +62,6 @@ static void test_layernorm(void)
 	free(yr);
 }
 
-static void test_bf16(void)
-{
-	CHECK_INT(gd_fu_f2bf(1.0f), 0x3f80);
-	CHECK_INT(gd_fu_f2bf(-2.0f), 0xc000);
-	CHECK_INT(gd_fu_f2bf(1.0f + 1.0f / 256), 0x3f80);              /* tie → even */
-	CHECK_INT(gd_fu_f2bf(1.0f + 3.0f / 256), 0x3f82);              /* tie → even (up) */
-	CHECK_INT(gd_fu_f2bf(1.0f + 1.0f / 256 + 1.0f / 4096), 0x3f81); /* above the tie */
-	CHECK(gd_fu_bf2f(gd_fu_f2bf(NAN)) != gd_fu_bf2f(gd_fu_f2bf(NAN)));
-	CHECK_NEAR(gd_fu_bf2f(0x3f81), 1.0078125, 0);
-}
-
 static void test_chain(void)
 {
 	CHECK_NEAR(gd_chain_ref(1.0, 2.0, -1.0, 3.0, 0), 3 * 0.8413447460685429, 1e-15);
@@ -105,12 +94,36 @@ static void test_accounting(void)
 	CHECK_NEAR(a.gemm, 2.0 * (10 * 8 + 16 * 8 + 10 * 16), 0);
 }
 
+static void test_cfg(void)
+{
+	struct gd_fusion_cfg c = {8192, 4096, 4096, 1 << 27};
+	char why[160];
+	CHECK_INT(gd_fusion_parse_cfg(NULL, &c, why, sizeof why), 0);
+	CHECK_INT(c.tokens, 8192);
+	CHECK_INT(gd_fusion_parse_cfg("tokens=1Ki,hidden=2048,out=1024,chain=16Mi", &c, why, sizeof why), 0);
+	CHECK_INT(c.tokens, 1024);
+	CHECK_INT(c.hidden, 2048);
+	CHECK_INT(c.out, 1024);
+	CHECK_INT(c.chain, 16 << 20);
+	CHECK_INT(gd_fusion_parse_cfg("hidden=4100", &c, why, sizeof why), -1);
+	CHECK(strstr(why, "multiple of 8") != NULL);
+	c.hidden = 4096;
+	CHECK_INT(gd_fusion_parse_cfg("hidden=32768", &c, why, sizeof why), -1);
+	c.hidden = 4096;
+	CHECK_INT(gd_fusion_parse_cfg("width=3", &c, why, sizeof why), -1);
+	CHECK(strstr(why, "unknown key 'width'") != NULL);
+	CHECK_INT(gd_fusion_parse_cfg("tokens", &c, why, sizeof why), -1);
+	CHECK_INT(gd_fusion_parse_cfg("tokens=-5", &c, why, sizeof why), -1);
+	CHECK_INT(gd_fusion_parse_cfg("tokens=abc", &c, why, sizeof why), -1);
+	CHECK_INT(gd_fusion_parse_cfg("chain=12", &c, why, sizeof why), -1);
+}
+
 int main(void)
 {
 	test_gelu();
 	test_layernorm();
-	test_bf16();
 	test_chain();
 	test_accounting();
+	test_cfg();
 	return TEST_DONE();
 }

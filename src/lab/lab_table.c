@@ -5,10 +5,13 @@
 #include <stddef.h>
 
 extern const struct gd_lab gd_lab_memory, gd_lab_coalescing, gd_lab_precision;
+extern const struct gd_lab gd_lab_fusion, gd_lab_attention;
 
 const struct gd_lab *const gd_labs[] = {
 	&gd_lab_memory,
 	&gd_lab_coalescing,
 	&gd_lab_precision,
+	&gd_lab_fusion,
+	&gd_lab_attention,
 	NULL,
 };
