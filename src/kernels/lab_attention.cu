@@ -292,8 +292,15 @@ static int fa_launch(const void *q, const void *k, const void *v, void *o, int b
 		     int causal, float scale, cudaStream_t st, char *why, size_t n)
 {
 	size_t smem = gd_attn_flash_smem(D);
-	FA_CK(cudaFuncSetAttribute(fa_fwd_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-				   (int)smem));
+	/* Above 48 KB needs the opt-in; set once per device (the host code uses one device). */
+	static int opted_in_dev = -1;
+	int dev;
+	FA_CK(cudaGetDevice(&dev));
+	if (opted_in_dev != dev) {
+		FA_CK(cudaFuncSetAttribute(fa_fwd_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					   (int)smem));
+		opted_in_dev = dev;
+	}
 	dim3 grid(l / FA_BR, bh);
 	fa_fwd_kernel<D><<<grid, FA_THREADS, smem, st>>>(
 		(const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, l, causal,
