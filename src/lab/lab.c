@@ -261,25 +261,28 @@ float gd_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
  * largest finite 448. Converted like __nv_cvt_float_to_fp8(..., __NV_SATFINITE, E4M3). */
 uint8_t gd_f32_to_e4m3(float f)
 {
-	uint8_t sign = (f32_bits(f) >> 24) & 0x80u;
+	uint8_t sign = (uint8_t)((f32_bits(f) >> 24) & 0x80u);
 	float a = fabsf(f);
+	int e, m, ef;
 	if (isnan(f))
-		return 0x7f | sign;
-	if (a >= 448.0f)
+		return (uint8_t)(sign | 0x7f);
+	if (a > 448.0f) /* saturate to the largest finite value */
 		return (uint8_t)(sign | 0x7e);
-	/* pick the nearest representable value by searching the 127 magnitudes (exact and small) */
-	{
-		int best = 0;
-		float bestd = INFINITY;
-		for (int v = 0; v <= 0x7e; v++) {
-			float d = fabsf(gd_e4m3_to_f32((uint8_t)v) - a);
-			if (d < bestd || (d == bestd && !(v & 1) && (best & 1))) {
-				bestd = d;
-				best = v;
-			}
-		}
-		return (uint8_t)(sign | best);
+	if (a < 0.015625f) { /* below 2^-6: subnormals, steps of 2^-9 (m == 8 is 2^-6, encoded 0x08) */
+		m = (int)rintf(a * 512.0f);
+		return (uint8_t)(sign | m);
 	}
+	frexpf(a, &e);     /* a = fr · 2^e, fr in [0.5, 1) */
+	e -= 1;            /* a in [2^e, 2^(e+1)) */
+	m = (int)rintf(ldexpf(a, 3 - e)); /* 8..16, ties to even (default rounding mode) */
+	if (m == 16) {
+		m = 8;
+		e++;
+	}
+	ef = e + 7;
+	if (ef > 15 || (ef == 15 && m - 8 == 7))
+		return (uint8_t)(sign | 0x7e);
+	return (uint8_t)(sign | (ef << 3) | (m - 8));
 }
 
 float gd_e4m3_to_f32(uint8_t v)
@@ -416,6 +419,21 @@ void gd_lab_cmp(const void *got, const double *ref, size_t n, enum gd_lab_dtype 
 	}
 	c->checked += (long long)n;
 	c->ok = c->bad == 0 && c->checked > 0;
+}
+
+void gd_lab_cmp_fn(const void *got, size_t n, enum gd_lab_dtype t, double (*ref)(const void *ctx, size_t i),
+		   const void *ctx, double atol, double rtol, struct gd_lab_check *c)
+{
+	double buf[4096];
+	size_t sz = gd_lab_dtype_size(t);
+	for (size_t i0 = 0; i0 < n || (n == 0 && !c->done); i0 += 4096) {
+		size_t m = n - i0 < 4096 ? n - i0 : 4096;
+		for (size_t k = 0; k < m; k++)
+			buf[k] = ref(ctx, i0 + k);
+		gd_lab_cmp((const char *)got + i0 * sz, buf, m, t, atol, rtol, c);
+		if (n == 0)
+			break;
+	}
 }
 
 void gd_lab_cmp_u32(const uint32_t *got, const uint32_t *ref, size_t n, struct gd_lab_check *c)

@@ -130,6 +130,10 @@ void gd_lab_tolerance(enum gd_lab_dtype t, double *atol, double *rtol);
  * unwritten even where NaN would be "close". */
 void gd_lab_cmp(const void *got, const double *ref, size_t n, enum gd_lab_dtype t, double atol,
 		double rtol, struct gd_lab_check *c);
+/* The same with the reference computed per element by ref(ctx, i), for outputs too large
+ * for an n-sized double array. */
+void gd_lab_cmp_fn(const void *got, size_t n, enum gd_lab_dtype t, double (*ref)(const void *ctx, size_t i),
+		   const void *ctx, double atol, double rtol, struct gd_lab_check *c);
 /* Exact integer comparison (u32), same bookkeeping. */
 void gd_lab_cmp_u32(const uint32_t *got, const uint32_t *ref, size_t n, struct gd_lab_check *c);
 /* The poison byte. */

@@ -1,10 +1,393 @@
-/* gpudiag lab precision — placeholder until the lab lands. */
+/* gpudiag lab precision — the guide's "Mixed Precision" (§4) and tensor cores (§3) measured:
+ *
+ * 1. one memory-bound op, y = 1.5·x, in FP32, FP16, BF16 and FP8-e4m3: the bytes halve with
+ *    each step, and a memory-bound op's time should follow them;
+ * 2. a GEMM through cuBLASLt (gd_gemm_run) in FP32, TF32, BF16 and FP8: the tensor-core jump,
+ *    with the accuracy of each against an FP64 reference beside its speed.
+ *
+ * Accuracy of the GEMM: every output element is checked for being written and finite; 1024
+ * sampled elements are compared with an FP64 dot product of the same (already rounded) inputs.
+ * The error is normalised by Σ_k |a_ik·b_kj| (the scale rounding errors grow with), so it
+ * reads as "relative to the size of the products", independent of cancellation. */
+#include "lab/lab_precision.h"
+
 #include "core/status.h"
-#include "lab/lab.h"
+#include "gpu/blaslt.h"
+#include "kernels/lab_precision.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Until src/gpu/blaslt.c is in this build, GEMMs are reported as unavailable. The roofline
+ * module's strong definitions replace these weak ones. */
+__attribute__((weak)) int gd_blaslt_open(char *why, size_t n)
+{
+	snprintf(why, n, "the cuBLASLt module is not in this build");
+	return GD_ENOGPU;
+}
+
+__attribute__((weak)) int gd_gemm_run(const struct gd_gemm *g, char *why, size_t n)
+{
+	(void)g;
+	snprintf(why, n, "the cuBLASLt module is not in this build");
+	return GD_ENOGPU;
+}
+
+#define ALPHA 1.5f
+
+/* ---------------------------------------------------------------- CPU references */
+
+double gd_labprec_scale_ref(const void *in, size_t i, enum gd_lab_dtype t, float a)
+{
+	float x = (float)gd_lab_get(in, i, t), y = a * x; /* one FP32 multiply, as on the GPU */
+	switch (t) {
+	case GD_DT_F16: return gd_f16_to_f32(gd_f32_to_f16(y));
+	case GD_DT_BF16: return gd_bf16_to_f32(gd_f32_to_bf16(y));
+	case GD_DT_FP8E4M3: return gd_e4m3_to_f32(gd_f32_to_e4m3(y));
+	default: return y;
+	}
+}
+
+double gd_labprec_gemm_ref(const void *a, const void *b, enum gd_lab_dtype t, int k, int i, int j, int ldb_nk,
+			   int n, double *scale)
+{
+	double s = 0, sa = 0;
+	for (int p = 0; p < k; p++) {
+		double x = gd_lab_get(a, (size_t)i * k + p, t);
+		double y = gd_lab_get(b, ldb_nk ? (size_t)j * k + p : (size_t)p * n + j, t);
+		s += x * y;
+		sa += fabs(x * y);
+	}
+	if (scale)
+		*scale = sa;
+	return s;
+}
+
+/* ---------------------------------------------------------------- 1. memory-bound op */
+
+struct sc {
+	int ktype;
+	enum gd_lab_dtype t;
+	void *in, *out;
+	size_t set_bytes; /* bytes of one input copy (= one output copy) */
+	int rot, blocks;
+	const void *host_in;
+	size_t n;
+};
+
+static int sc_launch(void *arg, long iter, char *why, size_t n)
+{
+	struct sc *s = arg;
+	size_t off = (size_t)(iter % s->rot) * s->set_bytes;
+	return gd_labk_prec_scale(s->ktype, (char *)s->in + off, (char *)s->out + off, s->set_bytes / 16, ALPHA,
+				  s->blocks)
+		       ? GD_EFAIL
+		       : GD_OK;
+}
+
+static double sc_ref(const void *ctx, size_t i)
+{
+	const struct sc *s = ctx;
+	return gd_labprec_scale_ref(s->host_in, i, s->t, ALPHA);
+}
+
+static int sc_check(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
+{
+	struct sc *s = arg;
+	double atol, rtol;
+	gd_lab_tolerance(s->t, &atol, &rtol);
+	gd_lab_cmp_fn(out, s->n, s->t, sc_ref, s, atol, rtol, c);
+	return GD_OK;
+}
+
+/* ---------------------------------------------------------------- 2. GEMM */
+
+struct gm {
+	struct gd_gemm g;
+	enum gd_lab_dtype in_t, out_t;
+	const void *ha, *hb;
+	int m, n, k;
+	double tol;
+	double max_err, rms_err;
+};
+
+static int gm_launch(void *arg, long iter, char *why, size_t n)
+{
+	struct gm *g = arg;
+	return gd_gemm_run(&g->g, why, n);
+}
+
+static int gm_check(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
+{
+	struct gm *g = arg;
+	size_t total = (size_t)g->m * g->n, osz = gd_lab_dtype_size(g->out_t);
+	uint64_t rng = 0x67656d6dull;
+	double se = 0, sr = 0;
+	c->done = 1;
+	c->first_bad = -1;
+	c->rtol = g->tol;
+	/* every element: written and finite */
+	for (size_t i = 0; i < total; i++) {
+		const unsigned char *p = (const unsigned char *)out + i * osz;
+		int poison = 1;
+		for (size_t q = 0; q < osz; q++)
+			poison &= p[q] == GD_LAB_POISON;
+		if (poison || !isfinite(gd_lab_get(out, i, g->out_t))) {
+			c->bad++;
+			c->unwritten += poison;
+			if (c->first_bad < 0)
+				c->first_bad = (long long)i;
+		}
+	}
+	c->checked = (long long)total;
+	/* 1024 sampled elements against FP64 */
+	for (int s = 0; s < 1024; s++) {
+		int i = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->m), j = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->n);
+		double scale, ref = gd_labprec_gemm_ref(g->ha, g->hb, g->in_t, g->k, i, j, 1, g->n, &scale);
+		double got = gd_lab_get(out, (size_t)i * g->n + j, g->out_t), err = fabs(got - ref) / (scale > 0 ? scale : 1);
+		if (!(err <= g->tol)) {
+			c->bad++;
+			if (c->first_bad < 0)
+				c->first_bad = (long long)i * g->n + j;
+		}
+		if (err > c->max_rel_err || isnan(err))
+			c->max_rel_err = err;
+		if (fabs(got - ref) > c->max_abs_err)
+			c->max_abs_err = fabs(got - ref);
+		se += (got - ref) * (got - ref);
+		sr += ref * ref;
+	}
+	g->max_err = c->max_rel_err;
+	g->rms_err = sr > 0 ? sqrt(se / sr) : NAN;
+	c->ok = c->bad == 0;
+	snprintf(c->note, sizeof(c->note), "all %zu written and finite; 1024 sampled vs FP64 (error / Σ|a·b|)", total);
+	return GD_OK;
+}
+
+/* ---------------------------------------------------------------- the lab */
+
+static int scale_part(struct gd_lab_run *r)
+{
+	static const struct {
+		int ktype;
+		enum gd_lab_dtype t;
+		const char *name;
+	} ty[4] = {
+		{GD_LABK_F32, GD_DT_F32, "FP32"},
+		{GD_LABK_F16, GD_DT_F16, "FP16"},
+		{GD_LABK_BF16, GD_DT_BF16, "BF16"},
+		{GD_LABK_E4M3, GD_DT_FP8E4M3, "FP8 (e4m3)"},
+	};
+	size_t n = r->quick ? (size_t)1 << 24 : (size_t)1 << 26;
+	size_t freeb = gd_lab_mem_free();
+	uint64_t rng = 0x70726563ull;
+	double t32 = NAN, tt[4] = {NAN, NAN, NAN, NAN};
+	int rc;
+	void *host;
+	if (r->size > 0)
+		n = (size_t)r->size / 4 & ~(size_t)63;
+	while (freeb && n * 4 * 2 * 2 > freeb / 2 && n > 4096)
+		n >>= 1;
+	host = malloc(n * 4);
+	if (!host)
+		return gd_error(GD_EFAIL, "lab precision: out of host memory");
+	for (int k = 0; k < 4; k++) {
+		struct sc s;
+		struct gd_lab_variant v;
+		size_t es = gd_lab_dtype_size(ty[k].t);
+		char name[64];
+		memset(&s, 0, sizeof(s));
+		s.ktype = ty[k].ktype;
+		s.t = ty[k].t;
+		s.n = n;
+		s.set_bytes = n * es;
+		s.rot = gd_lab_rotation(r, 2 * s.set_bytes, 16);
+		s.blocks = (r->dev.sms > 0 ? r->dev.sms : 80) * 8;
+		s.host_in = host;
+		gd_lab_rand_fill(host, n, ty[k].t, -2.0, 2.0, &rng);
+		if ((rc = gd_lab_alloc(r, &s.in, s.set_bytes * (size_t)s.rot, "the inputs")) != GD_OK ||
+		    (rc = gd_lab_alloc(r, &s.out, s.set_bytes * (size_t)s.rot, "the outputs")) != GD_OK)
+			break;
+		for (int c = 0; c < s.rot && rc == GD_OK; c++)
+			rc = gd_lab_upload((char *)s.in + (size_t)c * s.set_bytes, host, s.set_bytes);
+		if (rc != GD_OK)
+			break;
+		memset(&v, 0, sizeof(v));
+		snprintf(name, sizeof(name), "%s (%zu B per element)", ty[k].name, es);
+		v.group = "y = 1.5·x (memory-bound)";
+		v.name = name;
+		v.x = (double)es;
+		v.bytes = 2.0 * (double)s.set_bytes;
+		v.formula = "N·size read + N·size written";
+		v.roof = GD_ROOF_DRAM_COPY;
+		v.launch = sc_launch;
+		v.arg = &s;
+		v.out = s.out;
+		v.out_bytes = s.set_bytes;
+		v.check = sc_check;
+		if ((rc = gd_lab_measure(r, &v)) != GD_OK)
+			break;
+		tt[k] = r->res[r->nres - 1].t_median;
+		if (k == 0)
+			t32 = tt[0];
+		gd_lab_result_metric(&r->res[r->nres - 1], "time_vs_fp32", tt[k] / t32, "×");
+		gd_lab_result_metric(&r->res[r->nres - 1], "g_elements_per_s", (double)n / tt[k] / 1e9, "G/s");
+		gd_lab_result_metric(&r->res[r->nres - 1], "rotating_copies", s.rot, "");
+	}
+	free(host);
+	if (rc == GD_OK && isfinite(tt[0]) && isfinite(tt[1]) && isfinite(tt[3]))
+		gd_lab_verdict(r, "§4",
+			       "halving the bytes per element cut the time of a memory-bound op to %.2f× (FP16) and %.2f× "
+			       "(FP8) of FP32's (ideal 0.50× and 0.25×): mixed precision speeds up bandwidth-bound work "
+			       "by moving fewer bytes, not by faster arithmetic.",
+			       tt[1] / tt[0], tt[3] / tt[0]);
+	return rc;
+}
+
+static int gemm_part(struct gd_lab_run *r)
+{
+	static const struct {
+		enum gd_prec p;
+		enum gd_lab_dtype in_t, out_t;
+		enum gd_lab_roof roof;
+		double tol;
+		const char *name;
+	} ty[4] = {
+		{GD_P_FP32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_CUDA, 1e-5, "FP32 (CUDA cores)"},
+		{GD_P_TF32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_TENSOR, 4e-3, "TF32 (tensor cores, FP32 data)"},
+		{GD_P_BF16, GD_DT_BF16, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2, "BF16 (tensor cores)"},
+		{GD_P_FP8, GD_DT_FP8E4M3, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2, "FP8 e4m3 → BF16 (tensor cores)"},
+	};
+	int m = r->quick ? 2048 : 4096, rc = GD_OK;
+	char why[256];
+	void *da, *db, *dc, *ws;
+	size_t ws_bytes = (size_t)32 << 20;
+	uint64_t rng = 0x67656d6d31ull;
+	double tf[4] = {NAN, NAN, NAN, NAN}, err[4] = {NAN, NAN, NAN, NAN};
+	float *fa, *fb;
+	void *ha, *hb;
+
+	if (gd_blaslt_open(why, sizeof(why)) != GD_OK) {
+		gd_lab_note(r, "GEMM part skipped: %s", why);
+		return GD_OK;
+	}
+	fa = malloc(sizeof(float) * (size_t)m * m);
+	fb = malloc(sizeof(float) * (size_t)m * m);
+	ha = malloc(sizeof(float) * (size_t)m * m);
+	hb = malloc(sizeof(float) * (size_t)m * m);
+	if (!fa || !fb || !ha || !hb) {
+		free(fa), free(fb), free(ha), free(hb);
+		return gd_error(GD_EFAIL, "lab precision: out of host memory");
+	}
+	gd_lab_rand_fill(fa, (size_t)m * m, GD_DT_F32, -1, 1, &rng);
+	gd_lab_rand_fill(fb, (size_t)m * m, GD_DT_F32, -1, 1, &rng);
+	if ((rc = gd_lab_alloc(r, &da, sizeof(float) * (size_t)m * m, "GEMM A")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &db, sizeof(float) * (size_t)m * m, "GEMM B")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &dc, sizeof(float) * (size_t)m * m, "GEMM C")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &ws, ws_bytes, "GEMM workspace")) != GD_OK)
+		goto out;
+	for (int k = 0; k < 4; k++) {
+		struct gm g;
+		struct gd_lab_variant v;
+		size_t es = gd_lab_dtype_size(ty[k].in_t);
+		struct gd_lab_result *res;
+		/* inputs rounded to the input type once on the host; the reference uses the same bits */
+		for (size_t i = 0; i < (size_t)m * m; i++) {
+			switch (ty[k].in_t) {
+			case GD_DT_BF16:
+				((uint16_t *)ha)[i] = gd_f32_to_bf16(fa[i]);
+				((uint16_t *)hb)[i] = gd_f32_to_bf16(fb[i]);
+				break;
+			case GD_DT_FP8E4M3:
+				((uint8_t *)ha)[i] = gd_f32_to_e4m3(fa[i]);
+				((uint8_t *)hb)[i] = gd_f32_to_e4m3(fb[i]);
+				break;
+			default:
+				((float *)ha)[i] = fa[i];
+				((float *)hb)[i] = fb[i];
+				break;
+			}
+		}
+		if ((rc = gd_lab_upload(da, ha, es * (size_t)m * m)) != GD_OK ||
+		    (rc = gd_lab_upload(db, hb, es * (size_t)m * m)) != GD_OK)
+			goto out;
+		memset(&g, 0, sizeof(g));
+		g.g = (struct gd_gemm){ty[k].p, m, m, m, da, db, dc, ws, ws_bytes, NULL};
+		g.in_t = ty[k].in_t;
+		g.out_t = ty[k].out_t;
+		g.ha = ha;
+		g.hb = hb;
+		g.m = g.n = g.k = m;
+		g.tol = ty[k].tol;
+		/* one untimed call: a precision this device or library lacks is a note, not an error */
+		{
+			int e = gd_gemm_run(&g.g, why, sizeof(why));
+			if (e == GD_ENOGPU) {
+				gd_lab_note(r, "GEMM %s skipped: %s", ty[k].name, why);
+				continue;
+			}
+			if (e != GD_OK) {
+				rc = gd_error(e, "lab precision: GEMM %s: %s", ty[k].name, why);
+				goto out;
+			}
+		}
+		memset(&v, 0, sizeof(v));
+		v.group = "GEMM (cuBLASLt)";
+		v.name = ty[k].name;
+		v.x = (double)es;
+		v.flops = 2.0 * m * (double)m * m;
+		v.formula = "2·m·n·k";
+		v.roof = ty[k].roof;
+		v.prec = ty[k].p;
+		v.launch = gm_launch;
+		v.arg = &g;
+		v.out = dc;
+		v.out_bytes = gd_lab_dtype_size(ty[k].out_t) * (size_t)m * m;
+		v.check = gm_check;
+		if ((rc = gd_lab_measure(r, &v)) != GD_OK)
+			goto out;
+		res = &r->res[r->nres - 1];
+		tf[k] = res->gflops;
+		err[k] = g.max_err;
+		gd_lab_result_metric(res, "max_err_vs_fp64", g.max_err, "");
+		gd_lab_result_metric(res, "rms_rel_err_vs_fp64", g.rms_err, "");
+	}
+	if (isfinite(tf[0]) && (isfinite(tf[2]) || isfinite(tf[3])))
+		gd_lab_verdict(r, "§3",
+			       "the same %d³ GEMM ran at %.1f TFLOP/s in FP32, %.1f in TF32, %.1f in BF16 and %.1f in FP8 "
+			       "(tensor cores); the price is accuracy: worst error vs FP64 %.1e, %.1e, %.1e, %.1e "
+			       "(relative to Σ|a·b|).",
+			       m, tf[0] / 1e3, tf[1] / 1e3, tf[2] / 1e3, tf[3] / 1e3, err[0], err[1], err[2], err[3]);
+out:
+	free(fa);
+	free(fb);
+	free(ha);
+	free(hb);
+	return rc;
+}
 
 static int run(struct gd_lab_run *r)
 {
-	return gd_error(GD_EFAIL, "lab %s: not implemented yet", r->lab->name);
+	int rc = scale_part(r);
+	if (rc != GD_OK)
+		return rc;
+	rc = gemm_part(r);
+	{
+		struct gd_lab_chart ch = {"Memory-bound op: time vs bytes per element", "bytes per element",
+					  "median time per launch (µs)", 1, 1, GD_LAB_Y_TIME_US, NULL,
+					  {"y = 1.5·x (memory-bound)"}, 1, 0};
+		gd_lab_set_chart(r, &ch);
+	}
+	return rc;
 }
 
-const struct gd_lab gd_lab_precision = {"precision", "§4", "placeholder", "", run};
+const struct gd_lab gd_lab_precision = {
+	"precision", "§4 §3", "FP32 → FP16/BF16 → FP8: bytes, time and tensor-core GEMM speed vs accuracy",
+	"The same memory-bound op (y = 1.5·x, 64 Mi elements; --quick 16 Mi; --size sets the FP32\n"
+	"bytes) in FP32, FP16, BF16 and FP8-e4m3: the bytes halve at each step and the time should\n"
+	"follow. Then a square GEMM (4096³; --quick 2048³) through cuBLASLt in FP32, TF32, BF16\n"
+	"and FP8, each with its error against an FP64 reference (1024 sampled elements; every\n"
+	"element checked for being written and finite).\n",
+	run,
+};
