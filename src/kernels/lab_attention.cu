@@ -108,7 +108,6 @@ __device__ __forceinline__ unsigned pack_bf16(float lo, float hi)
 
 /* ---------------------------------------------------------------- flash kernel */
 
-#define FA_BR 64
 #define FA_BC 64
 #define FA_THREADS 128
 
@@ -129,43 +128,55 @@ __device__ __forceinline__ void load_tile(bf16 *dst, const bf16 *src, int rows, 
 	}
 }
 
-template <int D>
+/* MT = m16 row tiles per warp: 1 → 16 rows per warp, 64 per block, Q kept in registers;
+ * 2 → 32 rows per warp, 128 per block, Q re-read from shared memory each key tile, every K
+ * and V fragment used twice (half the shared-memory traffic per mma). */
+template <int D, int MT>
 __global__ void __launch_bounds__(FA_THREADS)
 	fa_fwd_kernel(const bf16 *__restrict__ Q, const bf16 *__restrict__ K,
 		      const bf16 *__restrict__ V, bf16 *__restrict__ O, int L, int causal,
 		      float scale_log2)
 {
 #if FA_DEVICE_OK
+	constexpr int BR = 64 * MT;       /* query rows per block */
+	constexpr int WR = 16 * MT;       /* query rows per warp */
+	constexpr bool QREG = MT == 1;    /* Q fragments live in registers */
 	extern __shared__ __align__(128) unsigned char fa_smem[];
 	bf16 *sQ = reinterpret_cast<bf16 *>(fa_smem);
-	bf16 *sK = sQ + FA_BR * D;     /* two buffers of FA_BC × D */
+	bf16 *sK = sQ + BR * D;        /* two buffers of FA_BC × D */
 	bf16 *sV = sK + 2 * FA_BC * D; /* two buffers of FA_BC × D */
 
 	const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
 	const int g = lane >> 2, t = lane & 3;
-	const int nqb = L / FA_BR;
+	const int nqb = L / BR;
 	/* Causal blocks near the end have the most work: start them first. */
 	const int qb = causal ? (nqb - 1 - (int)blockIdx.x) : (int)blockIdx.x;
 	const size_t head = (size_t)blockIdx.y * (size_t)L * D;
-	const bf16 *q = Q + head + (size_t)qb * FA_BR * D;
+	const bf16 *q = Q + head + (size_t)qb * BR * D;
 	const bf16 *k = K + head;
 	const bf16 *v = V + head;
-	bf16 *o = O + head + (size_t)qb * FA_BR * D;
-	const int nkb = causal ? (qb * FA_BR + FA_BR + FA_BC - 1) / FA_BC : L / FA_BC;
-	const int row0 = qb * FA_BR + warp * 16; /* first query row of this warp */
+	bf16 *o = O + head + (size_t)qb * BR * D;
+	const int nkb = causal ? (qb * BR + BR + FA_BC - 1) / FA_BC : L / FA_BC;
+	const int row0 = qb * BR + warp * WR; /* first query row of this warp */
 
-	load_tile<D>(sQ, q, FA_BR, tid);
+	load_tile<D>(sQ, q, BR, tid);
 	load_tile<D>(sK, k, FA_BC, tid);
 	load_tile<D>(sV, v, FA_BC, tid);
 	cp_commit();
 
-	unsigned qf[D / 16][4];
-	float oacc[D / 8][4];
+	unsigned qf[QREG ? D / 16 : 1][4];
+	float oacc[MT][D / 8][4];
 #pragma unroll
-	for (int i = 0; i < D / 8; i++)
-		oacc[i][0] = oacc[i][1] = oacc[i][2] = oacc[i][3] = 0.f;
-	float m_r[2] = {-INFINITY, -INFINITY}; /* running max of S·scale·log2e, rows g, g+8 */
-	float l_r[2] = {0.f, 0.f};             /* this thread's part of the running sum */
+	for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+		for (int i = 0; i < D / 8; i++)
+			oacc[mt][i][0] = oacc[mt][i][1] = oacc[mt][i][2] = oacc[mt][i][3] = 0.f;
+	float m_r[MT][2], l_r[MT][2]; /* running max of S·scale·log2e (rows g, g+8), this thread's sum */
+#pragma unroll
+	for (int mt = 0; mt < MT; mt++) {
+		m_r[mt][0] = m_r[mt][1] = -INFINITY;
+		l_r[mt][0] = l_r[mt][1] = 0.f;
+	}
 
 	for (int j = 0; j < nkb; j++) {
 		const int buf = j & 1;
@@ -176,133 +187,163 @@ __global__ void __launch_bounds__(FA_THREADS)
 		cp_commit();
 		cp_wait<1>(); /* everything but the prefetch just issued has landed */
 		__syncthreads();
-		if (j == 0) {
+		if (QREG && j == 0) {
 #pragma unroll
-			for (int kk = 0; kk < D / 16; kk++) {
+			for (int kk = 0; kk < (QREG ? D / 16 : 1); kk++) {
 				int r = warp * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
 				ldsm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], sQ + swz<D>(r, ch));
 			}
 		}
 		const bf16 *cK = sK + buf * FA_BC * D, *cV = sV + buf * FA_BC * D;
 		const int kv0 = j * FA_BC;
-		if (!(causal && kv0 > row0 + 15)) {
-			float s[FA_BC / 8][4];
+		if (!(causal && kv0 > row0 + WR - 1)) {
+			float s[MT][FA_BC / 8][4];
 #pragma unroll
-			for (int i = 0; i < FA_BC / 8; i++)
-				s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.f;
+			for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+				for (int i = 0; i < FA_BC / 8; i++)
+					s[mt][i][0] = s[mt][i][1] = s[mt][i][2] = s[mt][i][3] = 0.f;
 			/* S = Q·Kᵀ: B(k = head dim, n = key) is K read row-wise, so no transpose. */
 #pragma unroll
 			for (int kk = 0; kk < D / 16; kk++) {
+				unsigned qa[MT][4];
+				if constexpr (QREG) {
+#pragma unroll
+					for (int e = 0; e < 4; e++)
+						qa[0][e] = qf[kk][e];
+				} else {
+#pragma unroll
+					for (int mt = 0; mt < MT; mt++) {
+						int r = warp * WR + mt * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
+						ldsm_x4(qa[mt][0], qa[mt][1], qa[mt][2], qa[mt][3], sQ + swz<D>(r, ch));
+					}
+				}
 #pragma unroll
 				for (int nb = 0; nb < FA_BC / 16; nb++) {
 					int r = nb * 16 + (lane & 7) + ((lane >> 4) << 3);
 					int ch = kk * 2 + ((lane >> 3) & 1);
 					unsigned b0, b1, b2, b3;
 					ldsm_x4(b0, b1, b2, b3, cK + swz<D>(r, ch));
-					mma_bf16(s[2 * nb], qf[kk], b0, b1);
-					mma_bf16(s[2 * nb + 1], qf[kk], b2, b3);
-				}
-			}
-			if (causal && kv0 + FA_BC - 1 > row0) {
 #pragma unroll
-				for (int i = 0; i < FA_BC / 8; i++)
-#pragma unroll
-					for (int e = 0; e < 4; e++) {
-						int col = kv0 + i * 8 + 2 * t + (e & 1);
-						int row = row0 + g + (e >> 1) * 8;
-						if (col > row)
-							s[i][e] = -INFINITY;
+					for (int mt = 0; mt < MT; mt++) {
+						mma_bf16(s[mt][2 * nb], qa[mt], b0, b1);
+						mma_bf16(s[mt][2 * nb + 1], qa[mt], b2, b3);
 					}
-			}
-			/* Online softmax, in the log2 domain. */
-#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				float mx = -INFINITY;
-#pragma unroll
-				for (int i = 0; i < FA_BC / 8; i++)
-					mx = fmaxf(mx, fmaxf(s[i][2 * h], s[i][2 * h + 1]));
-				mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-				mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-				float mnew = fmaxf(m_r[h], mx * scale_log2);
-				/* A row with nothing unmasked yet keeps m = -inf; subtracting 0 then
-				 * keeps every exp2 at exactly 0 instead of NaN. */
-				float msafe = mnew == -INFINITY ? 0.f : mnew;
-				float alpha = exp2f(m_r[h] - msafe);
-				m_r[h] = mnew;
-				float rs = 0.f;
-#pragma unroll
-				for (int i = 0; i < FA_BC / 8; i++) {
-					float p0 = exp2f(fmaf(s[i][2 * h], scale_log2, -msafe));
-					float p1 = exp2f(fmaf(s[i][2 * h + 1], scale_log2, -msafe));
-					s[i][2 * h] = p0;
-					s[i][2 * h + 1] = p1;
-					rs += p0 + p1;
 				}
-				l_r[h] = l_r[h] * alpha + rs;
+			}
 #pragma unroll
-				for (int i = 0; i < D / 8; i++) {
-					oacc[i][2 * h] *= alpha;
-					oacc[i][2 * h + 1] *= alpha;
+			for (int mt = 0; mt < MT; mt++) {
+				const int rb = row0 + mt * 16; /* first row of this m16 tile */
+				if (causal && kv0 + FA_BC - 1 > rb) {
+#pragma unroll
+					for (int i = 0; i < FA_BC / 8; i++)
+#pragma unroll
+						for (int e = 0; e < 4; e++) {
+							int col = kv0 + i * 8 + 2 * t + (e & 1);
+							int row = rb + g + (e >> 1) * 8;
+							if (col > row)
+								s[mt][i][e] = -INFINITY;
+						}
+				}
+				/* Online softmax, in the log2 domain. */
+#pragma unroll
+				for (int h = 0; h < 2; h++) {
+					float mx = -INFINITY;
+#pragma unroll
+					for (int i = 0; i < FA_BC / 8; i++)
+						mx = fmaxf(mx, fmaxf(s[mt][i][2 * h], s[mt][i][2 * h + 1]));
+					mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+					mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+					float mnew = fmaxf(m_r[mt][h], mx * scale_log2);
+					/* A row with nothing unmasked yet keeps m = -inf; subtracting 0
+					 * then keeps every exp2 at exactly 0 instead of NaN. */
+					float msafe = mnew == -INFINITY ? 0.f : mnew;
+					float alpha = exp2f(m_r[mt][h] - msafe);
+					m_r[mt][h] = mnew;
+					float rs = 0.f;
+#pragma unroll
+					for (int i = 0; i < FA_BC / 8; i++) {
+						float p0 = exp2f(fmaf(s[mt][i][2 * h], scale_log2, -msafe));
+						float p1 = exp2f(fmaf(s[mt][i][2 * h + 1], scale_log2, -msafe));
+						s[mt][i][2 * h] = p0;
+						s[mt][i][2 * h + 1] = p1;
+						rs += p0 + p1;
+					}
+					l_r[mt][h] = l_r[mt][h] * alpha + rs;
+#pragma unroll
+					for (int i = 0; i < D / 8; i++) {
+						oacc[mt][i][2 * h] *= alpha;
+						oacc[mt][i][2 * h + 1] *= alpha;
+					}
 				}
 			}
 			/* O += P·V: the S accumulators of two adjacent n8 tiles are exactly one
 			 * m16k16 A fragment; V fragments come from ldmatrix.trans. */
 #pragma unroll
 			for (int kc = 0; kc < FA_BC / 16; kc++) {
-				unsigned a[4];
-				a[0] = pack_bf16(s[2 * kc][0], s[2 * kc][1]);
-				a[1] = pack_bf16(s[2 * kc][2], s[2 * kc][3]);
-				a[2] = pack_bf16(s[2 * kc + 1][0], s[2 * kc + 1][1]);
-				a[3] = pack_bf16(s[2 * kc + 1][2], s[2 * kc + 1][3]);
+				unsigned a[MT][4];
+#pragma unroll
+				for (int mt = 0; mt < MT; mt++) {
+					a[mt][0] = pack_bf16(s[mt][2 * kc][0], s[mt][2 * kc][1]);
+					a[mt][1] = pack_bf16(s[mt][2 * kc][2], s[mt][2 * kc][3]);
+					a[mt][2] = pack_bf16(s[mt][2 * kc + 1][0], s[mt][2 * kc + 1][1]);
+					a[mt][3] = pack_bf16(s[mt][2 * kc + 1][2], s[mt][2 * kc + 1][3]);
+				}
 #pragma unroll
 				for (int dn = 0; dn < D / 16; dn++) {
 					int r = kc * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
 					int ch = dn * 2 + (lane >> 4);
 					unsigned b0, b1, b2, b3;
 					ldsm_x4_t(b0, b1, b2, b3, cV + swz<D>(r, ch));
-					mma_bf16(oacc[2 * dn], a, b0, b1);
-					mma_bf16(oacc[2 * dn + 1], a, b2, b3);
+#pragma unroll
+					for (int mt = 0; mt < MT; mt++) {
+						mma_bf16(oacc[mt][2 * dn], a[mt], b0, b1);
+						mma_bf16(oacc[mt][2 * dn + 1], a[mt], b2, b3);
+					}
 				}
 			}
 		}
 		__syncthreads(); /* the next iteration overwrites the other buffer */
 	}
 #pragma unroll
-	for (int h = 0; h < 2; h++) {
-		float l = l_r[h];
-		l += __shfl_xor_sync(0xffffffffu, l, 1);
-		l += __shfl_xor_sync(0xffffffffu, l, 2);
-		float inv = l > 0.f ? 1.f / l : 0.f;
-		bf16 *orow = o + (size_t)(warp * 16 + g + h * 8) * D;
+	for (int mt = 0; mt < MT; mt++)
 #pragma unroll
-		for (int i = 0; i < D / 8; i++)
-			*reinterpret_cast<unsigned *>(orow + i * 8 + 2 * t) =
-				pack_bf16(oacc[i][2 * h] * inv, oacc[i][2 * h + 1] * inv);
-	}
+		for (int h = 0; h < 2; h++) {
+			float l = l_r[mt][h];
+			l += __shfl_xor_sync(0xffffffffu, l, 1);
+			l += __shfl_xor_sync(0xffffffffu, l, 2);
+			float inv = l > 0.f ? 1.f / l : 0.f;
+			bf16 *orow = o + (size_t)(warp * WR + mt * 16 + g + h * 8) * D;
+#pragma unroll
+			for (int i = 0; i < D / 8; i++)
+				*reinterpret_cast<unsigned *>(orow + i * 8 + 2 * t) =
+					pack_bf16(oacc[mt][i][2 * h] * inv, oacc[mt][i][2 * h + 1] * inv);
+		}
 #endif
 }
 
-extern "C" size_t gd_attn_flash_smem(int d)
+extern "C" size_t gd_attn_flash_smem(int d, int rows_per_warp)
 {
-	return (size_t)(FA_BR * d + 4 * FA_BC * d) * sizeof(bf16);
+	int br = 4 * (rows_per_warp == 32 ? 32 : 16);
+	return (size_t)(br * d + 4 * FA_BC * d) * sizeof(bf16);
 }
 
-template <int D>
+template <int D, int MT>
 static int fa_launch(const void *q, const void *k, const void *v, void *o, int bh, int l,
 		     int causal, float scale, cudaStream_t st, char *why, size_t n)
 {
-	size_t smem = gd_attn_flash_smem(D);
+	size_t smem = gd_attn_flash_smem(D, 16 * MT);
 	/* Above 48 KB needs the opt-in; set once per device (the host code uses one device). */
 	static int opted_in_dev = -1;
 	int dev;
 	FA_CK(cudaGetDevice(&dev));
 	if (opted_in_dev != dev) {
-		FA_CK(cudaFuncSetAttribute(fa_fwd_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		FA_CK(cudaFuncSetAttribute(fa_fwd_kernel<D, MT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 					   (int)smem));
 		opted_in_dev = dev;
 	}
-	dim3 grid(l / FA_BR, bh);
-	fa_fwd_kernel<D><<<grid, FA_THREADS, smem, st>>>(
+	dim3 grid(l / (64 * MT), bh);
+	fa_fwd_kernel<D, MT><<<grid, FA_THREADS, smem, st>>>(
 		(const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, l, causal,
 		scale * 1.4426950408889634f);
 	FA_CK(cudaGetLastError());
@@ -310,7 +351,8 @@ static int fa_launch(const void *q, const void *k, const void *v, void *o, int b
 }
 
 extern "C" int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, int l,
-			     int d, int causal, float scale, void *stream, char *why, size_t n)
+			     int d, int causal, float scale, int rows_per_warp, void *stream,
+			     char *why, size_t n)
 {
 	int dev, major = 0;
 	FA_CK(cudaGetDevice(&dev));
@@ -319,15 +361,22 @@ extern "C" int gd_attn_flash(const void *q, const void *k, const void *v, void *
 		snprintf(why, n, "the flash kernel needs BF16 mma.sync and cp.async (compute capability 8.0 or newer)");
 		return GD_ENOGPU;
 	}
-	if (l <= 0 || l % GD_FA_TILE || bh <= 0 || bh > 65535) {
-		snprintf(why, n, "flash kernel: L must be a positive multiple of %d and B·H ≤ 65535", GD_FA_TILE);
+	if (rows_per_warp != 16 && rows_per_warp != 32) {
+		snprintf(why, n, "flash kernel: %d rows per warp not built (16 or 32)", rows_per_warp);
+		return GD_EUSAGE;
+	}
+	const int br = 4 * rows_per_warp;
+	if (l <= 0 || l % br || bh <= 0 || bh > 65535) {
+		snprintf(why, n, "flash kernel: L must be a positive multiple of %d and B·H ≤ 65535", br);
 		return GD_EUSAGE;
 	}
 	cudaStream_t st = (cudaStream_t)stream;
 	if (d == 64)
-		return fa_launch<64>(q, k, v, o, bh, l, causal, scale, st, why, n);
+		return rows_per_warp == 16 ? fa_launch<64, 1>(q, k, v, o, bh, l, causal, scale, st, why, n)
+					   : fa_launch<64, 2>(q, k, v, o, bh, l, causal, scale, st, why, n);
 	if (d == 128)
-		return fa_launch<128>(q, k, v, o, bh, l, causal, scale, st, why, n);
+		return rows_per_warp == 16 ? fa_launch<128, 1>(q, k, v, o, bh, l, causal, scale, st, why, n)
+					   : fa_launch<128, 2>(q, k, v, o, bh, l, causal, scale, st, why, n);
 	snprintf(why, n, "flash kernel: head dim %d not built (64 or 128)", d);
 	return GD_EUSAGE;
 }

@@ -13,20 +13,21 @@
 extern "C" {
 #endif
 
-/* Tile sizes of the flash kernel: BR query rows per block (4 warps × 16 rows), BC keys per
- * K/V tile. L must be a multiple of GD_FA_TILE. */
-#define GD_FA_TILE 64
+/* The flash kernel: 4 warps per block, each owning rows_per_warp (16 or 32) query rows, so a
+ * block holds 64 or 128 rows; K/V tiles of 64 keys. L must be a multiple of the block's rows. */
 
-/* Shared memory bytes one flash block uses for head dim d (Q tile + double-buffered K, V). */
-size_t gd_attn_flash_smem(int d);
+/* Shared memory bytes one flash block uses (Q tile + double-buffered K and V tiles). */
+size_t gd_attn_flash_smem(int d, int rows_per_warp);
 
 /* Flash-style forward: tiled over keys with an online softmax (running max and sum in
  * FP32), S and P live only in registers, tensor cores through mma.sync.m16n8k16 (BF16 in,
  * FP32 accumulate), ldmatrix from XOR-swizzled shared memory, cp.async double buffering of
  * K and V. d ∈ {64, 128}; needs compute capability ≥ 8.0 (BF16 mma.sync, cp.async).
- * scale is applied to Q·Kᵀ (usually 1/sqrt(d)). Writes no L×L matrix and no extra memory. */
+ * scale is applied to Q·Kᵀ (usually 1/sqrt(d)). Writes no L×L matrix and no extra memory.
+ * rows_per_warp 16: Q fragments stay in registers; 32: two m16 tiles per warp share every
+ * K and V fragment (half the shared-memory reads per mma), Q re-read from shared memory. */
 int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
-		  int causal, float scale, void *stream, char *why, size_t n);
+		  int causal, float scale, int rows_per_warp, void *stream, char *why, size_t n);
 
 /* Naive path, step 2: row softmax of S (bh·L rows of L BF16 values) in place, scaled by
  * scale; with causal, entries with column > row become 0. Reductions in FP32. L % 8 == 0. */

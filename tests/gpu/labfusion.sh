@@ -55,7 +55,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv >>"
 # 1. correctness on awkward shapes (tails, odd head counts, L not a power of two)
 run fusion-odd "GPUDIAG_LAB_FUSION=tokens=1000,hidden=1000,out=520,chain=8000" lab fusion --json --runs 10
 run fusion-wide "GPUDIAG_LAB_FUSION=tokens=512,hidden=12288,out=256,chain=800" lab fusion --json --runs 10
-run attention-odd "GPUDIAG_LAB_ATTENTION=lens=64,128,192,320;heads=3;batch=2;dims=64,128;causal=both" \
+run attention-odd "GPUDIAG_LAB_ATTENTION=lens=64,128,192,256,384;heads=3;batch=2;dims=64,128;causal=both" \
 	lab attention --json --runs 10
 # 2. the benchmarks at their default sizes
 run fusion "" lab fusion --json --svg "$OUT/labfusion-fusion.svg"
@@ -142,21 +142,27 @@ r = res(f, "elementwise chain", "1 fused kernel")
 if r:
     rows.append(("elementwise chain fused", "%.2f×" % (r["metrics"].get("speedup_vs_unfused") or float("nan")), "vs 4 kernels"))
 a = load("attention")
+def best_flash(d, cz, L):
+    c = [r for r in (res(a, "flash d=%d%s" % (d, cz), L), res(a, "flash 2×m16 d=%d%s" % (d, cz), L))
+         if r and r["time_s_median"] and (r.get("check") or {}).get("ok")]
+    return min(c, key=lambda r: r["time_s_median"]) if c else None
 for d in (64, 128):
     for cz in ("", " causal"):
-        fl = res(a, "flash d=%d%s" % (d, cz), "L=8192"); nv = res(a, "naive d=%d%s" % (d, cz), "L=8192")
-        if fl and nv and fl["time_s_median"] and nv["time_s_median"]:
+        fl = best_flash(d, cz, "L=8192"); nv = res(a, "naive d=%d%s" % (d, cz), "L=8192")
+        if fl and nv and nv["time_s_median"]:
             rows.append(("flash/naive L=8192 d=%d%s" % (d, cz), "%.1f×" % (nv["time_s_median"] / fl["time_s_median"]),
-                         "target ≥ 5×; VRAM %.2f vs %.2f GiB" % (fl["metrics"]["vram_measured_bytes"] / 2**30, nv["metrics"]["vram_measured_bytes"] / 2**30)))
-for cz in ("", "_causal"):
-    fl = res(a, "flash d=128" + cz.replace("_", " "), "L=4096")
-    s = anch.get("sdpa_L4096_d128%s_tflops" % cz)
-    if fl:
-        t = fl["gflop_per_s"] / 1e3
-        rows.append(("flash L=4096 d=128%s TFLOP/s" % cz.replace("_", " "), "%.0f" % t,
-                     ("SDPA %.0f → ratio %.2f (target ≥ 0.50; mma.sync, not wgmma)" % (s, t / s)) if s else "SDPA not measured"))
+                         "target ≥ 5× (%s); VRAM %.2f vs %.2f GiB" % (fl["group"], fl["metrics"]["vram_measured_bytes"] / 2**30, nv["metrics"]["vram_measured_bytes"] / 2**30)))
+for cz in ("", " causal"):
+    s = anch.get("sdpa_L4096_d128%s_tflops" % cz.replace(" ", "_"))
+    for g in ("flash", "flash 2×m16"):
+        fl = res(a, "%s d=128%s" % (g, cz), "L=4096")
+        if fl and fl["gflop_per_s"]:
+            t = fl["gflop_per_s"] / 1e3
+            rows.append(("%s L=4096 d=128%s TFLOP/s" % (g, cz), "%.0f" % t,
+                         ("SDPA %.0f → ratio %.2f (target ≥ 0.50; mma.sync, not wgmma)" % (s, t / s)) if s else "SDPA not measured"))
 for d in (64, 128):
-    fl = res(a, "flash d=%d" % d, "L=16384"); nv = res(a, "naive d=%d" % d, "L=16384") or res(a, "naive d=%d" % d, "L=8192")
+    fl = res(a, "flash d=%d" % d, "L=16384") or res(a, "flash d=%d" % d, "L=8192")
+    nv = res(a, "naive d=%d" % d, "L=16384") or res(a, "naive d=%d" % d, "L=8192")
     if fl:
         rows.append(("max L computed d=%d" % d, "flash %d" % fl["metrics"]["max_len_computed"],
                      "naive %d (B=1, H=16, memory model, free memory)" % (nv["metrics"]["max_len_computed"] if nv else -1)))
