@@ -354,21 +354,34 @@ static int check_gemm_act(void *arg, const void *out, size_t bytes, struct gd_la
 	return GD_OK;
 }
 
-/* ref[s][j] = Σ_k A(rows[s], k) · W[j][k], A given as doubles by row (a_row(f, r, k)). */
-static void gemm_ref(struct fu *f, const double *act, double *ref)
+/* ref[s][j] = Σ_k A(rows[s], k) · W[j][k] in FP64; A is x (act == NULL) or act. W is
+ * converted once so the inner loop is a plain dot product. */
+static int gemm_ref(struct fu *f, const double *act, double *ref)
 {
+	float *wf = malloc(sizeof(float) * (size_t)f->no * f->h);
+	double *arow = malloc(sizeof(double) * (size_t)f->h);
+	if (!wf || !arow) {
+		free(wf);
+		free(arow);
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)f->no * f->h; i++)
+		wf[i] = gd_bf16_to_f32(f->wh[i]);
 	for (int s = 0; s < FU_SAMPLE_ROWS; s++) {
 		int r = f->rows[s];
+		for (int k = 0; k < f->h; k++)
+			arow[k] = act ? act[(size_t)r * f->h + k] : gd_bf16_to_f32(f->xh[(size_t)r * f->h + k]);
 		for (int j = 0; j < f->no; j++) {
+			const float *wr = wf + (size_t)j * f->h;
 			double acc = 0;
-			const uint16_t *wr = f->wh + (size_t)j * f->h;
-			for (int k = 0; k < f->h; k++) {
-				double a = act ? act[(size_t)r * f->h + k] : gd_bf16_to_f32(f->xh[(size_t)r * f->h + k]);
-				acc += a * gd_bf16_to_f32(wr[k]);
-			}
+			for (int k = 0; k < f->h; k++)
+				acc += arow[k] * wr[k];
 			ref[(size_t)s * f->no + j] = acc;
 		}
 	}
+	free(wf);
+	free(arow);
+	return 0;
 }
 
 static struct gd_lab_result *last(struct gd_lab_run *r)
@@ -482,9 +495,12 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 	}
 	for (size_t i = 0; i < (size_t)f->t * f->h; i++)
 		act_b[i] = gd_bf16_to_f32(gd_f32_to_bf16((float)f->lngeluref[i]));
-	gemm_ref(f, NULL, f->gemm_ref_x);
-	gemm_ref(f, act_b, f->gemm_ref_act);
+	int bad = gemm_ref(f, NULL, f->gemm_ref_x) || gemm_ref(f, act_b, f->gemm_ref_act);
 	free(act_b);
+	if (bad) {
+		snprintf(why, n, "out of host memory");
+		return GD_EFAIL;
+	}
 
 	for (int i = 0; i < f->nrot; i++)
 		if ((rc = gd_lab_upload(f->x[i], f->xh, act)))
