@@ -42,6 +42,8 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
 extern const char cmd_info_usage[], cmd_occupancy_usage[];
+int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_roofline_usage[];
 extern const char cmd_lab_usage[];
 
 #endif

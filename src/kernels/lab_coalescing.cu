@@ -7,8 +7,8 @@
 
 #include <cuda_runtime.h>
 
-#define GS_LOOP(i, n)                                                                      \
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);             \
+#define GS_LOOP(i, n)                                                                                        \
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                              \
 	     i += (size_t)gridDim.x * blockDim.x)
 
 static __global__ void k_fill_f32(float *p, size_t n, size_t stride, size_t offset, uint32_t seed)
@@ -44,8 +44,8 @@ extern "C" int gd_labk_co_copy(const void *in, void *out, size_t n4, int blocks)
 	return (int)cudaGetLastError();
 }
 
-static __global__ void k_stride_sum(const uint32_t *__restrict__ in, size_t n, unsigned stride,
-				    size_t base, size_t mask, uint32_t *partials)
+static __global__ void k_stride_sum(const uint32_t *__restrict__ in, size_t n, unsigned stride, size_t base,
+				    size_t mask, uint32_t *partials)
 {
 	__shared__ uint32_t ws[8];
 	uint32_t s = 0;
@@ -64,22 +64,21 @@ static __global__ void k_stride_sum(const uint32_t *__restrict__ in, size_t n, u
 	}
 }
 
-extern "C" int gd_labk_co_stride_sum(const uint32_t *in, size_t n, unsigned stride, size_t base,
-				     size_t mask, int blocks, uint32_t *partials)
+extern "C" int gd_labk_co_stride_sum(const uint32_t *in, size_t n, unsigned stride, size_t base, size_t mask,
+				     int blocks, uint32_t *partials)
 {
 	k_stride_sum<<<blocks, 256>>>(in, n, stride, base, mask, partials);
 	return (int)cudaGetLastError();
 }
 
-static __global__ void k_gather(const float *__restrict__ table, const uint32_t *__restrict__ idx,
-				size_t nb, unsigned dshift, float *__restrict__ out)
+static __global__ void k_gather(const float *__restrict__ table, const uint32_t *__restrict__ idx, size_t nb,
+				unsigned dshift, float *__restrict__ out)
 {
 	size_t total = nb << dshift, dmask = ((size_t)1 << dshift) - 1;
 	GS_LOOP(o, total) out[o] = table[((size_t)idx[o >> dshift] << dshift) + (o & dmask)];
 }
 
-extern "C" int gd_labk_co_gather(const float *table, const uint32_t *idx, size_t nb, unsigned d,
-				 float *out)
+extern "C" int gd_labk_co_gather(const float *table, const uint32_t *idx, size_t nb, unsigned d, float *out)
 {
 	unsigned sh = 0;
 	while ((1u << sh) < d)
@@ -161,7 +160,7 @@ static __global__ void k_scale2(const float *__restrict__ x, float *__restrict__
 		/* both variants decompose o = (bi·d + k)·s + j, so they execute the same integer work
 		 * and differ only in where they read */
 		unsigned j = o % s, k = (o / s) % d, bi = o / (s * d);
-		unsigned src = permuted ? (bi * s + j) * d + k /* x[bi][j][k]: stride d between threads */
+		unsigned src = permuted ? (bi * s + j) * d + k	/* x[bi][j][k]: stride d between threads */
 					: (bi * d + k) * s + j; /* == o: contiguous */
 		out[o] = 2.0f * x[src];
 	}

@@ -3,10 +3,22 @@
 
 #include <cuda_runtime.h>
 
-extern "C" const char *gd_labk_error(int code) { return cudaGetErrorString((cudaError_t)code); }
-extern "C" int gd_labk_set_device(int dev) { return (int)cudaSetDevice(dev); }
-extern "C" int gd_labk_malloc(void **p, size_t bytes) { return (int)cudaMalloc(p, bytes); }
-extern "C" int gd_labk_free(void *p) { return (int)cudaFree(p); }
+extern "C" const char *gd_labk_error(int code)
+{
+	return cudaGetErrorString((cudaError_t)code);
+}
+extern "C" int gd_labk_set_device(int dev)
+{
+	return (int)cudaSetDevice(dev);
+}
+extern "C" int gd_labk_malloc(void **p, size_t bytes)
+{
+	return (int)cudaMalloc(p, bytes);
+}
+extern "C" int gd_labk_free(void *p)
+{
+	return (int)cudaFree(p);
+}
 
 extern "C" int gd_labk_h2d(void *dst, const void *src, size_t bytes)
 {
@@ -23,8 +35,14 @@ extern "C" int gd_labk_poison(void *p, size_t bytes, int byte)
 	return (int)cudaMemsetAsync(p, byte, bytes, 0);
 }
 
-extern "C" int gd_labk_sync(void) { return (int)cudaDeviceSynchronize(); }
-extern "C" int gd_labk_last_error(void) { return (int)cudaGetLastError(); }
+extern "C" int gd_labk_sync(void)
+{
+	return (int)cudaDeviceSynchronize();
+}
+extern "C" int gd_labk_last_error(void)
+{
+	return (int)cudaGetLastError();
+}
 
 extern "C" int gd_labk_mem_info(size_t *free_b, size_t *total_b)
 {
@@ -45,7 +63,10 @@ extern "C" int gd_labk_events_create(void **ev, int n)
 	return 0;
 }
 
-extern "C" int gd_labk_event_record(void *ev) { return (int)cudaEventRecord((cudaEvent_t)ev, 0); }
+extern "C" int gd_labk_event_record(void *ev)
+{
+	return (int)cudaEventRecord((cudaEvent_t)ev, 0);
+}
 
 extern "C" int gd_labk_event_query(void *ev)
 {
@@ -57,7 +78,10 @@ extern "C" int gd_labk_event_query(void *ev)
 	return (int)e;
 }
 
-extern "C" int gd_labk_event_sync(void *ev) { return (int)cudaEventSynchronize((cudaEvent_t)ev); }
+extern "C" int gd_labk_event_sync(void *ev)
+{
+	return (int)cudaEventSynchronize((cudaEvent_t)ev);
+}
 
 extern "C" int gd_labk_event_elapsed(void *start, void *stop, float *ms)
 {

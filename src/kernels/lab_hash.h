@@ -15,7 +15,10 @@
 
 GD_HD uint32_t gd_hash32(uint64_t j, uint32_t seed)
 {
-	uint32_t x = (uint32_t)j ^ ((uint32_t)(j >> 32) * 0x9e3779b9u) ^ seed;
+	/* the seed is added after a multiply, not XORed: XOR with a small seed would only permute
+	 * the values of an aligned power-of-two range, leaving sums over it unchanged */
+	uint32_t x = (uint32_t)j ^ ((uint32_t)(j >> 32) * 0x9e3779b9u);
+	x += seed * 0x85ebca6bu + 0x6a09e667u;
 	x ^= x >> 16;
 	x *= 0x7feb352du;
 	x ^= x >> 15;

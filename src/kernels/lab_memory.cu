@@ -36,17 +36,22 @@ static __device__ void block_sum_store(uint32_t s, uint32_t *dst)
 	}
 }
 
-static __global__ void k_read(const uint4 *__restrict__ buf, unsigned long long n16,
-			      unsigned long long step, int iters, uint32_t *partials)
+/* Warp w (of T/32) reads the contiguous chunk j = (w·iters + i)·32 + lane, i < iters, modulo
+ * n16: each load instruction is one coalesced 512-byte run, and the j cover [0, T·iters) once
+ * each, so the CPU knows the total. Because a warp's chunk (512 B × iters) spans megabytes,
+ * every SM sweeps the whole working set (up to that span): a set larger than L1 really comes
+ * from L2, and a set beyond L2 from VRAM. */
+static __global__ void k_read(const uint4 *__restrict__ buf, unsigned long long n16, int iters,
+			      uint32_t *partials)
 {
-	unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-	unsigned long long idx = t % n16;
+	unsigned long long w = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+	unsigned long long idx = ((w * (unsigned long long)iters) * 32 + (threadIdx.x & 31)) % n16;
 	uint32_t s = 0;
 #pragma unroll 8
 	for (int i = 0; i < iters; i++) {
 		uint4 v = buf[idx];
 		s += v.x + v.y + v.z + v.w;
-		idx += step; /* step = T mod n16 < n16, so one subtraction keeps idx < n16 */
+		idx += 32; /* n16 >= 32, so one subtraction keeps idx < n16 */
 		if (idx >= n16)
 			idx -= n16;
 	}
@@ -56,10 +61,9 @@ static __global__ void k_read(const uint4 *__restrict__ buf, unsigned long long 
 extern "C" int gd_labk_mem_read(const void *buf, size_t n16, int iters, int blocks, int threads,
 				uint32_t *partials)
 {
-	unsigned long long T = (unsigned long long)blocks * threads;
-	if (n16 == 0 || threads % 32 || threads > 1024)
+	if (n16 < 32 || threads % 32 || threads > 1024)
 		return (int)cudaErrorInvalidValue;
-	k_read<<<blocks, threads>>>((const uint4 *)buf, n16, T % n16, iters, partials);
+	k_read<<<blocks, threads>>>((const uint4 *)buf, n16, iters, partials);
 	return (int)cudaGetLastError();
 }
 
@@ -96,7 +100,7 @@ static __global__ void k_chase(const uint32_t *buf, uint32_t start, long warm, l
 	g0 = global_ns();
 	for (long i = 0; i < steps; i++)
 		p = __ldca(&buf[p]); /* cache at all levels: L1 hits count as L1 */
-	out[0] = p; /* the store depends on the last load, so the clocks below follow it */
+	out[0] = p;		     /* the store depends on the last load, so the clocks below follow it */
 	__threadfence_block();
 	c1 = clock64();
 	g1 = global_ns();

@@ -22,8 +22,14 @@ template <> struct elem<GD_LABK_F16> {
 };
 template <> struct elem<GD_LABK_BF16> {
 	typedef unsigned short raw;
-	static __device__ __forceinline__ float get(raw v) { return __bfloat162float(__ushort_as_bfloat16(v)); }
-	static __device__ __forceinline__ raw put(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+	static __device__ __forceinline__ float get(raw v)
+	{
+		return __bfloat162float(__ushort_as_bfloat16(v));
+	}
+	static __device__ __forceinline__ raw put(float f)
+	{
+		return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+	}
 };
 template <> struct elem<GD_LABK_E4M3> {
 	typedef unsigned char raw;
@@ -42,7 +48,8 @@ static __global__ void k_scale(const uint4 *__restrict__ in, uint4 *__restrict__
 {
 	typedef typename elem<T>::raw raw;
 	const int per = 16 / sizeof(raw);
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16;
+	     i += (size_t)gridDim.x * blockDim.x) {
 		uint4 u = in[i], w;
 		raw x[per], y[per];
 		memcpy(x, &u, 16);
@@ -59,11 +66,20 @@ extern "C" int gd_labk_prec_scale(int type, const void *in, void *out, size_t n1
 	const uint4 *i4 = (const uint4 *)in;
 	uint4 *o4 = (uint4 *)out;
 	switch (type) {
-	case GD_LABK_F32: k_scale<GD_LABK_F32><<<blocks, 256>>>(i4, o4, n16, a); break;
-	case GD_LABK_F16: k_scale<GD_LABK_F16><<<blocks, 256>>>(i4, o4, n16, a); break;
-	case GD_LABK_BF16: k_scale<GD_LABK_BF16><<<blocks, 256>>>(i4, o4, n16, a); break;
-	case GD_LABK_E4M3: k_scale<GD_LABK_E4M3><<<blocks, 256>>>(i4, o4, n16, a); break;
-	default: return (int)cudaErrorInvalidValue;
+	case GD_LABK_F32:
+		k_scale<GD_LABK_F32><<<blocks, 256>>>(i4, o4, n16, a);
+		break;
+	case GD_LABK_F16:
+		k_scale<GD_LABK_F16><<<blocks, 256>>>(i4, o4, n16, a);
+		break;
+	case GD_LABK_BF16:
+		k_scale<GD_LABK_BF16><<<blocks, 256>>>(i4, o4, n16, a);
+		break;
+	case GD_LABK_E4M3:
+		k_scale<GD_LABK_E4M3><<<blocks, 256>>>(i4, o4, n16, a);
+		break;
+	default:
+		return (int)cudaErrorInvalidValue;
 	}
 	return (int)cudaGetLastError();
 }

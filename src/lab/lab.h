@@ -52,6 +52,7 @@
 
 struct gd_ctx;
 struct gd_lab_run;
+struct gd_chart;
 
 /* ---- a lab ------------------------------------------------------------------------------ */
 struct gd_lab {
@@ -215,12 +216,20 @@ struct gd_lab_result {
  * failed: that is a result, recorded and turned into exit status 4 at the end), or an error
  * code when a CUDA call failed (printed). */
 int gd_lab_measure(struct gd_lab_run *r, const struct gd_lab_variant *v);
+/* For launchers: GD_OK when cuda_err (a cudaError_t from a gd_labk_* launcher) is 0, else
+ * GD_EFAIL with the CUDA error string in why. */
+int gd_lab_cuda(int cuda_err, char *why, size_t n);
 /* Records a variant from ready samples (seconds per launch; n may be 0 = untimed) and a
  * check result (NULL = unchecked). Used by gd_lab_measure and by tests; also by labs whose
  * figure is not a launch time (latency from clock64 inside the kernel: pass n = 0 and give
  * the figures as metrics). Returns the stored result. */
 struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_variant *v,
 				    const double *samples, int n, const struct gd_lab_check *c);
+/* For labs that time outside gd_lab_measure (host clocks, several streams, graphs): the
+ * CLOCK_REALTIME time in ns, and the NVML samples taken between t0_ns and t1_ns attached to
+ * a recorded result (SM clock range, peak power, throttle reasons), as gd_lab_measure does. */
+double gd_lab_now_ns(void);
+void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns);
 /* Adds (or replaces) a metric on the last recorded result. */
 void gd_lab_result_metric(struct gd_lab_result *res, const char *key, double value, const char *unit);
 /* The first recorded result with this group and name, or NULL. */
@@ -253,6 +262,12 @@ struct gd_lab_chart {
 };
 /* Sets the chart written by --svg (the last call wins). */
 void gd_lab_set_chart(struct gd_lab_run *r, const struct gd_lab_chart *c);
+/* A picture that is not series over x (a timeline): after gd_lab_set_chart, the harness
+ * calls draw on the initialised chart (title and labels from the lab chart) instead of adding
+ * the groups. The series' arrays must outlive the lab's run function (the SVG is written
+ * after it returns). */
+void gd_lab_set_chart_draw(struct gd_lab_run *r, void (*draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg),
+			   void *arg);
 /* Adds a verdict: one plain sentence about what the numbers show, tied to a guide section. */
 void gd_lab_verdict(struct gd_lab_run *r, const char *section, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -282,6 +297,8 @@ struct gd_lab_run {
 	int nnotes;
 	struct gd_lab_chart chart;
 	int has_chart;
+	void (*chart_draw)(const struct gd_lab_run *r, struct gd_chart *ch, void *arg); /* or NULL */
+	void *chart_draw_arg;
 	void **allocs;
 	int nallocs;
 	int check_failed;

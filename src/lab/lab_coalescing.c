@@ -32,8 +32,8 @@ double gd_labco_sector_factor(unsigned stride, unsigned elem_bytes)
 	return (double)stride;
 }
 
-void gd_labco_stride_ref(size_t n, unsigned stride, size_t base, size_t mask, int blocks,
-			 uint32_t seed, uint32_t *partials)
+void gd_labco_stride_ref(size_t n, unsigned stride, size_t base, size_t mask, int blocks, uint32_t seed,
+			 uint32_t *partials)
 {
 	size_t T = (size_t)blocks * 256;
 	memset(partials, 0, sizeof(uint32_t) * (size_t)blocks);
@@ -65,7 +65,7 @@ double gd_labco_aos_ref(size_t i, uint32_t seed)
 struct co {
 	/* shared by every variant of one lab run */
 	void *in, *out, *partials, *idx;
-	size_t n;         /* elements in the current variant's output */
+	size_t n; /* elements in the current variant's output */
 	int blocks;
 	/* per variant */
 	int kind;
@@ -78,10 +78,13 @@ struct co {
 static int co_copy(void *arg, long iter, char *why, size_t n)
 {
 	struct co *c = arg;
-	return gd_labk_co_copy(c->in, c->out, c->n / 4, c->blocks) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_co_copy(c->in, c->out, c->n / 4, c->blocks), why, n);
 }
 
-static double ref_copy(const void *ctx, size_t i) { return gd_hashf(i, SEED_A); }
+static double ref_copy(const void *ctx, size_t i)
+{
+	return gd_hashf(i, SEED_A);
+}
 
 static int chk_copy(void *arg, const void *out, size_t bytes, struct gd_lab_check *ck)
 {
@@ -95,8 +98,8 @@ static int co_stride(void *arg, long iter, char *why, size_t n)
 	struct co *c = arg;
 	/* each launch reads its own region, so even stride 1 comes from VRAM, not from L2 */
 	size_t base = ((size_t)iter * c->n * c->stride) & c->mask;
-	return gd_labk_co_stride_sum(c->in, c->n, c->stride, base, c->mask, c->blocks, c->partials) ? GD_EFAIL
-												      : GD_OK;
+	return gd_lab_cuda(
+	    gd_labk_co_stride_sum(c->in, c->n, c->stride, base, c->mask, c->blocks, c->partials), why, n);
 }
 
 static int chk_stride(void *arg, const void *out, size_t bytes, struct gd_lab_check *ck)
@@ -115,7 +118,7 @@ static int chk_stride(void *arg, const void *out, size_t bytes, struct gd_lab_ch
 static int co_gather(void *arg, long iter, char *why, size_t n)
 {
 	struct co *c = arg;
-	return gd_labk_co_gather(c->in, c->idx, c->nb, c->d, c->out) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_co_gather(c->in, c->idx, c->nb, c->d, c->out), why, n);
 }
 
 static double ref_gather(const void *ctx, size_t o)
@@ -136,11 +139,14 @@ static int co_aos(void *arg, long iter, char *why, size_t n)
 	struct co *c = arg;
 	const float *in = c->in;
 	if (c->kind == 0)
-		return gd_labk_co_aos(in, c->n, DT, c->out) ? GD_EFAIL : GD_OK;
-	return gd_labk_co_soa(in + 8 * c->n, in + 9 * c->n, c->n, DT, c->out) ? GD_EFAIL : GD_OK;
+		return gd_lab_cuda(gd_labk_co_aos(in, c->n, DT, c->out), why, n);
+	return gd_lab_cuda(gd_labk_co_soa(in + 8 * c->n, in + 9 * c->n, c->n, DT, c->out), why, n);
 }
 
-static double ref_aos(const void *ctx, size_t i) { return gd_labco_aos_ref(i, SEED_A); }
+static double ref_aos(const void *ctx, size_t i)
+{
+	return gd_labco_aos_ref(i, SEED_A);
+}
 
 static int chk_aos(void *arg, const void *out, size_t bytes, struct gd_lab_check *ck)
 {
@@ -153,7 +159,7 @@ static int chk_aos(void *arg, const void *out, size_t bytes, struct gd_lab_check
 static int co_transpose(void *arg, long iter, char *why, size_t n)
 {
 	struct co *c = arg;
-	return gd_labk_co_transpose(c->in, c->out, (int)c->m, c->kind) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_co_transpose(c->in, c->out, (int)c->m, c->kind), why, n);
 }
 
 static double ref_transpose(const void *ctx, size_t i)
@@ -172,7 +178,8 @@ static int chk_transpose(void *arg, const void *out, size_t bytes, struct gd_lab
 static int co_scale(void *arg, long iter, char *why, size_t n)
 {
 	struct co *c = arg;
-	return gd_labk_co_scale2(c->in, c->out, (int)c->pb, (int)c->ps, (int)c->pd, c->permuted) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_co_scale2(c->in, c->out, (int)c->pb, (int)c->ps, (int)c->pd, c->permuted),
+			   why, n);
 }
 
 static double ref_scale(const void *ctx, size_t o)
@@ -190,7 +197,10 @@ static int chk_scale(void *arg, const void *out, size_t bytes, struct gd_lab_che
 
 /* ---------------------------------------------------------------- the lab */
 
-static struct gd_lab_result *last(struct gd_lab_run *r) { return &r->res[r->nres - 1]; }
+static struct gd_lab_result *last(struct gd_lab_run *r)
+{
+	return &r->res[r->nres - 1];
+}
 
 static double gbps_of(const struct gd_lab_run *r, const char *group, const char *name)
 {
@@ -282,7 +292,8 @@ static int run(struct gd_lab_run *r)
 
 	/* ---- 3. gathers (embedding lookup): table of 256-byte rows */
 	{
-		size_t table_bytes = copy_bytes, rows64 = table_bytes / 256, nb = r->quick ? (size_t)1 << 18 : (size_t)1 << 20;
+		size_t table_bytes = copy_bytes, rows64 = table_bytes / 256,
+		       nb = r->quick ? (size_t)1 << 18 : (size_t)1 << 20;
 		size_t nb1 = nb * 16, maxidx = nb1;
 		uint32_t *h = malloc(sizeof(uint32_t) * maxidx);
 		const char *names[3] = {"256-byte rows, random ids", "256-byte rows, consecutive ids",
@@ -299,7 +310,8 @@ static int run(struct gd_lab_run *r)
 		for (int k = 0; k < 3; k++) {
 			size_t cnt = k == 2 ? nb1 : nb, nrows = k == 2 ? table_bytes / 4 : rows64;
 			for (size_t i = 0; i < cnt; i++)
-				h[i] = k == 1 ? (uint32_t)(i % nrows) : (uint32_t)(gd_lab_rand_u64(&rng) % nrows);
+				h[i] = k == 1 ? (uint32_t)(i % nrows)
+					      : (uint32_t)(gd_lab_rand_u64(&rng) % nrows);
 			if ((rc = gd_lab_upload(c.idx, h, sizeof(uint32_t) * cnt)) != GD_OK) {
 				free(h);
 				return rc;
@@ -319,7 +331,8 @@ static int run(struct gd_lab_run *r)
 			v.out = c.out;
 			v.out_bytes = cnt * c.d * 4;
 			v.check = chk_gather;
-			v.metrics[0] = (struct gd_lab_metric){"sector_bytes_per_useful_byte", k == 2 ? 8.0 : 1.0, "×"};
+			v.metrics[0] =
+			    (struct gd_lab_metric){"sector_bytes_per_useful_byte", k == 2 ? 8.0 : 1.0, "×"};
 			v.nmetrics = 1;
 			if ((rc = gd_lab_measure(r, &v)) != GD_OK) {
 				free(h);
@@ -354,7 +367,8 @@ static int run(struct gd_lab_run *r)
 			v.out = c.out;
 			v.out_bytes = np * 4;
 			v.check = chk_aos;
-			v.metrics[0] = (struct gd_lab_metric){"sector_bytes_per_useful_byte", k ? 1.0 : 36.0 / 12.0, "×"};
+			v.metrics[0] = (struct gd_lab_metric){"sector_bytes_per_useful_byte",
+							      k ? 1.0 : 36.0 / 12.0, "×"};
 			v.nmetrics = 1;
 			if ((rc = gd_lab_measure(r, &v)) != GD_OK)
 				return rc;
@@ -406,7 +420,8 @@ static int run(struct gd_lab_run *r)
 			c.permuted = !k;
 			memset(&v, 0, sizeof(v));
 			v.group = "permute() vs contiguous()";
-			v.name = k ? "2·x on a contiguous tensor" : "2·x on x.permute(0,2,1) (read stride 4 KB)";
+			v.name =
+			    k ? "2·x on a contiguous tensor" : "2·x on x.permute(0,2,1) (read stride 4 KB)";
 			v.x = NAN;
 			v.bytes = 8.0 * (double)(pb * ps * pd);
 			v.formula = "B·S·D·4 read + B·S·D·4 written";
@@ -433,56 +448,80 @@ static int run(struct gd_lab_run *r)
 		double tn = gbps_of(r, "transpose", "naive (coalesced read, strided write)");
 		double tt = gbps_of(r, "transpose", "shared-memory tile 32×32");
 		double tp = gbps_of(r, "transpose", "shared-memory tile 32×33 (padded)");
-		double pp = gbps_of(r, "permute() vs contiguous()", "2·x on x.permute(0,2,1) (read stride 4 KB)");
+		double pp =
+		    gbps_of(r, "permute() vs contiguous()", "2·x on x.permute(0,2,1) (read stride 4 KB)");
 		double pc = gbps_of(r, "permute() vs contiguous()", "2·x on a contiguous tensor");
-		const struct gd_lab_result *cp = gd_lab_find_result(r, "coalesced copy", "float4 copy (16 B per thread)");
+		const struct gd_lab_result *cp =
+		    gd_lab_find_result(r, "coalesced copy", "float4 copy (16 B per thread)");
 		if (isfinite(s1) && isfinite(s32))
 			gd_lab_verdict(r, "§7",
-				       "consecutive threads reading consecutive floats delivered %.0f GB/s of useful data; "
-				       "128 bytes apart (the guide's strided example) only %.0f GB/s — %.1f× slower, because "
+				       "consecutive threads reading consecutive floats delivered %.0f GB/s "
+				       "of useful data; "
+				       "128 bytes apart (the guide's strided example) only %.0f GB/s — %.1f× "
+				       "slower, because "
 				       "every 4-byte value then costs its own 32-byte sector.",
 				       s1, s32, s1 / s32);
 		if (cp && isfinite(cp->gbps))
-			gd_lab_verdict(r, "§7", "the coalesced copy moved %.0f GB/s, %.0f %% of the %s %s ceiling.",
-				       cp->gbps, cp->pct_of_ceiling * 100, cp->ceiling.source, cp->ceiling.name);
+			gd_lab_verdict(
+			    r, "§7", "the coalesced copy moved %.0f GB/s, %.0f %% of the %s %s ceiling.",
+			    cp->gbps, cp->pct_of_ceiling * 100, cp->ceiling.source, cp->ceiling.name);
 		if (isfinite(g_r) && isfinite(g_1))
-			gd_lab_verdict(r, "§7",
-				       "an embedding lookup of whole 256-byte rows ran at %.0f %% of the copy, scattered 4-byte "
-				       "lookups at %.0f %%: random rows are fine when each row is read coalesced.",
-				       100 * g_r / copy_gbps, 100 * g_1 / copy_gbps);
+			gd_lab_verdict(
+			    r, "§7",
+			    "an embedding lookup of whole 256-byte rows ran at %.0f %% of the copy, "
+			    "scattered 4-byte "
+			    "lookups at %.0f %%: random rows are fine when each row is read coalesced.",
+			    100 * g_r / copy_gbps, 100 * g_1 / copy_gbps);
 		if (isfinite(aos) && isfinite(soa))
-			gd_lab_verdict(r, "§7",
-				       "reading 2 fields of a 32-byte struct (AoS) took %.1f× as long as reading them from "
-				       "separate arrays (SoA): the rest of each struct's sector is moved for nothing.",
-				       soa / aos);
+			gd_lab_verdict(
+			    r, "§7",
+			    "reading 2 fields of a 32-byte struct (AoS) took %.1f× as long as reading them "
+			    "from "
+			    "separate arrays (SoA): the rest of each struct's sector is moved for nothing.",
+			    soa / aos);
 		if (isfinite(tn) && isfinite(tt) && isfinite(tp))
 			gd_lab_verdict(r, "§7",
-				       "transpose: naive %.0f %%, shared tile %.0f %%, padded tile %.0f %% of the copy — the "
-				       "tile makes both sides coalesced, the padding column removes its 32-way bank conflict.",
+				       "transpose: naive %.0f %%, shared tile %.0f %%, padded tile %.0f %% "
+				       "of the copy — the "
+				       "tile makes both sides coalesced, the padding column removes its "
+				       "32-way bank conflict.",
 				       100 * tn / copy_gbps, 100 * tt / copy_gbps, 100 * tp / copy_gbps);
 		if (isfinite(pp) && isfinite(pc))
 			gd_lab_verdict(r, "§7",
-				       "an op on x.permute(0,2,1) read strided and took %.1f× as long as on a contiguous tensor; "
-				       ".contiguous() costs one transpose, worth it when the tensor is used more than once.",
+				       "an op on x.permute(0,2,1) read strided and took %.1f× as long as on "
+				       "a contiguous tensor; "
+				       ".contiguous() costs one transpose, worth it when the tensor is used "
+				       "more than once.",
 				       pc / pp);
 	}
 	{
-		struct gd_lab_chart ch = {"Useful bandwidth vs stride (4-byte elements)", "stride (elements)",
-					  "GB/s of useful data (median)", 1, 1, GD_LAB_Y_GBPS, NULL, {"stride sweep"}, 1, 1};
+		struct gd_lab_chart ch = {"Useful bandwidth vs stride (4-byte elements)",
+					  "stride (elements)",
+					  "GB/s of useful data (median)",
+					  1,
+					  1,
+					  GD_LAB_Y_GBPS,
+					  NULL,
+					  {"stride sweep"},
+					  1,
+					  1};
 		gd_lab_set_chart(r, &ch);
 	}
-	gd_lab_note(r, "stride sweep: %zu useful elements per launch out of a %zu MiB buffer; each launch reads "
-		       "its own region so consecutive launches do not find data in L2",
+	gd_lab_note(r,
+		    "stride sweep: %zu useful elements per launch out of a %zu MiB buffer; each launch reads "
+		    "its own region so consecutive launches do not find data in L2",
 		    nin / 64, nin * 4 >> 20);
 	return GD_OK;
 }
 
 const struct gd_lab gd_lab_coalescing = {
-	"coalescing", "§7", "coalesced vs strided: stride sweep, gathers, AoS/SoA, transpose, permute()",
-	"A coalesced float4 copy first (the reference, --size sets its bytes; --quick: 256 MiB),\n"
-	"then: a stride sweep 1…64 of 4-byte reads with the useful GB/s and the 32-byte sectors\n"
-	"moved per useful byte; an embedding-style gather (random 256-byte rows, consecutive rows,\n"
-	"random 4-byte values); AoS vs SoA; a transpose naive / shared tile / padded tile; and an\n"
-	"elementwise op on x.permute(0,2,1) vs a contiguous tensor.\n",
-	run,
+    "coalescing",
+    "§7",
+    "coalesced vs strided: stride sweep, gathers, AoS/SoA, transpose, permute()",
+    "A coalesced float4 copy first (the reference, --size sets its bytes; --quick: 256 MiB),\n"
+    "then: a stride sweep 1…64 of 4-byte reads with the useful GB/s and the 32-byte sectors\n"
+    "moved per useful byte; an embedding-style gather (random 256-byte rows, consecutive rows,\n"
+    "random 4-byte values); AoS vs SoA; a transpose naive / shared tile / padded tile; and an\n"
+    "elementwise op on x.permute(0,2,1) vs a contiguous tensor.\n",
+    run,
 };

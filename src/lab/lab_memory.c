@@ -3,13 +3,14 @@
  * each level (pointer chase), with where L2 ends read from the curve.
  *
  * Bandwidth: gd_labk_mem_read makes T = blocks·threads threads each load `iters` 16-byte
- * elements, thread t taking element (t + i·T) mod n16. The loads issued are exactly the
- * indices j mod n16 for j < T·iters, so
+ * elements, each warp a contiguous chunk of 32·iters elements (modulo the set). The loads
+ * issued are exactly the indices j mod n16 for j < T·iters, so
  *   bytes = T · iters · 16   (loads issued; a cache hit counts like a miss)
  *   total = q · P(4·n16) + P(4·rem)   with q, rem = divmod(T·iters, n16), P(m) = Σ_{j<m} h(j)
  * where h is the data's hash; the per-block sums must add up to that total (u32, wrapping).
- * Small working sets are read many times per launch (iters ≥ 256), so each SM re-reads the
- * same lines and the level that holds them sets the speed; sets beyond L2 stream from VRAM.
+ * Small working sets are read many times per launch (iters ≥ 256) and every warp's chunk
+ * (≥ 128 KB) wraps around the whole set, so each SM re-reads all of it: the smallest level
+ * that holds the set sets the speed; sets beyond L2 stream from VRAM.
  *
  * Latency: one thread walks a random cyclic permutation of 128-byte-spaced nodes
  * (p = buf[p]), so every load depends on the previous one and the prefetcher cannot guess;
@@ -42,8 +43,7 @@ uint32_t gd_labmem_read_total(uint64_t n16, uint64_t loads, uint32_t seed)
 	return (uint32_t)(q * full) + part;
 }
 
-void gd_labmem_read_totals(const uint64_t *n16, const uint64_t *loads, int n, uint32_t seed,
-			   uint32_t *totals)
+void gd_labmem_read_totals(const uint64_t *n16, const uint64_t *loads, int n, uint32_t seed, uint32_t *totals)
 {
 	/* one sweep over the largest set: P(m) at every point needed, in increasing m */
 	uint64_t *pts = malloc(sizeof(uint64_t) * 2 * (size_t)n);
@@ -138,9 +138,8 @@ static int read_launch(void *arg, long iter, char *why, size_t n)
 {
 	struct read_arg *a = arg;
 	(void)iter;
-	(void)why;
-	(void)n;
-	return gd_labk_mem_read(a->buf, a->n16, a->iters, a->blocks, a->threads, a->partials) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_mem_read(a->buf, a->n16, a->iters, a->blocks, a->threads, a->partials),
+			   why, n);
 }
 
 static int read_check(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
@@ -179,17 +178,15 @@ static int chase_launch(void *arg, long iter, char *why, size_t n)
 {
 	struct chase_arg *a = arg;
 	(void)iter;
-	(void)why;
-	(void)n;
-	return gd_labk_mem_chase(a->buf, a->start, a->warm, a->steps, a->out) ? GD_EFAIL : GD_OK;
+	return gd_lab_cuda(gd_labk_mem_chase(a->buf, a->start, a->warm, a->steps, a->out), why, n);
 }
 
 static int chase_check(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
 {
 	struct chase_arg *a = arg;
 	const unsigned long long *o = out;
-	uint32_t got = (uint32_t)o[0], want = gd_labmem_chase_end(a->order, a->n, a->stride,
-								    (uint64_t)(a->warm + a->steps));
+	uint32_t got = (uint32_t)o[0],
+		 want = gd_labmem_chase_end(a->order, a->n, a->stride, (uint64_t)(a->warm + a->steps));
 	if (o[0] > 0xffffffffull)
 		got = 0xffffffffu; /* poison */
 	gd_lab_cmp_u32(&got, &want, 1, c);
@@ -247,8 +244,9 @@ static int run(struct gd_lab_run *r)
 	gd_labmem_read_totals(n16s, loads, nw, SEED, totals);
 
 	for (int i = 0; i < nw; i++) {
-		struct read_arg a = {buf, (size_t)n16s[i], (int)(loads[i] / (uint64_t)T), blocks, threads,
-				     partials, totals[i]};
+		struct read_arg a = {buf,      (size_t)n16s[i], (int)(loads[i] / (uint64_t)T),
+				     blocks,   threads,		partials,
+				     totals[i]};
 		struct gd_lab_variant v = {0};
 		char name[64];
 		gd_fmt_bytes(name, sizeof(name), ws[i]);
@@ -276,9 +274,9 @@ static int run(struct gd_lab_run *r)
 			long steps;
 			int warm;
 		} lv[3] = {
-			{"L1", 16 << 10, 100000, 1},
-			{"L2", 0, 50000, 1},
-			{"VRAM", r->quick ? (size_t)128 << 20 : (size_t)512 << 20, 20000, 0},
+		    {"L1", 16 << 10, 100000, 1},
+		    {"L2", 0, 50000, 1},
+		    {"VRAM", r->quick ? (size_t)128 << 20 : (size_t)512 << 20, 20000, 0},
 		};
 		const uint32_t stride = 32; /* 128 B between nodes: one node per cache line */
 		void *cbuf, *dorder, *dout;
@@ -311,13 +309,22 @@ static int run(struct gd_lab_run *r)
 				free(order);
 				return rc ? rc : gd_error(GD_EFAIL, "lab memory: linking the chase failed");
 			}
-			a = (struct chase_arg){cbuf, order[0] * stride, stride, lv[l].warm ? (long)(2 * n) : 0,
-					       r->quick ? lv[l].steps / 2 : lv[l].steps, order, n, dout, {0}};
-			snprintf(name, sizeof(name), "%s (%s set)", lv[l].name, gd_fmt_bytes(b1, sizeof(b1), (double)lv[l].bytes));
+			a = (struct chase_arg){cbuf,
+					       order[0] * stride,
+					       stride,
+					       lv[l].warm ? (long)(2 * n) : 0,
+					       r->quick ? lv[l].steps / 2 : lv[l].steps,
+					       order,
+					       n,
+					       dout,
+					       {0}};
+			snprintf(name, sizeof(name), "%s (%s set)", lv[l].name,
+				 gd_fmt_bytes(b1, sizeof(b1), (double)lv[l].bytes));
 			v.group = "latency (pointer chase)";
 			v.name = name;
 			v.x = (double)lv[l].bytes;
-			v.formula = "one dependent 4-byte load per step; cycles from clock64, ns from %globaltimer";
+			v.formula =
+			    "one dependent 4-byte load per step; cycles from clock64, ns from %globaltimer";
 			v.reps = 1;
 			v.launch = chase_launch;
 			v.arg = &a;
@@ -331,10 +338,12 @@ static int run(struct gd_lab_run *r)
 			res = &r->res[r->nres - 1];
 			lat[l] = r->nres - 1;
 			if (res->check.ok) {
-				double cyc = (double)a.host[1] / (double)a.steps, ns = (double)a.host[2] / (double)a.steps;
+				double cyc = (double)a.host[1] / (double)a.steps,
+				       ns = (double)a.host[2] / (double)a.steps;
 				gd_lab_result_metric(res, "cycles_per_load", cyc, "cycles");
 				gd_lab_result_metric(res, "ns_per_load", ns, "ns");
-				gd_lab_result_metric(res, "sm_clock_mhz_in_kernel", ns > 0 ? cyc / ns * 1e3 : NAN, "MHz");
+				gd_lab_result_metric(res, "sm_clock_mhz_in_kernel",
+						     ns > 0 ? cyc / ns * 1e3 : NAN, "MHz");
 			}
 		}
 	}
@@ -355,30 +364,36 @@ static int run(struct gd_lab_run *r)
 		e2 = gd_labmem_edge(ws, bwv, nw, dram, l2bw, 1 << 20);
 		if (isfinite(l1) && isfinite(l2bw) && isfinite(dram)) {
 			gd_lab_verdict(r, "§4",
-				       "reads that stay in L1 ran at %.0f GB/s, in L2 at %.0f GB/s, from VRAM at %.0f GB/s: "
-				       "VRAM is %.1f× slower than L2 and %.1f× slower than L1 — what is reused should be "
+				       "reads that stay in L1 ran at %.0f GB/s, in L2 at %.0f GB/s, from "
+				       "VRAM at %.0f GB/s: "
+				       "VRAM is %.1f× slower than L2 and %.1f× slower than L1 — what is "
+				       "reused should be "
 				       "kept close (fusion, tiling, shared memory).",
 				       l1, l2bw, dram, l2bw / dram, l1 / dram);
 		}
 		if (e2 > 0) {
-			gd_lab_verdict(r, "§4",
-				       "the curve leaves L2 between %s and %s; the device reports an L2 of %s.",
-				       gd_fmt_bytes(b1, sizeof(b1), ws[e2 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e2]),
-				       l2 > 0 ? gd_fmt_bytes(b3, sizeof(b3), (double)l2) : "unknown size");
+			gd_lab_verdict(
+			    r, "§4", "the curve leaves L2 between %s and %s; the device reports an L2 of %s.",
+			    gd_fmt_bytes(b1, sizeof(b1), ws[e2 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e2]),
+			    l2 > 0 ? gd_fmt_bytes(b3, sizeof(b3), (double)l2) : "unknown size");
 		} else {
 			gd_lab_note(r, "no clear L2 edge in the curve (largest set %s)",
 				    gd_fmt_bytes(b1, sizeof(b1), ws[nw - 1]));
 		}
 		if (e1 > 0)
-			gd_lab_note(r, "the L1 plateau ends between %s and %s (per SM; L1 and shared memory share %s)",
-				    gd_fmt_bytes(b1, sizeof(b1), ws[e1 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e1]),
-				    r->dev.arch ? gd_fmt_bytes(b3, sizeof(b3), r->dev.arch->l1_smem_total_kb * 1024.0)
-						: "an unknown size");
+			gd_lab_note(
+			    r,
+			    "the L1 plateau ends between %s and %s (per SM; L1 and shared memory share %s)",
+			    gd_fmt_bytes(b1, sizeof(b1), ws[e1 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e1]),
+			    r->dev.arch ? gd_fmt_bytes(b3, sizeof(b3), r->dev.arch->l1_smem_total_kb * 1024.0)
+					: "an unknown size");
 		if (lat[0] >= 0 && lat[1] >= 0 && lat[2] >= 0 && r->res[lat[0]].nmetrics >= 2 &&
 		    r->res[lat[1]].nmetrics >= 2 && r->res[lat[2]].nmetrics >= 2)
 			gd_lab_verdict(r, "§4",
-				       "one dependent load costs %.0f cycles (%.0f ns) from L1, %.0f cycles (%.0f ns) from L2 "
-				       "and %.0f cycles (%.0f ns) from VRAM: latency is hidden only by many warps in flight.",
+				       "one dependent load costs %.0f cycles (%.0f ns) from L1, %.0f cycles "
+				       "(%.0f ns) from L2 "
+				       "and %.0f cycles (%.0f ns) from VRAM: latency is hidden only by many "
+				       "warps in flight.",
 				       r->res[lat[0]].metric_values[0], r->res[lat[0]].metric_values[1],
 				       r->res[lat[1]].metric_values[0], r->res[lat[1]].metric_values[1],
 				       r->res[lat[2]].metric_values[0], r->res[lat[2]].metric_values[1]);
@@ -386,21 +401,31 @@ static int run(struct gd_lab_run *r)
 
 	{
 		struct gd_lab_chart ch = {"Read bandwidth vs working set (the memory staircase)",
-					   "working set (bytes)", "GB/s (loads issued × 16 B / median time)",
-					   1, 1, GD_LAB_Y_GBPS, NULL, {"bandwidth vs working set"}, 1, 1};
+					  "working set (bytes)",
+					  "GB/s (loads issued × 16 B / median time)",
+					  1,
+					  1,
+					  GD_LAB_Y_GBPS,
+					  NULL,
+					  {"bandwidth vs working set"},
+					  1,
+					  1};
 		gd_lab_set_chart(r, &ch);
 	}
-	gd_lab_note(r, "bandwidth: %d blocks × %d threads, 16-byte loads, ≥ 256 per thread per launch; GB = 1e9 B",
-		    blocks, threads);
+	gd_lab_note(
+	    r, "bandwidth: %d blocks × %d threads, 16-byte loads, ≥ 256 per thread per launch; GB = 1e9 B",
+	    blocks, threads);
 	return GD_OK;
 }
 
 const struct gd_lab gd_lab_memory = {
-	"memory", "§4", "the memory staircase: bandwidth vs working set (L1/L2/VRAM), latency per level",
-	"Reads working sets from 16 KB to several GB (--size sets the largest; --quick: 512 MiB)\n"
-	"and plots GB/s against size: the plateaus are L1, L2 and VRAM, and where the L2 plateau\n"
-	"ends is compared with the L2 size the device reports. Then one thread follows a random\n"
-	"pointer chain inside L1, L2 and VRAM-sized sets: cycles and ns per dependent load.\n"
-	"Percentages are of the DRAM read ceiling, so L1 and L2 show above 100 %.\n",
-	run,
+    "memory",
+    "§4",
+    "the memory staircase: bandwidth vs working set (L1/L2/VRAM), latency per level",
+    "Reads working sets from 16 KB to several GB (--size sets the largest; --quick: 512 MiB)\n"
+    "and plots GB/s against size: the plateaus are L1, L2 and VRAM, and where the L2 plateau\n"
+    "ends is compared with the L2 size the device reports. Then one thread follows a random\n"
+    "pointer chain inside L1, L2 and VRAM-sized sets: cycles and ns per dependent load.\n"
+    "Percentages are of the DRAM read ceiling, so L1 and L2 show above 100 %.\n",
+    run,
 };

@@ -19,21 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Until src/gpu/blaslt.c is in this build, GEMMs are reported as unavailable. The roofline
- * module's strong definitions replace these weak ones. */
-__attribute__((weak)) int gd_blaslt_open(char *why, size_t n)
-{
-	snprintf(why, n, "the cuBLASLt module is not in this build");
-	return GD_ENOGPU;
-}
-
-__attribute__((weak)) int gd_gemm_run(const struct gd_gemm *g, char *why, size_t n)
-{
-	(void)g;
-	snprintf(why, n, "the cuBLASLt module is not in this build");
-	return GD_ENOGPU;
-}
-
 #define ALPHA 1.5f
 
 /* ---------------------------------------------------------------- CPU references */
@@ -42,10 +27,14 @@ double gd_labprec_scale_ref(const void *in, size_t i, enum gd_lab_dtype t, float
 {
 	float x = (float)gd_lab_get(in, i, t), y = a * x; /* one FP32 multiply, as on the GPU */
 	switch (t) {
-	case GD_DT_F16: return gd_f16_to_f32(gd_f32_to_f16(y));
-	case GD_DT_BF16: return gd_bf16_to_f32(gd_f32_to_bf16(y));
-	case GD_DT_FP8E4M3: return gd_e4m3_to_f32(gd_f32_to_e4m3(y));
-	default: return y;
+	case GD_DT_F16:
+		return gd_f16_to_f32(gd_f32_to_f16(y));
+	case GD_DT_BF16:
+		return gd_bf16_to_f32(gd_f32_to_bf16(y));
+	case GD_DT_FP8E4M3:
+		return gd_e4m3_to_f32(gd_f32_to_e4m3(y));
+	default:
+		return y;
 	}
 }
 
@@ -80,10 +69,9 @@ static int sc_launch(void *arg, long iter, char *why, size_t n)
 {
 	struct sc *s = arg;
 	size_t off = (size_t)(iter % s->rot) * s->set_bytes;
-	return gd_labk_prec_scale(s->ktype, (char *)s->in + off, (char *)s->out + off, s->set_bytes / 16, ALPHA,
-				  s->blocks)
-		       ? GD_EFAIL
-		       : GD_OK;
+	return gd_lab_cuda(gd_labk_prec_scale(s->ktype, (char *)s->in + off, (char *)s->out + off,
+					      s->set_bytes / 16, ALPHA, s->blocks),
+			   why, n);
 }
 
 static double sc_ref(const void *ctx, size_t i)
@@ -143,9 +131,11 @@ static int gm_check(void *arg, const void *out, size_t bytes, struct gd_lab_chec
 	c->checked = (long long)total;
 	/* 1024 sampled elements against FP64 */
 	for (int s = 0; s < 1024; s++) {
-		int i = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->m), j = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->n);
+		int i = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->m),
+		    j = (int)(gd_lab_rand_u64(&rng) % (uint64_t)g->n);
 		double scale, ref = gd_labprec_gemm_ref(g->ha, g->hb, g->in_t, g->k, i, j, 1, g->n, &scale);
-		double got = gd_lab_get(out, (size_t)i * g->n + j, g->out_t), err = fabs(got - ref) / (scale > 0 ? scale : 1);
+		double got = gd_lab_get(out, (size_t)i * g->n + j, g->out_t),
+		       err = fabs(got - ref) / (scale > 0 ? scale : 1);
 		if (!(err <= g->tol)) {
 			c->bad++;
 			if (c->first_bad < 0)
@@ -161,7 +151,8 @@ static int gm_check(void *arg, const void *out, size_t bytes, struct gd_lab_chec
 	g->max_err = c->max_rel_err;
 	g->rms_err = sr > 0 ? sqrt(se / sr) : NAN;
 	c->ok = c->bad == 0;
-	snprintf(c->note, sizeof(c->note), "all %zu written and finite; 1024 sampled vs FP64 (error / Σ|a·b|)", total);
+	snprintf(c->note, sizeof(c->note),
+		 "all %zu written and finite; 1024 sampled vs FP64 (error / Σ|a·b|)", total);
 	return GD_OK;
 }
 
@@ -174,10 +165,10 @@ static int scale_part(struct gd_lab_run *r)
 		enum gd_lab_dtype t;
 		const char *name;
 	} ty[4] = {
-		{GD_LABK_F32, GD_DT_F32, "FP32"},
-		{GD_LABK_F16, GD_DT_F16, "FP16"},
-		{GD_LABK_BF16, GD_DT_BF16, "BF16"},
-		{GD_LABK_E4M3, GD_DT_FP8E4M3, "FP8 (e4m3)"},
+	    {GD_LABK_F32, GD_DT_F32, "FP32"},
+	    {GD_LABK_F16, GD_DT_F16, "FP16"},
+	    {GD_LABK_BF16, GD_DT_BF16, "BF16"},
+	    {GD_LABK_E4M3, GD_DT_FP8E4M3, "FP8 (e4m3)"},
 	};
 	size_t n = r->quick ? (size_t)1 << 24 : (size_t)1 << 26;
 	size_t freeb = gd_lab_mem_free();
@@ -232,16 +223,19 @@ static int scale_part(struct gd_lab_run *r)
 		if (k == 0)
 			t32 = tt[0];
 		gd_lab_result_metric(&r->res[r->nres - 1], "time_vs_fp32", tt[k] / t32, "×");
-		gd_lab_result_metric(&r->res[r->nres - 1], "g_elements_per_s", (double)n / tt[k] / 1e9, "G/s");
+		gd_lab_result_metric(&r->res[r->nres - 1], "g_elements_per_s", (double)n / tt[k] / 1e9,
+				     "G/s");
 		gd_lab_result_metric(&r->res[r->nres - 1], "rotating_copies", s.rot, "");
 	}
 	free(host);
 	if (rc == GD_OK && isfinite(tt[0]) && isfinite(tt[1]) && isfinite(tt[3]))
-		gd_lab_verdict(r, "§4",
-			       "halving the bytes per element cut the time of a memory-bound op to %.2f× (FP16) and %.2f× "
-			       "(FP8) of FP32's (ideal 0.50× and 0.25×): mixed precision speeds up bandwidth-bound work "
-			       "by moving fewer bytes, not by faster arithmetic.",
-			       tt[1] / tt[0], tt[3] / tt[0]);
+		gd_lab_verdict(
+		    r, "§4",
+		    "halving the bytes per element cut the time of a memory-bound op to %.2f× (FP16) and "
+		    "%.2f× "
+		    "(FP8) of FP32's (ideal 0.50× and 0.25×): mixed precision speeds up bandwidth-bound work "
+		    "by moving fewer bytes, not by faster arithmetic.",
+		    tt[1] / tt[0], tt[3] / tt[0]);
 	return rc;
 }
 
@@ -254,10 +248,11 @@ static int gemm_part(struct gd_lab_run *r)
 		double tol;
 		const char *name;
 	} ty[4] = {
-		{GD_P_FP32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_CUDA, 1e-5, "FP32 (CUDA cores)"},
-		{GD_P_TF32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_TENSOR, 4e-3, "TF32 (tensor cores, FP32 data)"},
-		{GD_P_BF16, GD_DT_BF16, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2, "BF16 (tensor cores)"},
-		{GD_P_FP8, GD_DT_FP8E4M3, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2, "FP8 e4m3 → BF16 (tensor cores)"},
+	    {GD_P_FP32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_CUDA, 1e-5, "FP32 (CUDA cores)"},
+	    {GD_P_TF32, GD_DT_F32, GD_DT_F32, GD_ROOF_FLOPS_TENSOR, 4e-3, "TF32 (tensor cores, FP32 data)"},
+	    {GD_P_BF16, GD_DT_BF16, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2, "BF16 (tensor cores)"},
+	    {GD_P_FP8, GD_DT_FP8E4M3, GD_DT_BF16, GD_ROOF_FLOPS_TENSOR, 1.6e-2,
+	     "FP8 e4m3 → BF16 (tensor cores)"},
 	};
 	int m = r->quick ? 2048 : 4096, rc = GD_OK;
 	char why[256];
@@ -354,11 +349,13 @@ static int gemm_part(struct gd_lab_run *r)
 		gd_lab_result_metric(res, "rms_rel_err_vs_fp64", g.rms_err, "");
 	}
 	if (isfinite(tf[0]) && (isfinite(tf[2]) || isfinite(tf[3])))
-		gd_lab_verdict(r, "§3",
-			       "the same %d³ GEMM ran at %.1f TFLOP/s in FP32, %.1f in TF32, %.1f in BF16 and %.1f in FP8 "
-			       "(tensor cores); the price is accuracy: worst error vs FP64 %.1e, %.1e, %.1e, %.1e "
-			       "(relative to Σ|a·b|).",
-			       m, tf[0] / 1e3, tf[1] / 1e3, tf[2] / 1e3, tf[3] / 1e3, err[0], err[1], err[2], err[3]);
+		gd_lab_verdict(
+		    r, "§3",
+		    "the same %d³ GEMM ran at %.1f TFLOP/s in FP32, %.1f in TF32, %.1f in BF16 and %.1f in "
+		    "FP8 "
+		    "(tensor cores); the price is accuracy: worst error vs FP64 %.1e, %.1e, %.1e, %.1e "
+		    "(relative to Σ|a·b|).",
+		    m, tf[0] / 1e3, tf[1] / 1e3, tf[2] / 1e3, tf[3] / 1e3, err[0], err[1], err[2], err[3]);
 out:
 	free(fa);
 	free(fb);
@@ -374,20 +371,29 @@ static int run(struct gd_lab_run *r)
 		return rc;
 	rc = gemm_part(r);
 	{
-		struct gd_lab_chart ch = {"Memory-bound op: time vs bytes per element", "bytes per element",
-					  "median time per launch (µs)", 1, 1, GD_LAB_Y_TIME_US, NULL,
-					  {"y = 1.5·x (memory-bound)"}, 1, 0};
+		struct gd_lab_chart ch = {"Memory-bound op: time vs bytes per element",
+					  "bytes per element",
+					  "median time per launch (µs)",
+					  1,
+					  1,
+					  GD_LAB_Y_TIME_US,
+					  NULL,
+					  {"y = 1.5·x (memory-bound)"},
+					  1,
+					  0};
 		gd_lab_set_chart(r, &ch);
 	}
 	return rc;
 }
 
 const struct gd_lab gd_lab_precision = {
-	"precision", "§4 §3", "FP32 → FP16/BF16 → FP8: bytes, time and tensor-core GEMM speed vs accuracy",
-	"The same memory-bound op (y = 1.5·x, 64 Mi elements; --quick 16 Mi; --size sets the FP32\n"
-	"bytes) in FP32, FP16, BF16 and FP8-e4m3: the bytes halve at each step and the time should\n"
-	"follow. Then a square GEMM (4096³; --quick 2048³) through cuBLASLt in FP32, TF32, BF16\n"
-	"and FP8, each with its error against an FP64 reference (1024 sampled elements; every\n"
-	"element checked for being written and finite).\n",
-	run,
+    "precision",
+    "§4 §3",
+    "FP32 → FP16/BF16 → FP8: bytes, time and tensor-core GEMM speed vs accuracy",
+    "The same memory-bound op (y = 1.5·x, 64 Mi elements; --quick 16 Mi; --size sets the FP32\n"
+    "bytes) in FP32, FP16, BF16 and FP8-e4m3: the bytes halve at each step and the time should\n"
+    "follow. Then a square GEMM (4096³; --quick 2048³) through cuBLASLt in FP32, TF32, BF16\n"
+    "and FP8, each with its error against an FP64 reference (1024 sampled elements; every\n"
+    "element checked for being written and finite).\n",
+    run,
 };

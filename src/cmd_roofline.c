@@ -1,0 +1,716 @@
+/* gpudiag roofline — the GPU's measured ceilings (guide §10, §3, §4).
+ *
+ * Runs gpudiag's own bandwidth, FMA, SFU and tensor-core kernels (src/kernels/roofline*.cu)
+ * and the cuBLASLt GEMM line, each: random data, warm-up, CUDA events, median of ≥ 10
+ * repetitions with min and max, output checked against a CPU model, NVML sampled by a
+ * thread during the measurement. Prints a table, ridge points and a roofline chart; caches
+ * the ceilings per GPU for the labs and `gpudiag run`; --show prints the cache without a GPU. */
+#include "commands.h"
+#include "core/cli.h"
+#include "core/fileio.h"
+#include "core/json.h"
+#include "core/out.h"
+#include "core/stats.h"
+#include "core/status.h"
+#include "core/svg.h"
+#include "gpu/arch.h"
+#include "gpu/blaslt.h"
+#include "gpu/cudrv.h"
+#include "gpu/nvml.h"
+#include "kernels/roofline.h"
+#include "roofline/ceilings.h"
+#include "roofline/model.h"
+#include "roofline/render.h"
+
+#include <cuda.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char cmd_roofline_usage[] =
+	"usage: gpudiag roofline [--quick] [--only LIST] [--svg FILE] [--json] [--device N] [--no-cache]\n"
+	"       gpudiag roofline --show [--svg FILE] [--json]\n"
+	"\n"
+	"Measures this GPU's ceilings with gpudiag's own kernels: DRAM read/write/copy, L2, shared\n"
+	"memory and L1 bandwidth; FP64/FP32/FP16x2/BF16x2 FMA peaks and the SFU (__expf) rate;\n"
+	"tensor-core peaks per precision with mma.sync (and wgmma on Hopper, sm_90a); and the\n"
+	"cuBLASLt 8192³ GEMM rate per precision (the 'achievable by a real GEMM' line). Each figure\n"
+	"is the median of ≥ 10 timed repetitions (min and max shown) on random data, checked against\n"
+	"a CPU model, with the SM clock, power and throttle reasons sampled during it, next to the\n"
+	"datasheet value. Ridge points (FLOP/byte) are computed against the measured DRAM copy\n"
+	"bandwidth. Results are cached per GPU in $XDG_CACHE_HOME/gpudiag (or ~/.cache/gpudiag).\n"
+	"\n"
+	"options:\n"
+	"  --quick        smaller buffers and fewer repetitions (< 20 s); the full run takes < 2 min\n"
+	"  --only LIST    comma-separated groups: dram,l2,smem,l1,fma,sfu,mma,wgmma,gemm\n"
+	"  --reps N       timed repetitions per test (10..64; default 10 quick, 20 full)\n"
+	"  --svg FILE     write the log-log roofline chart (ceilings and ridge points) as SVG\n"
+	"  --show         print the cached ceilings of every GPU measured before (no GPU needed)\n"
+	"  --no-cache     do not write the cache\n"
+	"  --json         machine-readable output (keys in docs/json.md, section roofline)\n"
+	"\n"
+	"Bytes: DRAM read and write count the buffer once; copy counts read + write (2 × buffer);\n"
+	"L2/L1/shared memory count every 16-byte load. FLOP: an FMA is 2 FLOP (4 for half2); an\n"
+	"m×n×k MMA or GEMM is 2·m·n·k. GB = 10^9 bytes. Method and sources: docs/roofline.md.\n"
+	"exit: 0 ok, 1 a CUDA error, 3 no GPU, 4 a kernel's output failed its check.\n";
+
+enum unit { U_BYTES, U_FLOPS, U_RESULTS };
+enum field { F_DRAM_R, F_DRAM_W, F_DRAM_C, F_L2, F_SMEM, F_L1, F_CORE, F_TENSOR, F_LIB, F_SFU };
+
+struct test_def {
+	int kind;
+	const char *group, *label;
+	enum unit unit;
+	enum field field;
+	enum gd_prec prec;
+};
+
+static const struct test_def tests[] = {
+	{GD_RL_DRAM_READ, "dram", "DRAM read", U_BYTES, F_DRAM_R, GD_P_COUNT},
+	{GD_RL_DRAM_WRITE, "dram", "DRAM write", U_BYTES, F_DRAM_W, GD_P_COUNT},
+	{GD_RL_DRAM_COPY, "dram", "DRAM copy (read+write)", U_BYTES, F_DRAM_C, GD_P_COUNT},
+	{GD_RL_L2_READ, "l2", "L2 read", U_BYTES, F_L2, GD_P_COUNT},
+	{GD_RL_SMEM_READ, "smem", "shared memory read", U_BYTES, F_SMEM, GD_P_COUNT},
+	{GD_RL_L1_READ, "l1", "L1 read", U_BYTES, F_L1, GD_P_COUNT},
+	{GD_RL_FMA_FP64, "fma", "FP64 FMA", U_FLOPS, F_CORE, GD_P_FP64},
+	{GD_RL_FMA_FP32, "fma", "FP32 FMA", U_FLOPS, F_CORE, GD_P_FP32},
+	{GD_RL_FMA_FP16, "fma", "FP16x2 FMA", U_FLOPS, F_CORE, GD_P_FP16},
+	{GD_RL_FMA_BF16, "fma", "BF16x2 FMA", U_FLOPS, F_CORE, GD_P_BF16},
+	{GD_RL_SFU_EXP, "sfu", "SFU __expf", U_RESULTS, F_SFU, GD_P_COUNT},
+	{GD_RL_MMA_FP16, "mma", "FP16 mma.sync", U_FLOPS, F_TENSOR, GD_P_FP16},
+	{GD_RL_MMA_BF16, "mma", "BF16 mma.sync", U_FLOPS, F_TENSOR, GD_P_BF16},
+	{GD_RL_MMA_TF32, "mma", "TF32 mma.sync", U_FLOPS, F_TENSOR, GD_P_TF32},
+	{GD_RL_MMA_INT8, "mma", "INT8 mma.sync", U_FLOPS, F_TENSOR, GD_P_INT8},
+	{GD_RL_MMA_FP8, "mma", "FP8 e4m3 mma.sync", U_FLOPS, F_TENSOR, GD_P_FP8},
+	{GD_RL_MMA_FP64, "mma", "FP64 mma.sync", U_FLOPS, F_TENSOR, GD_P_FP64},
+	{GD_RL_WGMMA_FP16, "wgmma", "FP16 wgmma", U_FLOPS, F_TENSOR, GD_P_FP16},
+	{GD_RL_WGMMA_BF16, "wgmma", "BF16 wgmma", U_FLOPS, F_TENSOR, GD_P_BF16},
+	{GD_RL_WGMMA_TF32, "wgmma", "TF32 wgmma", U_FLOPS, F_TENSOR, GD_P_TF32},
+	{GD_RL_WGMMA_FP8, "wgmma", "FP8 e4m3 wgmma", U_FLOPS, F_TENSOR, GD_P_FP8},
+	{GD_RL_GEMM_FP32, "gemm", "FP32 cuBLASLt", U_FLOPS, F_LIB, GD_P_FP32},
+	{GD_RL_GEMM_TF32, "gemm", "TF32 cuBLASLt", U_FLOPS, F_LIB, GD_P_TF32},
+	{GD_RL_GEMM_FP16, "gemm", "FP16 cuBLASLt", U_FLOPS, F_LIB, GD_P_FP16},
+	{GD_RL_GEMM_BF16, "gemm", "BF16 cuBLASLt", U_FLOPS, F_LIB, GD_P_BF16},
+	{GD_RL_GEMM_FP8, "gemm", "FP8 e4m3 cuBLASLt", U_FLOPS, F_LIB, GD_P_FP8},
+	{GD_RL_GEMM_INT8, "gemm", "INT8 cuBLASLt", U_FLOPS, F_LIB, GD_P_INT8},
+};
+#define NTESTS ((int)(sizeof tests / sizeof tests[0]))
+
+enum outcome { O_SKIPPED = 0, O_OK, O_UNSUPPORTED, O_ERROR, O_CHECK };
+static const char *const outcome_name[] = {"skipped", "ok", "unsupported", "error", "check failed"};
+
+struct result {
+	enum outcome outcome;
+	struct gd_rl_run run;
+	struct gd_stats st;           /* of the rate (work / time) */
+	double datasheet;             /* at the max clock; NaN unknown */
+	double peak_at_clock;         /* the same per-clock figure at the median sampled clock */
+	double sm_mhz, power_w;       /* medians of the NVML samples taken during the test */
+	unsigned long long reasons;   /* OR of the clock-event reasons seen */
+	int nsamples;
+};
+
+/* ---- NVML sampler thread: samples every 20 ms into a ring the main thread reads. */
+#define MAX_SAMPLES 8192
+static struct {
+	pthread_mutex_t mu;
+	int idx, stop, n;
+	struct gd_nvml_sample s[MAX_SAMPLES];
+} smp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void *sampler(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct gd_nvml_sample s;
+		int stop;
+		gd_nvml_sample(smp.idx, &s);
+		pthread_mutex_lock(&smp.mu);
+		if (smp.n < MAX_SAMPLES)
+			smp.s[smp.n++] = s;
+		stop = smp.stop;
+		pthread_mutex_unlock(&smp.mu);
+		if (stop)
+			return NULL;
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int sample_count(void)
+{
+	pthread_mutex_lock(&smp.mu);
+	int n = smp.n;
+	pthread_mutex_unlock(&smp.mu);
+	return n;
+}
+
+/* Medians of the samples [from, to) into the result. */
+static void sample_summary(int from, int to, struct result *res)
+{
+	double clk[MAX_SAMPLES], pw[MAX_SAMPLES];
+	int nc = 0, np = 0;
+	struct gd_stats st;
+	res->reasons = 0;
+	pthread_mutex_lock(&smp.mu);
+	for (int i = from; i < to && i < smp.n; i++) {
+		if (smp.s[i].sm_mhz > 0)
+			clk[nc++] = smp.s[i].sm_mhz;
+		if (smp.s[i].power_mw > 0)
+			pw[np++] = smp.s[i].power_mw / 1000.0;
+		if (smp.s[i].clock_reasons != GD_NVML_UNKNOWN64)
+			res->reasons |= smp.s[i].clock_reasons;
+	}
+	pthread_mutex_unlock(&smp.mu);
+	res->nsamples = to - from;
+	gd_stats_compute(clk, nc, &st);
+	res->sm_mhz = st.median;
+	gd_stats_compute(pw, np, &st);
+	res->power_w = st.median;
+}
+
+static int group_selected(const char *only, const char *group)
+{
+	if (!only)
+		return 1;
+	size_t gl = strlen(group);
+	for (const char *p = only; *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == gl && !strncmp(p, group, l))
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+static int check_only(const char *only)
+{
+	static const char *const groups[] = {"dram", "l2", "smem", "l1", "fma", "sfu", "mma", "wgmma", "gemm"};
+	for (const char *p = only; *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		int ok = 0;
+		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+			if (strlen(groups[g]) == l && !strncmp(groups[g], p, l))
+				ok = 1;
+		if (!ok)
+			return gd_error(GD_EUSAGE, "roofline: --only: unknown group '%.*s' (dram,l2,smem,l1,fma,sfu,mma,wgmma,gemm)",
+					(int)l, p);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return GD_OK;
+}
+
+/* Datasheet figure of a test at clock_mhz (SM) — NaN when gpudiag has no source for it. */
+static double datasheet(const struct test_def *t, const struct gd_arch *a, int sms, double clock_mhz, double dram_ds)
+{
+	switch (t->field) {
+	case F_DRAM_R:
+	case F_DRAM_W:
+	case F_DRAM_C: return dram_ds;
+	case F_SMEM:
+	case F_L1: /* 32 banks × 4 bytes per clock per SM (CUDA C++ Programming Guide, shared memory) */
+		return clock_mhz > 0 && sms > 0 ? 128.0 * sms * clock_mhz * 1e6 : NAN;
+	case F_SFU: /* 16 results per clock per SM for exp2/log2/sin/cos (Programming Guide, arithmetic throughput) */
+		return a && clock_mhz > 0 && sms > 0 ? 16.0 * sms * clock_mhz * 1e6 : NAN;
+	case F_CORE: return gd_arch_peak(a, t->prec, 0, sms, clock_mhz);
+	case F_TENSOR: return gd_arch_peak(a, t->prec, 1, sms, clock_mhz);
+	case F_LIB:
+		return t->prec == GD_P_FP32 ? gd_arch_peak(a, GD_P_FP32, 0, sms, clock_mhz)
+					    : gd_arch_peak(a, t->prec, 1, sms, clock_mhz);
+	default: return NAN;
+	}
+}
+
+/* Does the arch table say this precision is missing? (unknown arch: try it) */
+static const char *lacks(const struct test_def *t, const struct gd_arch *a)
+{
+	if (!a || t->prec == GD_P_COUNT)
+		return NULL;
+	if ((t->field == F_TENSOR || (t->field == F_LIB && t->prec != GD_P_FP32)) && !(a->tensor_precs & (1u << t->prec)))
+		return "the tensor cores of this architecture do not take this precision";
+	if (t->field == F_CORE && !(a->cuda_core_flops_clk_sm[t->prec] > 0))
+		return "the CUDA cores of this architecture have no such FMA";
+	if (t->kind >= GD_RL_WGMMA_FP16 && t->kind <= GD_RL_WGMMA_FP8 && !a->has_wgmma)
+		return "wgmma exists only on Hopper (sm_90a)";
+	return NULL;
+}
+
+static void store(struct gd_ceilings *c, const struct test_def *t, double v)
+{
+	switch (t->field) {
+	case F_DRAM_R: c->dram_read = v; break;
+	case F_DRAM_W: c->dram_write = v; break;
+	case F_DRAM_C: c->dram_copy = v; break;
+	case F_L2: c->l2 = v; break;
+	case F_SMEM: c->smem = v; break;
+	case F_L1: c->l1 = v; break;
+	case F_SFU: c->sfu = v; break;
+	case F_CORE: c->cuda_core[t->prec] = v; break;
+	case F_TENSOR:
+		if (!(c->tensor[t->prec] >= v))
+			c->tensor[t->prec] = v;
+		break;
+	case F_LIB: c->gemm_lib[t->prec] = v; break;
+	}
+}
+
+static const char *unit_str(enum unit u) { return u == U_BYTES ? "B/s" : u == U_FLOPS ? "FLOP/s" : "/s"; }
+
+static void progress(int done, int total, const char *what)
+{
+	int w = 30, fill = total ? done * w / total : w;
+	fprintf(stderr, "\r  [");
+	for (int i = 0; i < w; i++)
+		fputs(i < fill ? "#" : " ", stderr);
+	fprintf(stderr, "] %2d/%d %-28s", done, total, what);
+	fflush(stderr);
+}
+
+/* ---- --show */
+static int show(struct gd_ctx *ctx, const char *svg)
+{
+	static char paths[64][4096];
+	int n = gd_ceilings_list(paths, 64), shown = 0;
+	char dir[4096] = "";
+	gd_cache_dir(dir, sizeof dir);
+	struct gd_json j;
+	if (ctx->json) {
+		gd_json_init(&j, stdout, 1);
+		gd_json_obj(&j, NULL);
+		gd_json_str(&j, "cache_dir", dir);
+		gd_json_arr(&j, "gpus");
+	}
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		char *text = gd_read_file(paths[i], &len);
+		struct gd_ceilings c;
+		if (!text)
+			continue;
+		int bad = gd_ceilings_parse(text, &c);
+		free(text);
+		if (bad) {
+			gd_warn("roofline: ignoring unreadable cache file '%s'", paths[i]);
+			continue;
+		}
+		shown++;
+		if (ctx->json) {
+			gd_rl_json_ceilings(&j, NULL, &c);
+		} else {
+			char when[64] = "unknown time";
+			if (isfinite(c.measured_at)) {
+				time_t tt = (time_t)c.measured_at;
+				struct tm tm;
+				gmtime_r(&tt, &tm);
+				strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+			}
+			printf("%s%s%s  %s, driver %s, measured %s", gd_bold(), c.gpu_name, gd_reset(), c.uuid, c.driver, when);
+			if (c.sm_clock_mhz > 0)
+				printf(", median SM clock %d MHz", c.sm_clock_mhz);
+			printf("\n  (cached in %s)\n\n", paths[i]);
+			gd_rl_print_ceilings(&c, stdout);
+			printf("\n");
+			gd_rl_chart_text(&c, stdout, 64, 18, gd_is_tty());
+			printf("\n");
+		}
+		if (svg && shown == 1) {
+			struct gd_chart ch;
+			static struct gd_rl_chart_store st;
+			gd_rl_chart_svg(&c, &ch, &st);
+			if (gd_chart_write(&ch, svg) != GD_OK)
+				return GD_EFAIL;
+		}
+	}
+	if (ctx->json) {
+		gd_json_arr_end(&j);
+		gd_json_obj_end(&j);
+		gd_json_end(&j);
+	}
+	if (!shown)
+		return gd_error(GD_EDATA, "roofline --show: no cached ceilings in %s (run 'gpudiag roofline' on a GPU first)",
+				dir[0] ? dir : "the cache directory");
+	return GD_OK;
+}
+
+int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
+{
+	int quick = 0, do_show = 0, no_cache = 0, reps = 0, npos = 0;
+	const char *svg = NULL, *only = NULL;
+	char *pos[4];
+	const struct gd_opt opts[] = {
+		{"quick", GD_OPT_FLAG, &quick, NULL, "smaller, faster run (< 20 s)"},
+		{"only", GD_OPT_STR, &only, "LIST", "groups to run"},
+		{"reps", GD_OPT_INT, &reps, "N", "timed repetitions per test"},
+		{"svg", GD_OPT_STR, &svg, "FILE", "write the roofline chart as SVG"},
+		{"show", GD_OPT_FLAG, &do_show, NULL, "print the cached ceilings (no GPU needed)"},
+		{"no-cache", GD_OPT_FLAG, &no_cache, NULL, "do not write the cache"},
+		{NULL, 0, NULL, NULL, NULL},
+	};
+	int rc = gd_parse_opts("roofline", argc, argv, opts, pos, 4, &npos, 0);
+	if (rc != GD_OK)
+		return rc;
+	if (npos)
+		return gd_error(GD_EUSAGE, "roofline: unexpected argument '%s'", pos[0]);
+	if (only && check_only(only) != GD_OK)
+		return GD_EUSAGE;
+	if (reps && (reps < 10 || reps > GD_RL_MAX_REPS))
+		return gd_error(GD_EUSAGE, "roofline: --reps must be between 10 and %d, not %d", GD_RL_MAX_REPS, reps);
+	if (!reps)
+		reps = quick ? 10 : 20;
+	for (int i = 0; i < NTESTS; i++)
+		if (tests[i].kind != i || NTESTS != GD_RL_KIND_COUNT)
+			return gd_error(GD_EFAIL, "roofline: internal error: test table out of order at %d", i);
+	gd_out_init(stdout, ctx->no_color);
+	if (do_show)
+		return show(ctx, svg);
+
+	/* ---- the device */
+	char why[512];
+	if (gd_cu_open(why, sizeof why) != GD_OK)
+		return gd_error(GD_ENOGPU, "roofline: %s (use --show to print cached ceilings)", why);
+	int dev = ctx->device < 0 ? 0 : ctx->device;
+	if (dev >= gd_cu_count())
+		return gd_error(GD_EUSAGE, "roofline: no device %d (%d CUDA device%s)", dev, gd_cu_count(),
+				gd_cu_count() == 1 ? "" : "s");
+	struct gd_rl_dev d = {0};
+	d.device = dev;
+	d.cc_major = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	d.cc_minor = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	d.sms = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	d.max_threads_sm = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+	d.l2_bytes = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+	d.smem_optin = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	const struct gd_arch *arch = gd_arch_find(d.cc_major, d.cc_minor);
+	struct gd_ceilings c;
+	gd_ceilings_clear(&c);
+	gd_cu_name(dev, c.gpu_name, sizeof c.gpu_name);
+	gd_cu_uuid(dev, c.uuid, sizeof c.uuid);
+
+	/* NVML: clocks, bus width, driver, and the sampler */
+	struct gd_nvml_static ns;
+	int nvml_idx = -1;
+	memset(&ns, 0, sizeof ns);
+	ns.max_sm_mhz = ns.max_mem_mhz = ns.mem_bus_width = -1;
+	if (gd_nvml_open(why, sizeof why) == GD_OK && (nvml_idx = gd_nvml_index_by_uuid(c.uuid)) >= 0)
+		gd_nvml_static_info(nvml_idx, &ns);
+	else
+		gd_warn("roofline: NVML unavailable (%s): clocks, power and throttle reasons will show as unknown", why);
+	if (ns.driver[0])
+		snprintf(c.driver, sizeof c.driver, "%s", ns.driver);
+	else
+		snprintf(c.driver, sizeof c.driver, "cuda-%d", gd_cu_driver_version());
+	double max_clk = ns.max_sm_mhz > 0 ? ns.max_sm_mhz : gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000.0;
+	int mem_khz = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+	int bus = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+	double mem_mhz = mem_khz > 0 ? mem_khz / 1000.0 : ns.max_mem_mhz;
+	if (bus <= 0)
+		bus = ns.mem_bus_width;
+	double dram_ds = gd_rl_dram_datasheet(mem_mhz, bus);
+
+	if (!arch)
+		gd_warn("roofline: compute capability %d.%d is not in gpudiag's tables (known: %s): no datasheet figures; "
+			"measuring what can be measured",
+			d.cc_major, d.cc_minor, gd_arch_known_list());
+	if (nvml_idx >= 0) {
+		struct gd_nvml_sample s0;
+		gd_nvml_sample(nvml_idx, &s0);
+		if (ns.compute_procs > 0 || s0.util_gpu > 10)
+			gd_warn("roofline: the GPU is busy (%d compute process%s, %d %% utilisation): the ceilings will read low",
+				ns.compute_procs, ns.compute_procs == 1 ? "" : "es", s0.util_gpu);
+	}
+	int have_lt = gd_blaslt_open(why, sizeof why) == GD_OK;
+	char lt_why[512];
+	snprintf(lt_why, sizeof lt_why, "%s", have_lt ? "" : why);
+
+	pthread_t th;
+	int sampling = 0;
+	if (nvml_idx >= 0) {
+		smp.idx = nvml_idx;
+		smp.n = smp.stop = 0;
+		sampling = pthread_create(&th, NULL, sampler, NULL) == 0;
+	}
+
+	/* ---- the tests */
+	static struct result res[NTESTS];
+	int total = 0, done = 0, tty = gd_is_tty() && isatty(2) && !ctx->json;
+	for (int i = 0; i < NTESTS; i++)
+		if (group_selected(only, tests[i].group))
+			total++;
+	/* wgmma runs last: a faulting sm_90a kernel would take the CUDA context (and every later
+	 * test) with it. */
+	for (int i = 0; i < NTESTS; i++)
+		res[i].outcome = O_SKIPPED;
+	for (int ord = 0; ord < NTESTS; ord++) {
+		int i = ord < GD_RL_WGMMA_FP16 ? ord : ord < NTESTS - 4 ? ord + 4 : ord - (NTESTS - 4) + GD_RL_WGMMA_FP16;
+		const struct test_def *t = &tests[i];
+		struct result *r = &res[i];
+		memset(r, 0, sizeof *r);
+		r->datasheet = r->peak_at_clock = r->sm_mhz = r->power_w = NAN;
+		gd_stats_compute(NULL, 0, &r->st);
+		if (!group_selected(only, t->group))
+			continue;
+		if (tty)
+			progress(done, total, t->label);
+		r->datasheet = datasheet(t, arch, d.sms, max_clk, dram_ds);
+		const char *no = lacks(t, arch);
+		if (no) {
+			r->outcome = O_UNSUPPORTED;
+			snprintf(r->run.msg, sizeof r->run.msg, "%s", no);
+			done++;
+			continue;
+		}
+		if (t->field == F_LIB && !have_lt) {
+			r->outcome = O_UNSUPPORTED;
+			snprintf(r->run.msg, sizeof r->run.msg, "%.255s", lt_why);
+			done++;
+			continue;
+		}
+		r->run.kind = t->kind;
+		r->run.reps = reps;
+		r->run.quick = quick;
+		r->run.dev = d;
+		r->run.gemm = gd_gemm_run;
+		int s0 = sampling ? sample_count() : 0;
+		int mrc = gd_rl_measure(&r->run);
+		if (sampling) {
+			/* make sure at least one sample falls inside short tests */
+			struct timespec ts = {0, 25 * 1000 * 1000};
+			if (sample_count() == s0)
+				nanosleep(&ts, NULL);
+			sample_summary(s0, sample_count(), r);
+		}
+		r->outcome = mrc == 0 ? O_OK : mrc == 3 ? O_UNSUPPORTED : mrc == 4 ? O_CHECK : O_ERROR;
+		if (r->run.n > 0) {
+			double rates[GD_RL_MAX_REPS];
+			for (int k = 0; k < r->run.n; k++)
+				rates[k] = r->run.work / (r->run.ms[k] * 1e-3);
+			gd_stats_compute(rates, r->run.n, &r->st);
+		}
+		if (r->outcome == O_OK)
+			store(&c, t, r->st.median);
+		if (arch && r->sm_mhz > 0 && t->field != F_DRAM_R && t->field != F_DRAM_W && t->field != F_DRAM_C)
+			r->peak_at_clock = datasheet(t, arch, d.sms, r->sm_mhz, dram_ds);
+		if (r->outcome == O_CHECK || r->outcome == O_ERROR)
+			gd_warn("roofline: %s: %s", t->label, r->run.msg);
+		done++;
+	}
+	if (tty) {
+		progress(done, total, "done");
+		fprintf(stderr, "\n");
+	}
+	double all_clk = NAN;
+	if (sampling) {
+		pthread_mutex_lock(&smp.mu);
+		smp.stop = 1;
+		pthread_mutex_unlock(&smp.mu);
+		pthread_join(th, NULL);
+		struct result tmp;
+		sample_summary(0, sample_count(), &tmp);
+		all_clk = tmp.sm_mhz;
+	}
+	c.sm_clock_mhz = isfinite(all_clk) ? (int)lround(all_clk) : -1;
+	c.measured_at = (double)time(NULL);
+	gd_blaslt_close();
+
+	int nfail = 0, nerr = 0, nok = 0, throttled = 0;
+	for (int i = 0; i < NTESTS; i++) {
+		nok += res[i].outcome == O_OK;
+		nfail += res[i].outcome == O_CHECK;
+		nerr += res[i].outcome == O_ERROR;
+		throttled |= res[i].outcome == O_OK && gd_clock_reasons_throttling(res[i].reasons);
+	}
+	/* Cache only correct measurements, and only when something was measured. */
+	char cache_path[4096] = "";
+	int saved = 0;
+	if (!no_cache && !nfail && nok) {
+		if (!only) {
+			saved = gd_ceilings_save(&c) == GD_OK;
+		} else {
+			/* a partial run updates the cached figures it measured */
+			struct gd_ceilings old;
+			if (gd_ceilings_load(c.uuid, c.driver, &old) == 0) {
+				for (int i = 0; i < NTESTS; i++)
+					if (!group_selected(only, tests[i].group)) {
+						/* keep the old value */
+						const struct test_def *t = &tests[i];
+						double v = NAN;
+						switch (t->field) {
+						case F_DRAM_R: v = old.dram_read; break;
+						case F_DRAM_W: v = old.dram_write; break;
+						case F_DRAM_C: v = old.dram_copy; break;
+						case F_L2: v = old.l2; break;
+						case F_SMEM: v = old.smem; break;
+						case F_L1: v = old.l1; break;
+						case F_SFU: v = old.sfu; break;
+						case F_CORE: v = old.cuda_core[t->prec]; break;
+						case F_TENSOR: v = old.tensor[t->prec]; break;
+						case F_LIB: v = old.gemm_lib[t->prec]; break;
+						}
+						if (isfinite(v))
+							store(&c, t, v);
+					}
+			}
+			saved = gd_ceilings_save(&c) == GD_OK;
+		}
+		if (saved)
+			gd_ceilings_path(c.uuid, cache_path, sizeof cache_path);
+	}
+
+	/* ---- output */
+	const char *which = NULL;
+	double bw = gd_rl_dram_roof(&c, &which);
+	if (ctx->json) {
+		struct gd_json j;
+		gd_json_init(&j, stdout, 1);
+		gd_json_obj(&j, NULL);
+		gd_json_obj(&j, "gpu");
+		gd_json_int(&j, "device", dev);
+		gd_json_str(&j, "name", c.gpu_name);
+		gd_json_str(&j, "uuid", c.uuid);
+		gd_json_str(&j, "driver", c.driver);
+		gd_json_str(&j, "sm", arch ? arch->sm : NULL);
+		gd_json_int(&j, "cc_major", d.cc_major);
+		gd_json_int(&j, "cc_minor", d.cc_minor);
+		gd_json_int(&j, "sms", d.sms);
+		gd_json_num(&j, "l2_bytes", d.l2_bytes > 0 ? d.l2_bytes : NAN);
+		gd_json_num(&j, "max_sm_clock_mhz", max_clk > 0 ? max_clk : NAN);
+		gd_json_num(&j, "memory_clock_mhz", mem_mhz > 0 ? mem_mhz : NAN);
+		gd_json_num(&j, "memory_bus_bits", bus > 0 ? bus : NAN);
+		gd_json_num(&j, "dram_datasheet_bytes_per_s", dram_ds);
+		gd_json_obj_end(&j);
+		gd_json_bool(&j, "quick", quick);
+		gd_json_int(&j, "reps", reps);
+		gd_json_arr(&j, "tests");
+		for (int i = 0; i < NTESTS; i++) {
+			const struct result *r = &res[i];
+			if (!group_selected(only, tests[i].group))
+				continue;
+			gd_json_obj(&j, NULL);
+			gd_json_str(&j, "name", gd_rl_kind_name(tests[i].kind));
+			gd_json_str(&j, "label", tests[i].label);
+			gd_json_str(&j, "status", outcome_name[r->outcome]);
+			gd_json_str(&j, "unit", unit_str(tests[i].unit));
+			gd_json_num(&j, "median", r->st.median);
+			gd_json_num(&j, "min", r->st.min);
+			gd_json_num(&j, "max", r->st.max);
+			gd_json_num(&j, "p10", r->st.p10);
+			gd_json_num(&j, "p90", r->st.p90);
+			gd_json_int(&j, "n", r->run.n);
+			gd_json_num(&j, "work_per_rep", r->run.n ? r->run.work : NAN);
+			gd_json_num(&j, "datasheet", r->datasheet);
+			gd_json_num(&j, "fraction_of_datasheet", r->st.median / r->datasheet);
+			gd_json_num(&j, "peak_at_measured_clock", r->peak_at_clock);
+			gd_json_num(&j, "fraction_at_measured_clock", r->st.median / r->peak_at_clock);
+			gd_json_num(&j, "sm_clock_mhz_median", r->sm_mhz);
+			gd_json_num(&j, "power_w_median", r->power_w);
+			char rs[256];
+			if (r->nsamples > 0)
+				gd_json_str(&j, "clock_event_reasons", gd_clock_reasons_str(r->reasons, rs, sizeof rs));
+			else
+				gd_json_null(&j, "clock_event_reasons");
+			gd_json_num(&j, "check_max_error", r->run.max_err);
+			gd_json_str(&j, "how", r->run.how[0] ? r->run.how : NULL);
+			gd_json_str(&j, "message", r->run.msg[0] ? r->run.msg : NULL);
+			gd_json_obj_end(&j);
+		}
+		gd_json_arr_end(&j);
+		gd_rl_json_ceilings(&j, "ceilings", &c);
+		gd_json_str(&j, "cache_file", cache_path[0] ? cache_path : NULL);
+		gd_json_obj_end(&j);
+		gd_json_end(&j);
+	} else {
+		char a[48], b[48], e[48], f[48], g[48], k[48], rs[160];
+		printf("%s%s%s  sm_%d%d, %d SMs, L2 %s, max SM clock %s, DRAM datasheet %s (2 × %.0f MHz × %d bit)\n",
+		       gd_bold(), c.gpu_name, gd_reset(), d.cc_major, d.cc_minor, d.sms, gd_fmt_bytes(a, sizeof a, d.l2_bytes),
+		       max_clk > 0 ? (snprintf(b, sizeof b, "%.0f MHz", max_clk), b) : "unknown",
+		       gd_fmt_si(e, sizeof e, dram_ds, "B/s"), mem_mhz, bus);
+		printf("  median of %d repetitions each (min … max), random data, outputs checked against CPU models;\n"
+		       "  SM clock / power / clock-event reasons: NVML medians sampled every 20 ms during each test\n\n",
+		       reps);
+		struct gd_table t;
+		gd_table_init(&t, 10);
+		for (int col = 1; col <= 7; col++)
+			gd_table_align_right(&t, col);
+		gd_table_rowv(&t, "ceiling", "median", "min … max", "datasheet", "reached", "at clock", "SM MHz", "power",
+			      "throttle", "check");
+		for (int i = 0; i < NTESTS; i++) {
+			const struct result *r = &res[i];
+			const char *u = unit_str(tests[i].unit);
+			char range[100], mhz[32], pw[32], chk[64];
+			if (!group_selected(only, tests[i].group))
+				continue;
+			if (r->outcome == O_UNSUPPORTED || (r->outcome == O_ERROR && !r->run.n)) {
+				gd_table_rowv(&t, tests[i].label, r->outcome == O_UNSUPPORTED ? "unsupported" : "error", "",
+					      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—", "", "", "", "",
+					      "", "");
+				continue;
+			}
+			snprintf(range, sizeof range, "%s … %s", gd_fmt_si(a, sizeof a, r->st.min, u),
+				 gd_fmt_si(b, sizeof b, r->st.max, u));
+			if (isfinite(r->sm_mhz))
+				snprintf(mhz, sizeof mhz, "%.0f", r->sm_mhz);
+			else
+				snprintf(mhz, sizeof mhz, "?");
+			if (isfinite(r->power_w))
+				snprintf(pw, sizeof pw, "%.0f W", r->power_w);
+			else
+				snprintf(pw, sizeof pw, "?");
+			if (r->nsamples > 0)
+				gd_clock_reasons_str(r->reasons, rs, sizeof rs);
+			else
+				snprintf(rs, sizeof rs, "?");
+			snprintf(chk, sizeof chk, "%s", r->outcome == O_OK ? "ok" : outcome_name[r->outcome]);
+			gd_table_rowv(&t, tests[i].label, gd_fmt_si(e, sizeof e, r->st.median, u), range,
+				      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—",
+				      isfinite(r->datasheet) ? gd_fmt_pct(g, sizeof g, r->st.median / r->datasheet) : "—",
+				      isfinite(r->peak_at_clock) ? gd_fmt_pct(k, sizeof k, r->st.median / r->peak_at_clock) : "—",
+				      mhz, pw, rs, chk);
+		}
+		gd_table_print(&t, stdout, 2);
+		gd_table_free(&t);
+		printf("\n  %sunsupported%s = this card or library lacks it (not zero); \"reached\" = median / datasheet at the max\n"
+		       "  clock; \"at clock\" = median / the same per-clock figure at the SM clock sampled during the test.\n",
+		       gd_dim(), gd_reset());
+		for (int i = 0; i < NTESTS; i++)
+			if (group_selected(only, tests[i].group) && res[i].outcome != O_OK && res[i].run.msg[0])
+				printf("  %s: %s\n", tests[i].label, res[i].run.msg);
+		if (bw > 0) {
+			struct gd_rl_roof roofs[26];
+			int n = gd_rl_roofs(&c, roofs, 26);
+			printf("\n%sRidge points%s (FLOP per DRAM byte where the compute ceiling meets DRAM %s = %s):\n", gd_bold(),
+			       gd_reset(), which, gd_fmt_si(a, sizeof a, bw, "B/s"));
+			for (int i = 0; i < n; i++)
+				printf("  %-18s %12s  →  %6.0f FLOP/byte\n", roofs[i].label,
+				       gd_fmt_si(a, sizeof a, roofs[i].flops, "FLOP/s"), roofs[i].ridge);
+			printf("\n");
+			gd_rl_chart_text(&c, stdout, 64, 18, gd_is_tty());
+		}
+		if (throttled)
+			printf("\n  %swarning:%s clocks were slowed (power/thermal) during some tests: those figures are this "
+			       "card's limits under that condition\n",
+			       gd_yellow(), gd_reset());
+		if (saved)
+			printf("\n  cached in %s (gpudiag roofline --show)\n", cache_path);
+	}
+	if (svg) {
+		struct gd_chart ch;
+		static struct gd_rl_chart_store st;
+		gd_rl_chart_svg(&c, &ch, &st);
+		if (gd_chart_write(&ch, svg) != GD_OK)
+			return GD_EFAIL;
+	}
+	if (nfail)
+		return gd_error(GD_ECHECK, "roofline: %d test%s failed the output check (see above)", nfail, nfail == 1 ? "" : "s");
+	if (nerr)
+		return gd_error(GD_EFAIL, "roofline: %d test%s hit a CUDA error (see above)", nerr, nerr == 1 ? "" : "s");
+	return GD_OK;
+}
