@@ -384,11 +384,6 @@ static int gemm_ref(struct fu *f, const double *act, double *ref)
 	return 0;
 }
 
-static struct gd_lab_result *last(struct gd_lab_run *r)
-{
-	return r->nres ? &r->res[r->nres - 1] : NULL;
-}
-
 static double median_of(struct gd_lab_run *r, const char *group, const char *name)
 {
 	const struct gd_lab_result *x = gd_lab_find_result(r, group, name);
@@ -602,7 +597,6 @@ static int fusion_measure(struct fu *f)
 			       "Four pointwise ops as four kernels take %s; fused into one, %s (%.2f×): each op on its "
 			       "own is memory-bound, fusion keeps the values in registers.",
 			       gd_fmt_time(b1, sizeof b1, e4 * 1e9), gd_fmt_time(b2, sizeof b2, e1 * 1e9), e4 / e1);
-	(void)last;
 	return GD_OK;
 }
 
