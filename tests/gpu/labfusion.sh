@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU tier for `gpudiag lab fusion` and `gpudiag lab attention` (issue 7).
-# Run from the repository root on the H200 with the binary at ./build/gpudiag:
-#     OUT=/some/dir bash tests/gpu/labfusion.sh
+# Run from the repository root on the H200 with the binary at ./build/gpudiag ($BUILD, $GD):
+#     tests/gpu/run.sh labfusion          or      OUT=/some/dir bash tests/gpu/labfusion.sh
 # Writes the full log to $OUT/labfusion.log and the lab JSON next to it, prints a summary
 # table last, exits non-zero when a correctness check fails or a lab errors. Budget ≈ 150 s.
 # Targets are printed as ratios against anchors measured in this same run (PyTorch copy and
@@ -10,7 +10,7 @@ set -u
 OUT=${OUT:-/tmp/labfusion-out}
 mkdir -p "$OUT"
 LOG="$OUT/labfusion.log"
-BIN=./build/gpudiag
+BIN=${GD:-./${BUILD:-build}/gpudiag} # tests/gpu/run.sh exports GD
 : >"$LOG"
 fail=0
 log() { echo "$@" >>"$LOG"; }
@@ -20,11 +20,11 @@ run() { # name, env assignment (or ""), args...
 	shift 2
 	local t0=$(date +%s.%N)
 	log "=== $name: ${envs:+$envs }$BIN $*"
-	env $envs "$BIN" "$@" >"$OUT/$name.json" 2>>"$LOG"
+	env $envs "$BIN" "$@" >"$OUT/labfusion-$name.json" 2>>"$LOG"
 	local rc=$?
 	local t1=$(date +%s.%N)
 	log "--- $name: exit $rc, $(python3 -c "print(round($t1-$t0,1))") s"
-	python3 - "$OUT/$name.json" >>"$LOG" 2>&1 <<'PY'
+	python3 - "$OUT/labfusion-$name.json" >>"$LOG" 2>&1 <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -104,7 +104,7 @@ python3 - "$OUT" <<'PY' | tee -a "$LOG"
 import json, os, sys
 out = sys.argv[1]
 def load(n):
-    try: return json.load(open(os.path.join(out, n + ".json")))
+    try: return json.load(open(os.path.join(out, ("" if n.startswith("labfusion-") else "labfusion-") + n + ".json")))
     except Exception: return None
 anch = load("labfusion-anchors") or {}
 rows = []
