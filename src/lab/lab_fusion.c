@@ -567,17 +567,22 @@ static int fusion_measure(struct fu *f)
 	const struct gd_lab_result *ln = gd_lab_find_result(r, G_PARTS, V_LN);
 	const struct gd_lab_result *ge = gd_lab_find_result(r, G_PARTS, V_GELU);
 	char b1[32], b2[32], b3[32];
-	if (lg && ln && ge && isfinite(lg->t_median))
+	if (lg && ln && ge && isfinite(lg->t_median)) {
+		char roof[160];
+		if (isfinite(lg->pct_of_ceiling))
+			snprintf(roof, sizeof roof, "%s of the %s %s ceiling", gd_fmt_pct(fm[1], sizeof fm[1], lg->pct_of_ceiling),
+				 lg->ceiling.source, lg->ceiling.name);
+		else
+			snprintf(roof, sizeof roof, "no %s ceiling known to compare with", lg->ceiling.name ? lg->ceiling.name : "DRAM");
 		gd_lab_verdict(r, "§9",
 			       "LayerNorm+GeLU in one kernel takes %s against %s for the two kernels (%.2f× faster): "
 			       "the intermediate (%s) is no longer written to and read back from VRAM; the fused "
-			       "kernel moves %s at %s of the %s %s ceiling.",
+			       "kernel moves %s, %s.",
 			       gd_fmt_time(b1, sizeof b1, lg->t_median * 1e9),
 			       gd_fmt_time(b2, sizeof b2, (ln->t_median + ge->t_median) * 1e9),
 			       (ln->t_median + ge->t_median) / lg->t_median, gd_fmt_bytes(b3, sizeof b3, (double)act),
-			       gd_fmt_si(fm[0], sizeof fm[0], lg->gbps * 1e9, "B/s"),
-			       gd_fmt_pct(fm[1], sizeof fm[1], lg->pct_of_ceiling), lg->ceiling.source,
-			       lg->ceiling.name);
+			       gd_fmt_si(fm[0], sizeof fm[0], lg->gbps * 1e9, "B/s"), roof);
+	}
 	if (isfinite(t1) && isfinite(t2))
 		gd_lab_verdict(r, "§9",
 			       "Whole layer: fusing LN+GeLU saves %s of %s (%.1f %%); the GEMM dominates, so the "

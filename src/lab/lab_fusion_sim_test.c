@@ -304,6 +304,10 @@ static void test_fusion(void)
 	CHECK(v3 && isfinite(metric(v3, "speedup_vs_unfused")));
 	CHECK(r.nverdicts >= 4);
 	CHECK_INT(r.check_failed, 0);
+	if (getenv("SIM_SHOW")) {
+		gd_lab_print_table(&r, stdout);
+		gd_lab_write_json(&r, stdout);
+	}
 	gd_lab_run_free(&r);
 	CHECK_INT(sim_used, 0); /* the harness freed everything */
 
@@ -368,6 +372,8 @@ static void test_attention(void)
 	CHECK(gd_lab_find_result(&r, "flash 2×m16 d=64", "L=64") == NULL);
 	CHECK_INT(r.nverdicts, 4);
 	CHECK_INT(r.check_failed, 0);
+	if (getenv("SIM_SHOW"))
+		gd_lab_print_table(&r, stdout);
 	gd_lab_run_free(&r);
 	CHECK_INT(sim_used, 0);
 
