@@ -43,22 +43,33 @@ template <> struct elem<GD_LABK_E4M3> {
 	}
 };
 
-template <int T>
-static __global__ void k_scale(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t n16, float a)
+template <int T> static __device__ __forceinline__ uint4 scale16(uint4 u, float a)
 {
 	typedef typename elem<T>::raw raw;
 	const int per = 16 / sizeof(raw);
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		uint4 u = in[i], w;
-		raw x[per], y[per];
-		memcpy(x, &u, 16);
+	raw x[per], y[per];
+	uint4 w;
+	memcpy(x, &u, 16);
 #pragma unroll
-		for (int k = 0; k < per; k++)
-			y[k] = elem<T>::put(a * elem<T>::get(x[k]));
-		memcpy(&w, y, 16);
-		out[i] = w;
+	for (int k = 0; k < per; k++)
+		y[k] = elem<T>::put(a * elem<T>::get(x[k]));
+	memcpy(&w, y, 16);
+	return w;
+}
+
+/* Two independent 16-byte loads in flight per thread (as many bytes per thread for every type,
+ * so the types differ only in how many elements those bytes hold). */
+template <int T>
+static __global__ void k_scale(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t n16, float a)
+{
+	size_t G = (size_t)gridDim.x * blockDim.x, i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	for (; i + G < n16; i += 2 * G) {
+		uint4 u0 = in[i], u1 = in[i + G];
+		out[i] = scale16<T>(u0, a);
+		out[i + G] = scale16<T>(u1, a);
 	}
+	for (; i < n16; i += G)
+		out[i] = scale16<T>(in[i], a);
 }
 
 extern "C" int gd_labk_prec_scale(int type, const void *in, void *out, size_t n16, float a, int blocks)
@@ -82,4 +93,28 @@ extern "C" int gd_labk_prec_scale(int type, const void *in, void *out, size_t n1
 		return (int)cudaErrorInvalidValue;
 	}
 	return (int)cudaGetLastError();
+}
+
+extern "C" unsigned gd_labk_cvt_host(int type, float f)
+{
+	switch (type) {
+	case GD_LABK_F32: {
+		unsigned u;
+		memcpy(&u, &f, 4);
+		return u;
+	}
+	case GD_LABK_F16:
+		return __half_as_ushort(__float2half_rn(f));
+	case GD_LABK_BF16:
+		return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+	case GD_LABK_E4M3:
+		return (unsigned)__nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3);
+	default:
+		return 0;
+	}
+}
+
+extern "C" float gd_labk_e4m3_to_f32_host(unsigned char v)
+{
+	return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)v, __NV_E4M3)));
 }

@@ -152,6 +152,37 @@ static void test_coalescing_refs(void)
 		   1e-12);
 }
 
+/* The batched grid-stride loops of k_copy (4 per thread) and k_scale (2 per thread), run on
+ * the CPU: every index is visited exactly once for any size and grid. */
+static int visits_once(size_t n, size_t T, int batch)
+{
+	unsigned char *seen = calloc(n + 1, 1);
+	int ok = 1;
+	for (size_t t = 0; t < T; t++) {
+		size_t i = t;
+		for (; i + (size_t)(batch - 1) * T < n; i += (size_t)batch * T)
+			for (int k = 0; k < batch; k++)
+				seen[i + (size_t)k * T]++;
+		for (; i < n; i += T)
+			seen[i]++;
+	}
+	for (size_t i = 0; i < n; i++)
+		ok &= seen[i] == 1;
+	free(seen);
+	return ok;
+}
+
+static void test_batched_loops(void)
+{
+	static const size_t ns[] = {1, 7, 64, 1000, 4096, 10007};
+	static const size_t Ts[] = {1, 32, 96, 256, 5000};
+	int ok = 1;
+	for (int a = 0; a < 6; a++)
+		for (int b = 0; b < 5; b++)
+			ok &= visits_once(ns[a], Ts[b], 4) && visits_once(ns[a], Ts[b], 2);
+	CHECK(ok);
+}
+
 static void test_hash(void)
 {
 	/* hashf is exact in FP32 and covers [-1, 1) */
@@ -204,6 +235,7 @@ int main(void)
 	test_edge();
 	test_coalescing_refs();
 	test_hash();
+	test_batched_loops();
 	test_precision_refs();
 	return TEST_DONE();
 }

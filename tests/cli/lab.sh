@@ -43,6 +43,8 @@ t 2 "bad --runs" "$bin" lab memory --runs 3
 has "bad --runs" "--runs"
 t 2 "unknown option" "$bin" lab memory --bogus
 t 2 "stray argument" "$bin" lab memory extra
+t 2 "bad --size" "$bin" lab memory --size lots
+has "bad --size" "--size"
 
 t 3 "no GPU: memory" "$bin" lab memory
 has "no GPU message" "lab memory:"

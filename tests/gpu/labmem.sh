@@ -13,7 +13,7 @@ OUT=${OUT:-/tmp/gpudiag-labmem-out}
 mkdir -p "$OUT"
 log="$OUT/labmem.log"
 : >"$log"
-bin=./build/gpudiag
+bin=${GD:-./build/gpudiag}  # tests/gpu/run.sh sets GD
 here=$(dirname "$0")
 fail=0
 # a fresh cache: percentages are then of the datasheet, labelled so (no stale measured roofs)
@@ -55,6 +55,27 @@ for lab in memory coalescing precision; do
 	[ $rc = 0 ] || { say "FAIL: lab $lab --quick: exit $rc"; fail=1; }
 	cat "$OUT/$lab-quick.csv" >>"$log" 2>/dev/null
 	[ "$(wc -l <"$OUT/$lab-quick.csv" 2>/dev/null || echo 0)" -ge 3 ] || { say "FAIL: lab $lab --csv wrote too few rows"; fail=1; }
+done
+
+say "the checks catch a skipped element (GPUDIAG_LAB_INJECT_FAULT): u32 sums, FP32 output, chase"
+for spec in "coalescing:stride 4 |padded" "memory:VRAM"; do
+	lab=${spec%%:*} var=${spec#*:}
+	GPUDIAG_LAB_INJECT_FAULT="$var" timeout 60 "$bin" lab "$lab" --quick --runs 10 --json >"$OUT/fault-$lab.json" 2>>"$log"
+	rc=$?
+	if [ $rc = 4 ] && FAULT="$var" python3 - "$OUT/fault-$lab.json" 2>>"$log" <<'EOP'; then
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+parts = os.environ["FAULT"].split("|")
+hit = [r for r in d["results"] if any(p in r["variant"] for p in parts)]
+assert len(hit) == len(parts), [r["variant"] for r in hit]
+assert all(r["check"]["ok"] is False and r["check"]["unwritten"] > 0 for r in hit)
+assert all(r["check"]["ok"] is not False for r in d["results"] if r not in hit)
+EOP
+		say "fault '$var' in lab $lab: caught (exit 4, unwritten, other variants ok)"
+	else
+		say "FAIL: fault '$var' in lab $lab not caught as expected (exit $rc)"
+		fail=1
+	fi
 done
 
 say "checks and summary"
