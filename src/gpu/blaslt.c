@@ -25,6 +25,7 @@ enum { R_32F = 0, R_16F = 2, R_8I = 3, R_32I = 10, R_16BF = 14, R_8F_E4M3 = 28 }
 enum { COMPUTE_32F = 68, COMPUTE_32I = 72, COMPUTE_32F_FAST_TF32 = 77 };
 enum { OP_N = 0, OP_T = 1 };
 enum { DESC_TRANSA = 3, DESC_TRANSB = 4, PREF_MAX_WORKSPACE = 1 };
+enum { PREF_ALIGN_A = 5, PREF_ALIGN_B = 6, PREF_ALIGN_C = 7, PREF_ALIGN_D = 8 };
 
 typedef struct {
 	uint64_t data[8];
@@ -69,6 +70,7 @@ struct plan {
 	enum gd_prec prec;
 	int m, n, k;
 	size_t ws;
+	uint32_t align_a, align_b, align_c; /* pointer alignments the algorithm was chosen for */
 	void *desc, *la, *lb, *lc;
 	lt_algo algo;
 };
@@ -160,6 +162,18 @@ static int prec_types(enum gd_prec p, int *ab, int *c, int *compute, int *scale)
 	}
 }
 
+/* The largest power of two (≤ 256) dividing the address: cuBLASLt's heuristic assumes 256-byte
+ * aligned operands unless told otherwise, and an algorithm chosen for that fails on a pointer
+ * into the middle of a buffer. */
+static uint32_t ptr_align(const void *ptr)
+{
+	uintptr_t a = (uintptr_t)ptr;
+	uint32_t al = 256;
+	while (al > 1 && (a % al))
+		al >>= 1;
+	return al;
+}
+
 static void plan_free(struct plan *p)
 {
 	if (!p->used)
@@ -183,6 +197,9 @@ static int plan_make(struct plan *p, const struct gd_gemm *g, char *why, size_t 
 	p->n = g->n;
 	p->k = g->k;
 	p->ws = g->workspace ? g->workspace_bytes : 0;
+	p->align_a = ptr_align(g->a);
+	p->align_b = ptr_align(g->b);
+	p->align_c = ptr_align(g->c);
 	if (prec_types(g->prec, &ab, &ct, &comp, &scale)) {
 		snprintf(why, n, "cuBLASLt: precision %s is not offered", gd_prec_name(g->prec));
 		p->used = 0;
@@ -196,7 +213,12 @@ static int plan_make(struct plan *p, const struct gd_gemm *g, char *why, size_t 
 	    (s = lt.layout_create(&p->lb, ab, (uint64_t)g->k, (uint64_t)g->m, g->k)) != 0 ||
 	    (s = lt.layout_create(&p->lc, ct, (uint64_t)g->n, (uint64_t)g->m, g->n)) != 0 ||
 	    (s = lt.pref_create(&pref)) != 0 ||
-	    (s = lt.pref_set(pref, PREF_MAX_WORKSPACE, &p->ws, sizeof p->ws)) != 0) {
+	    (s = lt.pref_set(pref, PREF_MAX_WORKSPACE, &p->ws, sizeof p->ws)) != 0 ||
+	    /* cuBLASLt's "A" is our B and vice versa */
+	    (s = lt.pref_set(pref, PREF_ALIGN_A, &p->align_b, sizeof p->align_b)) != 0 ||
+	    (s = lt.pref_set(pref, PREF_ALIGN_B, &p->align_a, sizeof p->align_a)) != 0 ||
+	    (s = lt.pref_set(pref, PREF_ALIGN_C, &p->align_c, sizeof p->align_c)) != 0 ||
+	    (s = lt.pref_set(pref, PREF_ALIGN_D, &p->align_c, sizeof p->align_c)) != 0) {
 		snprintf(why, n, "cuBLASLt: describing the %s GEMM failed: %s", gd_prec_name(g->prec),
 			 lt_status_name(s));
 		if (pref)
@@ -235,7 +257,8 @@ int gd_gemm_run(const struct gd_gemm *g, char *why, size_t n)
 	size_t ws = g->workspace ? g->workspace_bytes : 0;
 	for (int i = 0; i < MAX_PLANS; i++)
 		if (plans[i].used && plans[i].prec == g->prec && plans[i].m == g->m && plans[i].n == g->n &&
-		    plans[i].k == g->k && plans[i].ws == ws) {
+		    plans[i].k == g->k && plans[i].ws == ws && plans[i].align_a == ptr_align(g->a) &&
+		    plans[i].align_b == ptr_align(g->b) && plans[i].align_c == ptr_align(g->c)) {
 			p = &plans[i];
 			break;
 		}

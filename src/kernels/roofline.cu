@@ -230,10 +230,8 @@ __global__ void __launch_bounds__(256) k_onchip(const uint4 *__restrict__ src, i
 #pragma unroll
 			for (int u = 0; u < 4; u++) {
 				uint4 v = ld_shared(&tile[(t + 256u * (unsigned)(it + u)) & (RL_TILE16 - 1)]);
-				acc.x += v.x;
-				acc.y += v.y;
-				acc.z += v.z;
-				acc.w += v.w;
+				acc.x += v.x + v.y; /* 3-input adds: the integer pipe is not the limit */
+				acc.y += v.z + v.w;
 			}
 		}
 	} else {
@@ -241,10 +239,8 @@ __global__ void __launch_bounds__(256) k_onchip(const uint4 *__restrict__ src, i
 #pragma unroll
 			for (int u = 0; u < 4; u++) {
 				uint4 v = ld_ca(&src[(t + 256u * (unsigned)(it + u)) & (RL_TILE16 - 1)]);
-				acc.x += v.x;
-				acc.y += v.y;
-				acc.z += v.z;
-				acc.w += v.w;
+				acc.x += v.x + v.y; /* 3-input adds: the integer pipe is not the limit */
+				acc.y += v.z + v.w;
 			}
 		}
 	}
@@ -466,7 +462,9 @@ template <class O> __global__ void k_fma(int iters, typename O::T a, typename O:
 #pragma unroll
 	for (int c = 0; c < GD_RL_CHAINS; c++)
 		x[c] = O::seed(tid, c);
-#pragma unroll 8
+	// 32 steps per loop trip: FP32 and FP16x2 peaks are issue-bound on Hopper (every issue slot
+	// must be an FMA), so the loop's own counter/branch must be < 1 % of the instructions.
+#pragma unroll 32
 	for (int i = 0; i < iters; i++) {
 #pragma unroll
 		for (int c = 0; c < GD_RL_CHAINS; c++)
@@ -639,17 +637,19 @@ template <int P> __device__ __forceinline__ void mma_op(float *d, const uint32_t
 template <int P> __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, const uint8_t *Bt, int iters, double *out)
 {
 	typedef MmaShape<P> S;
-	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3, e = 4 / S::bytes;
+	const int lane = threadIdx.x & 31, e = 4 / S::bytes;
 	uint32_t a[4], b[2];
 #pragma unroll
 	for (int r = 0; r < 4; r++) {
-		int row = g + 8 * (r & 1), col = (r >> 1) * (S::K / 2) + t * e;
+		int row, col;
+		gd_rl_mma_a_pos(lane, r, S::K, e, &row, &col);
 		a[r] = *(const uint32_t *)(A + (row * S::K + col) * S::bytes);
 	}
 #pragma unroll
 	for (int r = 0; r < 2; r++) {
-		int k = r * (S::K / 2) + t * e;
-		b[r] = *(const uint32_t *)(Bt + (g * S::K + k) * S::bytes);
+		int n, k;
+		gd_rl_mma_b_pos(lane, r, S::K, e, &n, &k);
+		b[r] = *(const uint32_t *)(Bt + (n * S::K + k) * S::bytes);
 	}
 	float acc[RL_NACC][4];
 #pragma unroll
@@ -666,10 +666,12 @@ template <int P> __global__ void __launch_bounds__(256) k_mma(const uint8_t *A, 
 #pragma unroll
 	for (int r = 0; r < 4; r++) {
 		double v = 0;
+		int row, col;
 #pragma unroll
 		for (int j = 0; j < RL_NACC; j++)
 			v += P == M_INT8 ? (double)__float_as_int(acc[j][r]) : (double)acc[j][r];
-		out[w * 128 + (g + 8 * (r >> 1)) * 8 + 2 * t + (r & 1)] = v;
+		gd_rl_mma_c_pos(lane, r, &row, &col);
+		out[w * 128 + row * 8 + col] = v;
 	}
 }
 
@@ -776,9 +778,9 @@ int run_mma(gd_rl_run *r)
 __global__ void __launch_bounds__(256) k_dmma(const double *A, const double *Bt, int iters, double *out)
 {
 	const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-	double a = A[g * 4 + t], b = Bt[g * 4 + t];
-	(void)a; // unused where the instruction is compiled out (sm_75)
-	(void)b;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	const double a = A[g * 4 + t], b = Bt[g * 4 + t];
+#endif
 	double acc[RL_NACC][2];
 #pragma unroll
 	for (int j = 0; j < RL_NACC; j++)

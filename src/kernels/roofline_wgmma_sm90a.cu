@@ -1,6 +1,6 @@
 // Hopper tensor-core peaks with wgmma (sm_90a only; built with -gencode arch=compute_90a).
 //
-// One warpgroup (128 threads) per block, two blocks per SM. Each block copies a 64×Kt A tile
+// One warpgroup (128 threads) per block, as many blocks per SM as fit (at most 3). Each block copies a 64×Kt A tile
 // and a 256×Kt B tile (both K-major) into shared memory in the no-swizzle "interleaved"
 // canonical layout: 8-row × 16-byte core matrices, each stored as 128 contiguous bytes; a
 // k-step (32 bytes of K: k16 for FP16/BF16, k8 for TF32, k32 for FP8) holds 2 core matrices
@@ -126,13 +126,13 @@ template <int P> __global__ void __launch_bounds__(128, 1) k_wgmma(const uint4 *
 		return;
 	// Accumulator layout of m64nN (f32): warp w holds rows 16w..16w+15; register 4j+r holds
 	// row 16w + g + 8·(r>>1), column 8j + 2t + (r&1)   (g = lane/4, t = lane%4).
-	const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 	float *o = out + (size_t)slot * 64 * 256;
 #pragma unroll
-	for (int j = 0; j < 32; j++)
-#pragma unroll
-		for (int r = 0; r < 4; r++)
-			o[(16 * w + g + 8 * (r >> 1)) * 256 + 8 * j + 2 * t + (r & 1)] = d[4 * j + r];
+	for (int i = 0; i < 128; i++) {
+		int row, col;
+		gd_rl_wgmma_d_pos(threadIdx.x, i, &row, &col);
+		o[row * 256 + col] = d[i];
+	}
 }
 
 struct Scope {
@@ -212,7 +212,7 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 			for (int row = 0; row < R; row++)
 				for (int b = 0; b < 32; b += esize) {
 					int k = st * kstep + b / esize;
-					size_t off = (size_t)st * R * 32 + ((row / 8) * 2 + b / 16) * 128 + (row % 8) * 16 + b % 16;
+					size_t off = (size_t)gd_rl_wgmma_smem_off(R, st, row, b);
 					encode(P, v[row * Kt + k], base + off);
 				}
 	}
@@ -226,7 +226,15 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	dimg = (uint4 *)p1;
 	out = (float *)p2;
 	CK(cudaMemcpy(dimg, img.data(), img.size(), cudaMemcpyHostToDevice));
-	const int blocks = (r->dev.sms > 0 ? r->dev.sms : 1) * 2, threads = 128;
+	// As many warpgroups per SM as registers and shared memory admit (at most 3): while one
+	// waits for its group, another keeps the tensor cores fed.
+	int per_sm = 0;
+	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_wgmma<P>, 128, 0));
+	if (per_sm < 1)
+		per_sm = 1;
+	if (per_sm > 3)
+		per_sm = 3;
+	const int blocks = (r->dev.sms > 0 ? r->dev.sms : 1) * per_sm, threads = 128;
 	std::vector<float> got(2 * 64 * 256);
 	std::vector<double> want(64 * 256), bound(64 * 256);
 
@@ -285,8 +293,8 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	r->work = (double)blocks * iters * WG_KSTEPS * gd_rl_mma_flops(64, 256, kstep);
 	r->footprint = WG_A_BYTES + WG_B_BYTES;
 	snprintf(r->how, sizeof r->how,
-		 "wgmma.mma_async %s: %d blocks × 1 warpgroup, %d × %d k-steps, A and B in shared memory (no swizzle, %s LBO/SBO)",
-		 instr, blocks, iters, WG_KSTEPS, swap ? "swapped" : "ISA");
+		 "wgmma.mma_async %s: %d blocks × 1 warpgroup (%d per SM), %d × %d k-steps, A and B in shared memory (no swizzle, %s LBO/SBO)",
+		 instr, blocks, per_sm, iters, WG_KSTEPS, swap ? "swapped" : "ISA");
 	gd_rl_mma_model(av.data(), bv.data(), 64, 256, Kt, iters, want.data(), bound.data());
 	CK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
 	int b0, b1;

@@ -159,6 +159,42 @@ static inline void gd_rl_mma_model(const double *a, const double *bt, int m, int
 		}
 }
 
+/* ---- fragment layouts (PTX ISA), shared by the kernels and the CPU-tier tests that check the
+ * index math covers every element exactly once. g = lane/4, t = lane%4, e = elements per
+ * 32-bit register (4 / element bytes), K the MMA's k. */
+/* mma.sync m16n8kK, A (16×K, row-major) register r (0..3): first element's row and column. */
+static inline GD_HD void gd_rl_mma_a_pos(int lane, int r, int k, int e, int *row, int *col)
+{
+	*row = (lane >> 2) + 8 * (r & 1);
+	*col = (r >> 1) * (k / 2) + (lane & 3) * e;
+}
+/* B given as Bᵀ (8×K): register r (0..1) holds Bᵀ[n][k .. k+e−1]. */
+static inline GD_HD void gd_rl_mma_b_pos(int lane, int r, int k, int e, int *n, int *kk)
+{
+	*n = lane >> 2;
+	*kk = r * (k / 2) + (lane & 3) * e;
+}
+/* C/D (16×8) register r (0..3). */
+static inline GD_HD void gd_rl_mma_c_pos(int lane, int r, int *row, int *col)
+{
+	*row = (lane >> 2) + 8 * (r >> 1);
+	*col = 2 * (lane & 3) + (r & 1);
+}
+/* wgmma m64nN f32 accumulator: thread (0..127) register i (0..N/2−1). */
+static inline GD_HD void gd_rl_wgmma_d_pos(int thread, int i, int *row, int *col)
+{
+	int w = thread >> 5, lane = thread & 31;
+	*row = 16 * w + (lane >> 2) + 8 * ((i & 3) >> 1);
+	*col = 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
+}
+/* Byte offset of byte kb (0..31) of row `row` of k-step `step` in the no-swizzle K-major
+ * shared-memory image of an R-row operand: 8-row × 16-byte core matrices of 128 contiguous
+ * bytes; K-adjacent core matrices 128 B apart (LBO), M/N-adjacent ones 256 B apart (SBO). */
+static inline GD_HD int gd_rl_wgmma_smem_off(int rows, int step, int row, int kb)
+{
+	return step * rows * 32 + ((row / 8) * 2 + kb / 16) * 128 + (row % 8) * 16 + kb % 16;
+}
+
 /* Dot product in double plus Σ|x||y| (for the library GEMM's sampled entries). */
 static inline double gd_rl_dot(const double *x, const double *y, int k, double *absbound)
 {

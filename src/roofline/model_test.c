@@ -135,6 +135,102 @@ static void test_mma_model(void)
 	CHECK_NEAR(ab, 9, 0);
 }
 
+/* The fragment index math of the tensor kernels covers every element exactly once. */
+static void test_fragments(void)
+{
+	const int shapes[3][2] = {{16, 2}, {8, 1}, {32, 4}}; /* K, elements per register */
+	for (int s = 0; s < 3; s++) {
+		int K = shapes[s][0], e = shapes[s][1], dupA = 0, dupB = 0, outside = 0;
+		static int seenA[16 * 32], seenB[8 * 32];
+		memset(seenA, 0, sizeof seenA);
+		memset(seenB, 0, sizeof seenB);
+		for (int lane = 0; lane < 32; lane++) {
+			for (int r = 0; r < 4; r++)
+				for (int j = 0; j < e; j++) {
+					int row, col;
+					gd_rl_mma_a_pos(lane, r, K, e, &row, &col);
+					col += j;
+					if (row < 0 || row >= 16 || col < 0 || col >= K)
+						outside++;
+					else
+						dupA += seenA[row * K + col]++ != 0;
+				}
+			for (int r = 0; r < 2; r++)
+				for (int j = 0; j < e; j++) {
+					int n, k;
+					gd_rl_mma_b_pos(lane, r, K, e, &n, &k);
+					k += j;
+					if (n < 0 || n >= 8 || k < 0 || k >= K)
+						outside++;
+					else
+						dupB += seenB[n * K + k]++ != 0;
+				}
+		}
+		CHECK_INT(outside, 0);
+		CHECK_INT(dupA, 0);
+		CHECK_INT(dupB, 0);
+	}
+	int seenC[128] = {0}, dupC = 0;
+	for (int lane = 0; lane < 32; lane++)
+		for (int r = 0; r < 4; r++) {
+			int row, col;
+			gd_rl_mma_c_pos(lane, r, &row, &col);
+			CHECK(row >= 0 && row < 16 && col >= 0 && col < 8);
+			dupC += seenC[row * 8 + col]++ != 0;
+		}
+	CHECK_INT(dupC, 0);
+	/* spot values from the PTX ISA figures */
+	int row, col;
+	gd_rl_mma_a_pos(6, 2, 16, 2, &row, &col); /* f16 a4: row g = 1, col 2t + 8 = 12 */
+	CHECK_INT(row, 1);
+	CHECK_INT(col, 12);
+	gd_rl_mma_a_pos(6, 1, 8, 1, &row, &col); /* tf32 a1: row g + 8 = 9, col t = 2 */
+	CHECK_INT(row, 9);
+	CHECK_INT(col, 2);
+	gd_rl_mma_c_pos(5, 2, &row, &col); /* c2: row g + 8 = 9, col 2t = 2 */
+	CHECK_INT(row, 9);
+	CHECK_INT(col, 2);
+	/* wgmma m64n256 f32 accumulator: 128 threads × 128 registers = 64 × 256, once each */
+	static int seenD[64 * 256];
+	int dupD = 0, outD = 0;
+	memset(seenD, 0, sizeof seenD);
+	for (int th = 0; th < 128; th++)
+		for (int i = 0; i < 128; i++) {
+			gd_rl_wgmma_d_pos(th, i, &row, &col);
+			if (row < 0 || row >= 64 || col < 0 || col >= 256)
+				outD++;
+			else
+				dupD += seenD[row * 256 + col]++ != 0;
+		}
+	CHECK_INT(outD, 0);
+	CHECK_INT(dupD, 0);
+	gd_rl_wgmma_d_pos(37, 6, &row, &col); /* warp 1, lane 5 (g 1, t 1), j 1, r 2 */
+	CHECK_INT(row, 16 + 1 + 8);
+	CHECK_INT(col, 8 + 2);
+	/* the shared-memory image: every (step, row, byte) has its own byte inside the operand */
+	for (int R = 64; R <= 256; R *= 4) {
+		static unsigned char used[256 * 32 * 4];
+		int dup = 0, out = 0;
+		memset(used, 0, sizeof used);
+		for (int st = 0; st < 4; st++)
+			for (int r = 0; r < R; r++)
+				for (int kb = 0; kb < 32; kb++) {
+					int off = gd_rl_wgmma_smem_off(R, st, r, kb);
+					if (off < 0 || off >= R * 32 * 4)
+						out++;
+					else
+						dup += used[off]++ != 0;
+				}
+		CHECK_INT(out, 0);
+		CHECK_INT(dup, 0);
+	}
+	/* core matrix geometry: rows of a core matrix 16 B apart, K-neighbours 128 B, M-neighbours 256 B */
+	CHECK_INT(gd_rl_wgmma_smem_off(64, 0, 1, 0) - gd_rl_wgmma_smem_off(64, 0, 0, 0), 16);
+	CHECK_INT(gd_rl_wgmma_smem_off(64, 0, 0, 16) - gd_rl_wgmma_smem_off(64, 0, 0, 0), 128);
+	CHECK_INT(gd_rl_wgmma_smem_off(64, 0, 8, 0) - gd_rl_wgmma_smem_off(64, 0, 0, 0), 256);
+	CHECK_INT(gd_rl_wgmma_smem_off(256, 1, 0, 0), 256 * 32);
+}
+
 static void test_accounting(void)
 {
 	double gib = 1024.0 * 1024 * 1024;
@@ -227,6 +323,7 @@ int main(void)
 	test_fma_model();
 	test_sfu_model();
 	test_mma_model();
+	test_fragments();
 	test_accounting();
 	test_ridge();
 	return TEST_DONE();

@@ -102,13 +102,13 @@ void gd_rl_chart_text(const struct gd_ceilings *c, FILE *f, int width, int heigh
 	for (int r = 0; r < height; r++) {
 		double yv = pow(10, ly0 + (ly1 - ly0) * (height - r - 0.5) / height);
 		if (r % 3 == 0)
-			fprintf(f, "  %11s %s", gd_fmt_si(buf, sizeof buf, yv, "FLOP/s"), utf8 ? "┤" : "|");
+			fprintf(f, "  %12s %s", gd_fmt_si(buf, sizeof buf, yv, "FLOP/s"), utf8 ? "┤" : "|");
 		else
-			fprintf(f, "  %11s %s", "", utf8 ? "│" : "|");
+			fprintf(f, "  %12s %s", "", utf8 ? "│" : "|");
 		fwrite(grid[r], 1, (size_t)width, f);
 		fputc('\n', f);
 	}
-	fprintf(f, "  %11s %s", "", utf8 ? "└" : "+");
+	fprintf(f, "  %12s %s", "", utf8 ? "└" : "+");
 	for (int col = 0; col < width; col++)
 		fputs(utf8 ? "─" : "-", f);
 	fputc('\n', f);
@@ -127,16 +127,19 @@ void gd_rl_chart_text(const struct gd_ceilings *c, FILE *f, int width, int heigh
 	}
 	int last = width + 8 < (int)sizeof xl - 1 ? width + 8 : (int)sizeof xl - 1;
 	xl[last] = 0;
-	fprintf(f, "  %11s  %s\n", "", xl);
-	fprintf(f, "  %11s  arithmetic intensity (FLOP per DRAM byte), log scale; '/' = DRAM-bound\n", "");
+	fprintf(f, "  %12s  %s\n", "", xl);
+	fprintf(f, "  %12s  arithmetic intensity (FLOP per DRAM byte), log scale; '/' = DRAM-bound\n", "");
 	for (int i = 0; i < n; i++) {
 		char v[32], rd[32];
 		if (isfinite(roofs[i].ridge))
 			snprintf(rd, sizeof rd, "ridge %.0f FLOP/B", roofs[i].ridge);
 		else
 			snprintf(rd, sizeof rd, "ridge unknown");
-		fprintf(f, "    %c  %-16s %12s  %s\n", 'A' + i, roofs[i].label, gd_fmt_si(v, sizeof v, roofs[i].flops, "FLOP/s"),
-			rd);
+		int seen = 0;
+		for (int r = 0; r < height && !seen; r++)
+			seen = memchr(grid[r], 'A' + i, (size_t)width) != NULL;
+		fprintf(f, "    %c  %-16s %12s  %s%s\n", 'A' + i, roofs[i].label, gd_fmt_si(v, sizeof v, roofs[i].flops, "FLOP/s"),
+			rd, seen ? "" : "  (hidden: same row as a higher roof)");
 	}
 }
 
