@@ -94,3 +94,27 @@ extern "C" int gd_labk_prec_scale(int type, const void *in, void *out, size_t n1
 	}
 	return (int)cudaGetLastError();
 }
+
+extern "C" unsigned gd_labk_cvt_host(int type, float f)
+{
+	switch (type) {
+	case GD_LABK_F32: {
+		unsigned u;
+		memcpy(&u, &f, 4);
+		return u;
+	}
+	case GD_LABK_F16:
+		return __half_as_ushort(__float2half_rn(f));
+	case GD_LABK_BF16:
+		return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+	case GD_LABK_E4M3:
+		return (unsigned)__nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3);
+	default:
+		return 0;
+	}
+}
+
+extern "C" float gd_labk_e4m3_to_f32_host(unsigned char v)
+{
+	return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)v, __NV_E4M3)));
+}

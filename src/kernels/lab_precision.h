@@ -16,6 +16,12 @@ enum { GD_LABK_F32 = 1, GD_LABK_F16 = 2, GD_LABK_BF16 = 3, GD_LABK_E4M3 = 4 };
  * rounded to nearest even; e4m3 saturates to ±448 (__NV_SATFINITE). */
 int gd_labk_prec_scale(int type, const void *in, void *out, size_t n16, float a, int blocks);
 
+/* CUDA's own conversion of f to `type` (raw bits), run on the host (cuda_fp16.h, cuda_bf16.h
+ * and cuda_fp8.h are host-callable): the CPU tier checks the labs' C conversions against it. */
+unsigned gd_labk_cvt_host(int type, float f);
+/* CUDA's e4m3 → float, on the host. */
+float gd_labk_e4m3_to_f32_host(unsigned char v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,10 @@
  *           labelled "datasheet"; NVML samples taken in the variant's time window give the
  *           SM clock range, peak power and the throttle reasons seen.
  *
+ * Test hook: GPUDIAG_LAB_INJECT_FAULT=<part of a variant name>[|<another>...] re-poisons the
+ * last 8 bytes of each matching variant's output after its check run, so the GPU tier can
+ * prove that a skipped element is caught (exit 4, "unwritten").
+ *
  * Everything here except gd_lab_measure/gd_lab_alloc/the GPU part of gd_lab_main runs
  * without a GPU, so the CPU-tier tests exercise the statistics, checks and renderers
  * (gd_lab_record takes ready-made samples).

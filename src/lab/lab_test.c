@@ -3,6 +3,7 @@
 #include "core/out.h"
 #include "core/status.h"
 #include "core/test.h"
+#include "kernels/lab_precision.h"
 #include "lab/lab.h"
 #include "roofline/ceilings.h"
 
@@ -252,6 +253,40 @@ static void test_conversions(void)
 	CHECK_STR(gd_lab_dtype_name(GD_DT_BF16), "BF16");
 }
 
+/* The C conversions the CPU references use agree bit for bit with CUDA's own (host-side)
+ * __float2half_rn, __float2bfloat16_rn and __nv_cvt_float_to_fp8(SATFINITE, E4M3), on random
+ * bit patterns, small magnitudes (subnormals, ties) and ordinary values. */
+static void test_conversions_vs_cuda(void)
+{
+	uint64_t st = 99;
+	long bad16 = 0, badbf = 0, bad8 = 0, bad8d = 0, n = 0;
+	for (long i = 0; i < 3000000; i++) {
+		uint32_t u = (uint32_t)gd_lab_rand_u64(&st);
+		float f;
+		memcpy(&f, &u, 4);
+		if (i % 3 == 1)
+			f = ldexpf((float)gd_lab_rand_uniform(&st, -1, 1),
+				   (int)(gd_lab_rand_u64(&st) % 44) - 32);
+		else if (i % 3 == 2)
+			f = (float)(int)(gd_lab_rand_u64(&st) % 2000000 - 1000000) / 1024.0f;
+		if (isnan(f))
+			continue;
+		n++;
+		bad16 += gd_f32_to_f16(f) != gd_labk_cvt_host(GD_LABK_F16, f);
+		badbf += gd_f32_to_bf16(f) != gd_labk_cvt_host(GD_LABK_BF16, f);
+		bad8 += gd_f32_to_e4m3(f) != gd_labk_cvt_host(GD_LABK_E4M3, f);
+	}
+	for (int v = 0; v < 256; v++) {
+		float a = gd_e4m3_to_f32((uint8_t)v), b = gd_labk_e4m3_to_f32_host((unsigned char)v);
+		bad8d += !(a == b || (isnan(a) && isnan(b)));
+	}
+	CHECK(n > 2900000);
+	CHECK_INT(bad16, 0);
+	CHECK_INT(badbf, 0);
+	CHECK_INT(bad8, 0);
+	CHECK_INT(bad8d, 0);
+}
+
 static void test_random(void)
 {
 	uint64_t s1 = 42, s2 = 42;
@@ -434,6 +469,7 @@ int main(void)
 	test_cmp();
 	test_cmp_fn();
 	test_conversions();
+	test_conversions_vs_cuda();
 	test_random();
 	test_table();
 	test_renderers();

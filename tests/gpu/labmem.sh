@@ -57,6 +57,27 @@ for lab in memory coalescing precision; do
 	[ "$(wc -l <"$OUT/$lab-quick.csv" 2>/dev/null || echo 0)" -ge 3 ] || { say "FAIL: lab $lab --csv wrote too few rows"; fail=1; }
 done
 
+say "the checks catch a skipped element (GPUDIAG_LAB_INJECT_FAULT): u32 sums, FP32 output, chase"
+for spec in "coalescing:stride 4 |padded" "memory:VRAM"; do
+	lab=${spec%%:*} var=${spec#*:}
+	GPUDIAG_LAB_INJECT_FAULT="$var" timeout 60 "$bin" lab "$lab" --quick --runs 10 --json >"$OUT/fault-$lab.json" 2>>"$log"
+	rc=$?
+	if [ $rc = 4 ] && FAULT="$var" python3 - "$OUT/fault-$lab.json" 2>>"$log" <<'EOP'; then
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+parts = os.environ["FAULT"].split("|")
+hit = [r for r in d["results"] if any(p in r["variant"] for p in parts)]
+assert len(hit) == len(parts), [r["variant"] for r in hit]
+assert all(r["check"]["ok"] is False and r["check"]["unwritten"] > 0 for r in hit)
+assert all(r["check"]["ok"] is not False for r in d["results"] if r not in hit)
+EOP
+		say "fault '$var' in lab $lab: caught (exit 4, unwritten, other variants ok)"
+	else
+		say "FAIL: fault '$var' in lab $lab not caught as expected (exit $rc)"
+		fail=1
+	fi
+done
+
 say "checks and summary"
 python3 "$here/labmem_summary.py" "$OUT" 2>&1 | tee -a "$log"
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
