@@ -40,9 +40,10 @@ const struct gd_cmd *gd_find_command(const char *name);
 /* Commands (src/cmd_<name>.c). */
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);
-int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
-extern const char cmd_info_usage[], cmd_occupancy_usage[];
+int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_monitor_usage[];
 extern const char cmd_roofline_usage[];
 extern const char cmd_lab_usage[];
 
