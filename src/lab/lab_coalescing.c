@@ -228,6 +228,9 @@ static int run(struct gd_lab_run *r)
 	double copy_gbps;
 	char name[96];
 
+	if (r->size > 0 && r->size < (16 << 20))
+		return gd_error(GD_EUSAGE,
+				"lab coalescing: --size (the copy's bytes) must be at least 16 MiB");
 	while (freeb && (nin * 4 + 2 * copy_bytes) > freeb * 3 / 4 && nin > ((size_t)1 << 24))
 		nin >>= 1;
 	while (freeb && copy_bytes * 3 > freeb && copy_bytes > ((size_t)64 << 20))
