@@ -51,5 +51,11 @@ int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
 extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_roofline_usage[], cmd_lab_usage[],
 	cmd_run_usage[], cmd_report_usage[], cmd_export_usage[], cmd_diff_usage[], cmd_monitor_usage[],
 	cmd___demo_usage[];
+int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
+extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_monitor_usage[];
+extern const char cmd_roofline_usage[];
+extern const char cmd_lab_usage[];
 
 #endif

@@ -36,8 +36,11 @@ const struct gd_lab *gd_lab_find(const char *name)
 void gd_lab_list(FILE *f)
 {
 	fprintf(f, "labs (gpudiag lab <name> [--quick] [--json|--csv FILE|--svg FILE]):\n");
-	for (int i = 0; gd_labs[i]; i++)
-		fprintf(f, "  %-12s %-8s %s\n", gd_labs[i]->name, gd_labs[i]->guide, gd_labs[i]->summary);
+	for (int i = 0; gd_labs[i]; i++) {
+		size_t w = gd_display_width(gd_labs[i]->guide); /* "§" is one column, two bytes */
+		fprintf(f, "  %-12s %s%*s %s\n", gd_labs[i]->name, gd_labs[i]->guide, w < 8 ? (int)(8 - w) : 0, "",
+			gd_labs[i]->summary);
+	}
 }
 
 /* ======================================================================== device facts */

@@ -228,6 +228,9 @@ static int run(struct gd_lab_run *r)
 	double copy_gbps;
 	char name[96];
 
+	if (r->size > 0 && r->size < (16 << 20))
+		return gd_error(GD_EUSAGE,
+				"lab coalescing: --size (the copy's bytes) must be at least 16 MiB");
 	while (freeb && (nin * 4 + 2 * copy_bytes) > freeb * 3 / 4 && nin > ((size_t)1 << 24))
 		nin >>= 1;
 	while (freeb && copy_bytes * 3 > freeb && copy_bytes > ((size_t)64 << 20))
@@ -294,14 +297,20 @@ static int run(struct gd_lab_run *r)
 	{
 		size_t table_bytes = copy_bytes, rows64 = table_bytes / 256,
 		       nb = r->quick ? (size_t)1 << 18 : (size_t)1 << 20;
-		size_t nb1 = nb * 16, maxidx = nb1;
-		uint32_t *h = malloc(sizeof(uint32_t) * maxidx);
+		size_t nb1, maxidx;
+		uint32_t *h;
 		const char *names[3] = {"256-byte rows, random ids", "256-byte rows, consecutive ids",
 					"4-byte values, random ids"};
-		if (!h)
-			return gd_error(GD_EFAIL, "lab coalescing: out of host memory");
+		/* outputs must fit the output buffer: rows of 256 B, and 4-byte values */
 		if (nb * 256 > out_bytes)
 			nb = out_bytes / 256;
+		nb1 = nb * 16;
+		if (nb1 * 4 > out_bytes)
+			nb1 = out_bytes / 4;
+		maxidx = nb1 > nb ? nb1 : nb;
+		h = malloc(sizeof(uint32_t) * maxidx);
+		if (!h)
+			return gd_error(GD_EFAIL, "lab coalescing: out of host memory");
 		if ((rc = fill_f32(c.in, table_bytes / 4, 1, 0, SEED_A)) != GD_OK ||
 		    (rc = gd_lab_alloc(r, &c.idx, sizeof(uint32_t) * maxidx, "lookup ids")) != GD_OK) {
 			free(h);

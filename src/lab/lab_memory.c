@@ -220,7 +220,10 @@ static int run(struct gd_lab_run *r)
 		maxw = freeb / 2;
 	maxw &= ~(size_t)((1 << 20) - 1);
 	if (maxw < ((size_t)1 << 20))
-		return gd_error(GD_EFAIL, "lab memory: not enough free device memory");
+		return r->size > 0 && r->size < (1 << 20)
+			   ? gd_error(GD_EUSAGE,
+				      "lab memory: --size (the largest working set) must be at least 1 MiB")
+			   : gd_error(GD_EFAIL, "lab memory: not enough free device memory");
 
 	/* working sets: 16 KB … maxw, two points per octave (×1, ×1.5) */
 	for (double w = 16384; w <= (double)maxw && nw < 78; w *= 2) {

@@ -176,6 +176,8 @@ static int scale_part(struct gd_lab_run *r)
 	double t32 = NAN, tt[4] = {NAN, NAN, NAN, NAN};
 	int rc;
 	void *host;
+	if (r->size > 0 && r->size < (1 << 20))
+		return gd_error(GD_EUSAGE, "lab precision: --size (the FP32 bytes) must be at least 1 MiB");
 	if (r->size > 0)
 		n = (size_t)r->size / 4 & ~(size_t)63;
 	while (freeb && n * 4 * 2 * 2 > freeb / 2 && n > 4096)
