@@ -682,9 +682,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			snprintf(f->kernel, sizeof(f->kernel), "%s", k->short_name);
 			occ_fix(p, k, fix, sizeof(fix));
 			snprintf(advice_buf, sizeof(advice_buf),
-				 "%s: %s.%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
+				 "%s: %s.%s%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
 				 "grid that is a multiple of SMs × blocks per SM (§6).",
-				 k->short_name, what, *fix ? " Change: " : "", fix);
+				 k->short_name, what, *fix ? " Change: " : "", fix, *fix ? "." : "");
 			snprintf(f->headline, sizeof(f->headline), "Hot kernel %s (%s of kernel time): %s.", k->short_name,
 				 pc(b2, kshare), what);
 			advice = advice_buf;
