@@ -272,6 +272,11 @@ int gd_kernel_tensor_cores(const char *name)
 {
 	char l[1024];
 	lower(name, l, sizeof(l));
+	/* cuBLAS's FP32 kernels on Hopper are named xmma too: f32 in and out without tf32 is
+	 * CUDA-core math */
+	if ((has(l, "f32f32_f32f32") || has(l, "sgemm")) && !has(l, "tf32") && !has(l, "tensorop") &&
+	    !has(l, "1688") && !has(l, "16816"))
+		return 0;
 	if (has(l, "tensorop") || has(l, "hmma") || has(l, "gmma") || has(l, "wmma") || has(l, "mma_") ||
 	    has(l, "1688") || has(l, "16816") || has(l, "tf32") || has(l, "bf16") || has(l, "f16") ||
 	    has(l, "h884") || has(l, "i8816") || has(l, "nvjet") || has(l, "xmma") || has(l, "flash") ||

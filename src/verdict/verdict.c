@@ -42,7 +42,7 @@
 #define TENSOR_WARN 0.10           /* FP32 SIMT GEMM/conv, share of kernel time */
 #define TENSOR_HIGH 0.40
 #define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a throttle reason */
-#define THROTTLE_WARN 0.05         /* share of time × clock lost */
+#define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
 #define MEM_WARN 0.90
 #define MEM_HIGH 0.97
 #define CHURN_MIN_CALLS 100
@@ -661,7 +661,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			stake = kshare * (1.0 - (double)k->grid_blocks / sms);
 			snprintf(what, sizeof(what), "grid of %lld blocks leaves %lld of %d SMs idle", k->grid_blocks,
 				 sms - k->grid_blocks, sms);
-		} else if (isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
+		} else if (!lib_tuned && isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
+			/* library kernels are often persistent (a grid sized to the SMs, looping over
+			 * tiles), where blocks ÷ resident blocks says nothing about waves */
 			stake = kshare * (1.0 - k->last_wave_fill) / ceil(k->waves);
 			snprintf(what, sizeof(what), "%.2f waves: the last wave fills only %.0f %% of the SMs", k->waves,
 				 100 * k->last_wave_fill);
@@ -945,7 +947,11 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 			}
 	}
 	double share = isfinite(loss) ? clamp01(frac * loss) : NAN;
-	int sev = (hard > 0 || (isfinite(share) && share >= THROTTLE_WARN)) ? GD_SEV_WARN : GD_SEV_INFO;
+	/* A software power cap under full load is how a busy GPU normally runs (a clean GEMM
+	 * loop hits it); thermal and hardware slowdowns point at the machine. */
+	int sev = (double)hard / known >= THROTTLE_MIN_FRAC && (!isfinite(share) || share >= THROTTLE_WARN / 5)
+			  ? GD_SEV_WARN
+			  : GD_SEV_INFO;
 	fire(f, sev, share,
 	     "Check cooling and power: thermal or hardware slowdown points at the machine (airflow, fans, a power "
 	     "brake); a software power cap under full load is expected on a busy GPU. gpudiag never changes clocks "
