@@ -49,8 +49,9 @@ int gd_parse_size(const char *s, long long *out)
 	if (errno || end == s || !isfinite(v) || v < 0)
 		return -1;
 	if (*end) {
+		/* Sizes here are memory sizes: K, Ki and KiB all mean 1024 (as CUDA's "48 KB"). */
 		int bin = end[1] == 'i' || end[1] == 'I';
-		double base = bin ? 1024.0 : 1000.0;
+		double base = 1024.0;
 		switch (end[0]) {
 		case 'k': case 'K': mul = base; break;
 		case 'm': case 'M': mul = base * base; break;

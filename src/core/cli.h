@@ -10,7 +10,7 @@ enum gd_opt_kind {
 	GD_OPT_FLAG,   /* int*: set to 1 */
 	GD_OPT_STR,    /* const char**  */
 	GD_OPT_INT,    /* int*          */
-	GD_OPT_LONG,   /* long long*; accepts K/M/G/Ki/Mi/Gi suffixes for sizes */
+	GD_OPT_LONG,   /* long long*; accepts K/M/G (×1024) suffixes for sizes */
 	GD_OPT_DOUBLE, /* double*       */
 };
 
@@ -29,7 +29,8 @@ struct gd_opt {
 int gd_parse_opts(const char *cmd, int argc, char **argv, const struct gd_opt *opts,
 		  char **pos, int max_pos, int *npos, int stop_at_first_positional);
 
-/* Parses "123", "64K", "1.5M", "2Gi" (K=1000, Ki=1024) into *out. Returns 0 on success. */
+/* Parses "123", "64K", "1.5M", "2Gi", "48KiB" into *out (K = Ki = 1024: these are memory
+ * sizes, as in CUDA's "48 KB of shared memory"). Returns 0 on success. */
 int gd_parse_size(const char *s, long long *out);
 /* Strict integer / double parsing (whole string). Returns 0 on success. */
 int gd_parse_int(const char *s, int *out);

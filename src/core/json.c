@@ -82,7 +82,7 @@ void gd_json_num(struct gd_json *j, const char *key, double val)
 	else if (val == floor(val) && fabs(val) < 1e15)
 		fprintf(j->f, "%.0f", val);
 	else
-		fprintf(j->f, "%.6g", val);
+		fprintf(j->f, "%.15g", val);
 }
 
 void gd_json_bool(struct gd_json *j, const char *key, int val)

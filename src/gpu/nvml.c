@@ -255,7 +255,7 @@ int gd_nvml_static_info(int idx, struct gd_nvml_static *s)
 				active += st == 1;
 			}
 		}
-		s->nvlink_active = any ? active : 0; /* NOT_SUPPORTED on every link: no NVLink */
+		s->nvlink_active = any ? active : GD_NVML_UNKNOWN; /* NOT_SUPPORTED on every link */
 	}
 	s->compute_procs = count_procs(nv.procs, d);
 	s->mps_procs = count_procs(nv.mps_procs, d);

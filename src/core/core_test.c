@@ -1,0 +1,244 @@
+/* CPU-tier tests of the core helpers: JSON writer and escaping, option and size parsing,
+ * statistics, number formatting, tables, SVG escaping, atomic files. */
+#include "core/cli.h"
+#include "core/fileio.h"
+#include "core/json.h"
+#include "core/out.h"
+#include "core/stats.h"
+#include "core/status.h"
+#include "core/svg.h"
+#include "core/test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Runs fn into a memory stream and returns the text (static buffer). */
+static char *capture(void (*fn)(FILE *))
+{
+	static char buf[8192];
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	fn(f);
+	fclose(f);
+	return buf;
+}
+
+static void json_doc(FILE *f)
+{
+	struct gd_json j;
+	gd_json_init(&j, f, 0);
+	gd_json_obj(&j, NULL);
+	gd_json_str(&j, "name", "void k<float, \"x\">(a\\b)\n\t\x01");
+	gd_json_num(&j, "nan", NAN);
+	gd_json_num(&j, "int", 42.0);
+	gd_json_num(&j, "frac", 0.25);
+	gd_json_arr(&j, "a");
+	gd_json_int(&j, NULL, 1);
+	gd_json_bool(&j, NULL, 0);
+	gd_json_null(&j, NULL);
+	gd_json_obj(&j, NULL);
+	gd_json_obj_end(&j);
+	gd_json_arr_end(&j);
+	gd_json_arr(&j, "empty");
+	gd_json_arr_end(&j);
+	gd_json_obj_end(&j);
+}
+
+static void json_utf8(FILE *f)
+{
+	gd_json_escape(f, "ok é \xff bad \xe2\x82 trunc \xf0\x9f\x98\x80 emoji");
+}
+
+static void test_json(void)
+{
+	CHECK_STR(capture(json_doc), "{\"name\":\"void k<float, \\\"x\\\">(a\\\\b)\\n\\t\\u0001\",\"nan\":null,"
+				     "\"int\":42,\"frac\":0.25,\"a\":[1,false,null,{}],\"empty\":[]}");
+	CHECK_STR(capture(json_utf8), "\"ok é \\ufffd bad \\ufffd\\ufffd trunc \xf0\x9f\x98\x80 emoji\"");
+}
+
+static void test_cli(void)
+{
+	long long v;
+	int i, flag = 0, n = 0, npos = 0;
+	const char *s = NULL;
+	double d;
+	char *pos[4];
+	char a0[] = "--flag", a1[] = "--num=7", a2[] = "--str", a3[] = "hello", a4[] = "file", a5[] = "--",
+	     a6[] = "--not-an-option";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, a6};
+	struct gd_opt opts[] = {{"flag", GD_OPT_FLAG, &flag, NULL, "a flag"},
+				{"num", GD_OPT_INT, &n, "N", "a number"},
+				{"str", GD_OPT_STR, &s, "S", "a string"},
+				{NULL, 0, NULL, NULL, NULL}};
+	CHECK(gd_parse_size("48K", &v) == 0 && v == 49152);
+	CHECK(gd_parse_size("48KiB", &v) == 0 && v == 49152);
+	CHECK(gd_parse_size("1.5M", &v) == 0 && v == 1572864);
+	CHECK(gd_parse_size("2G", &v) == 0 && v == 2147483648LL);
+	CHECK(gd_parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(gd_parse_size("-1", &v) != 0);
+	CHECK(gd_parse_size("12Q", &v) != 0);
+	CHECK(gd_parse_size("", &v) != 0);
+	CHECK(gd_parse_size("0.3", &v) != 0); /* not a whole number of bytes */
+	CHECK(gd_parse_int("12", &i) == 0 && i == 12);
+	CHECK(gd_parse_int("12x", &i) != 0);
+	CHECK(gd_parse_int("99999999999", &i) != 0);
+	CHECK(gd_parse_double("1e3", &d) == 0 && d == 1000);
+	CHECK(gd_parse_double("nan", &d) != 0);
+	gd_set_quiet(1);
+	CHECK_INT(gd_parse_opts("t", 7, argv, opts, pos, 4, &npos, 0), GD_OK);
+	CHECK_INT(flag, 1);
+	CHECK_INT(n, 7);
+	CHECK_STR(s, "hello");
+	CHECK_INT(npos, 2);
+	CHECK_STR(pos[0], "file");
+	CHECK_STR(pos[1], "--not-an-option"); /* after "--" everything is positional */
+	{
+		char b0[] = "--bogus";
+		char *bad[] = {b0};
+		CHECK_INT(gd_parse_opts("t", 1, bad, opts, pos, 4, &npos, 0), GD_EUSAGE);
+	}
+	{
+		char b0[] = "--num", b1[] = "x";
+		char *bad[] = {b0, b1};
+		CHECK_INT(gd_parse_opts("t", 2, bad, opts, pos, 4, &npos, 0), GD_EUSAGE);
+	}
+	{
+		char b0[] = "--num";
+		char *bad[] = {b0};
+		CHECK_INT(gd_parse_opts("t", 1, bad, opts, pos, 4, &npos, 0), GD_EUSAGE);
+	}
+	{
+		char b0[] = "--flag=1";
+		char *bad[] = {b0};
+		CHECK_INT(gd_parse_opts("t", 1, bad, opts, pos, 4, &npos, 0), GD_EUSAGE);
+	}
+	{
+		char b0[] = "run", b1[] = "--flag";
+		char *raw[] = {b0, b1};
+		flag = 0;
+		CHECK_INT(gd_parse_opts("t", 2, raw, opts, pos, 4, &npos, 1), GD_OK);
+		CHECK_INT(flag, 0); /* after the first positional, options belong to the program */
+		CHECK_INT(npos, 2);
+	}
+}
+
+static void test_stats(void)
+{
+	double v[] = {5, 1, 4, 2, 3};
+	struct gd_stats s;
+	gd_stats_compute(v, 5, &s);
+	CHECK_NEAR(s.median, 3, 0);
+	CHECK_NEAR(s.min, 1, 0);
+	CHECK_NEAR(s.max, 5, 0);
+	CHECK_NEAR(s.mean, 3, 1e-12);
+	CHECK_NEAR(s.stdev, sqrt(2.5), 1e-12);
+	CHECK_NEAR(s.p10, 1.4, 1e-12);
+	CHECK_NEAR(v[0], 5, 0); /* input untouched */
+	{
+		double w[] = {1, 2, 3, 4};
+		gd_stats_compute(w, 4, &s);
+		CHECK_NEAR(s.median, 2.5, 1e-12);
+	}
+	gd_stats_compute(v, 0, &s);
+	CHECK(isnan(s.median));
+}
+
+static void test_format(void)
+{
+	char b[64];
+	CHECK_STR(gd_fmt_si(b, sizeof(b), 4.81e12, "B/s"), "4.81 TB/s");
+	CHECK_STR(gd_fmt_si(b, sizeof(b), 66.9e12, "FLOP/s"), "66.9 TFLOP/s");
+	CHECK_STR(gd_fmt_si(b, sizeof(b), 999.96, "B"), "1.00 kB");
+	CHECK_STR(gd_fmt_si(b, sizeof(b), NAN, "B"), "unknown");
+	CHECK_STR(gd_fmt_bytes(b, sizeof(b), 62914560), "60 MiB");
+	CHECK_STR(gd_fmt_bytes(b, sizeof(b), 1536), "1.5 KiB");
+	CHECK_STR(gd_fmt_time(b, sizeof(b), 2510), "2.51 µs");
+	CHECK_STR(gd_fmt_time(b, sizeof(b), 16.5e6), "16.5 ms");
+	CHECK_STR(gd_fmt_pct(b, sizeof(b), 0.812), "81.2 %");
+	CHECK_INT(gd_display_width("µs ◀"), 4);
+	CHECK_INT(gd_display_width("\033[1mab\033[0m"), 2);
+}
+
+static void table_doc(FILE *f)
+{
+	struct gd_table t;
+	gd_table_init(&t, 2);
+	gd_table_align_right(&t, 1);
+	gd_table_rowv(&t, "name", "µs");
+	gd_table_rowv(&t, "a", "12.5");
+	gd_table_rowv(&t, "longer", "1");
+	gd_table_print(&t, f, 1);
+	gd_table_free(&t);
+}
+
+static void svg_doc(FILE *f)
+{
+	struct gd_chart c;
+	double x[] = {1, 10, 100}, y[] = {1, 100, 10000};
+	gd_chart_init(&c, "a <b> & \"c\"", "x", "y");
+	c.logx = c.logy = 1;
+	gd_chart_add(&c, "k<T>", x, y, 3, GD_LINE_POINTS);
+	gd_chart_hline(&c, 5000, "ceiling & more");
+	gd_chart_svg(&c, f);
+}
+
+static void test_render(void)
+{
+	const char *svg;
+	gd_out_init(stdout, 1);
+	CHECK_STR(capture(table_doc), " name      µs\n a       12.5\n longer     1\n");
+	svg = capture(svg_doc);
+	CHECK(strstr(svg, "a &lt;b&gt; &amp; &quot;c&quot;") != NULL);
+	CHECK(strstr(svg, "k&lt;T&gt;") != NULL);
+	CHECK(strstr(svg, "ceiling &amp; more") != NULL);
+	CHECK(strstr(svg, "<circle") != NULL);
+	CHECK(strstr(svg, "</svg>") != NULL);
+	CHECK(strstr(svg, "<b>") == NULL);
+}
+
+static void test_fileio(void)
+{
+	char dir[] = "/tmp/gpudiag-test-XXXXXX", path[256], cache[512];
+	struct gd_atomic a;
+	FILE *f;
+	size_t len;
+	char *text;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	f = gd_atomic_open(&a, path);
+	CHECK(f != NULL);
+	fputs("first", f);
+	CHECK(access(path, F_OK) != 0); /* nothing visible before commit */
+	CHECK_INT(gd_atomic_commit(&a), GD_OK);
+	text = gd_read_file(path, &len);
+	CHECK_STR(text, "first");
+	free(text);
+	f = gd_atomic_open(&a, path);
+	fputs("second, abandoned", f);
+	gd_atomic_abort(&a);
+	text = gd_read_file(path, &len);
+	CHECK_STR(text, "first"); /* an aborted write loses nothing */
+	free(text);
+	CHECK(access(a.tmp, F_OK) != 0);
+	setenv("XDG_CACHE_HOME", dir, 1);
+	CHECK_INT(gd_cache_dir(cache, sizeof(cache)), 0);
+	CHECK(strstr(cache, "/gpudiag") != NULL);
+	CHECK(access(cache, F_OK) == 0);
+	gd_set_quiet(1);
+	CHECK(gd_atomic_open(&a, "/nonexistent-dir/x") == NULL);
+	CHECK(gd_read_file("/nonexistent-file", &len) == NULL);
+	unlink(path);
+	rmdir(cache);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_json();
+	test_cli();
+	test_stats();
+	test_format();
+	test_render();
+	test_fileio();
+	return TEST_DONE();
+}

@@ -1,0 +1,107 @@
+/* A stand-in for libcuda.so.1 for the CPU tier: answers the driver calls gpudiag's device
+ * module makes with the values an H200 reported (see cupti-notes.md §8), so `gpudiag info`
+ * and `gpudiag occupancy --device` can be tested end to end on a machine with no GPU.
+ * MOCK_CUDA_INIT_ERROR=N makes cuInit fail with CUresult N (100 = no device). */
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct {
+	char bytes[16];
+} CUuuid;
+
+CUresult cuInit(unsigned flags);
+CUresult cuDriverGetVersion(int *v);
+CUresult cuDeviceGetCount(int *n);
+CUresult cuDeviceGet(CUdevice *d, int i);
+CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d);
+CUresult cuDeviceGetName(char *name, int len, CUdevice d);
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d);
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d);
+CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d);
+CUresult cuGetErrorName(CUresult r, const char **s);
+
+CUresult cuInit(unsigned flags)
+{
+	const char *e = getenv("MOCK_CUDA_INIT_ERROR");
+	(void)flags;
+	return e ? atoi(e) : 0;
+}
+
+CUresult cuDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return 0;
+}
+
+CUresult cuDeviceGetCount(int *n)
+{
+	*n = 1;
+	return 0;
+}
+
+CUresult cuDeviceGet(CUdevice *d, int i)
+{
+	if (i != 0)
+		return 101; /* CUDA_ERROR_INVALID_DEVICE */
+	*d = 0;
+	return 0;
+}
+
+static const struct {
+	int attr, value;
+} attrs[] = {
+	{1, 1024},	{2, 1024},	{3, 1024},	{4, 64},	{5, 2147483647}, {6, 65535}, {7, 65535},
+	{8, 49152},	{10, 32},	{12, 65536},	{13, 1980000},	{16, 132},	{31, 1},    {32, 1},
+	{36, 3201000},	{37, 6016},	{38, 62914560}, {39, 2048},	{40, 3},	{75, 9},    {76, 0},
+	{81, 233472},	{82, 65536},	{97, 232448},	{106, 32},	{108, 78643200}, {111, 1024}, {133, 0},
+};
+
+CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
+{
+	(void)d;
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(*attrs); i++)
+		if (attrs[i].attr == attr) {
+			*v = attrs[i].value;
+			return 0;
+		}
+	return 1; /* CUDA_ERROR_INVALID_VALUE */
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice d)
+{
+	(void)d;
+	strncpy(name, "NVIDIA H200 (mock)", (size_t)len);
+	name[len - 1] = 0;
+	return 0;
+}
+
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
+{
+	(void)d;
+	for (int i = 0; i < 16; i++)
+		u->bytes[i] = (char)(0x10 + i);
+	return 0;
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *b, CUdevice d)
+{
+	(void)d;
+	*b = 150754820096ULL;
+	return 0;
+}
+
+CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
+{
+	(void)d;
+	strncpy(buf, "00000000:19:00.0", (size_t)len);
+	buf[len - 1] = 0;
+	return 0;
+}
+
+CUresult cuGetErrorName(CUresult r, const char **s)
+{
+	*s = r == 100 ? "CUDA_ERROR_NO_DEVICE" : r == 999 ? "CUDA_ERROR_UNKNOWN" : "CUDA_ERROR_MOCK";
+	return 0;
+}

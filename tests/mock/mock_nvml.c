@@ -1,0 +1,130 @@
+/* A stand-in for libnvidia-ml.so.1 for the CPU tier: one H200 under a software power cap.
+ * PCIe and NVLink queries answer NOT_SUPPORTED (as in the VM the notes were taken in), so
+ * the "unknown, with the reason" path is exercised too. */
+#include <string.h>
+
+typedef int nvmlReturn_t;
+typedef void *nvmlDevice_t;
+static int dev_token;
+
+#define NOT_SUPPORTED 3
+
+nvmlReturn_t nvmlInit_v2(void);
+const char *nvmlErrorString(nvmlReturn_t r);
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n);
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d);
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned n);
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned n);
+nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n);
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, unsigned *u);
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, void *m);
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw);
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw);
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t d, void *t);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz);
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *mhz);
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *m);
+nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t d, unsigned *w);
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *m);
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *c, unsigned *p);
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g);
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned l, int *s);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *n, void *p);
+
+nvmlReturn_t nvmlInit_v2(void) { return 0; }
+const char *nvmlErrorString(nvmlReturn_t r) { return r == NOT_SUPPORTED ? "Not Supported" : "Mock Error"; }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)
+{
+	*n = 1;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
+{
+	if (i)
+		return 2;
+	*d = &dev_token;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned n)
+{
+	strncpy(b, "NVIDIA H200 (mock)", n);
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned n)
+{
+	strncpy(b, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", n);
+	return 0;
+}
+nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n)
+{
+	strncpy(b, "580.159.04", n);
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, unsigned *u)
+{
+	u[0] = 97;
+	u[1] = 41;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, void *m)
+{
+	unsigned long long *v = (unsigned long long *)((char *)m + 8);
+	v[0] = 150754820096ULL; /* total */
+	v[1] = 0;               /* reserved */
+	v[2] = 100000000000ULL; /* free */
+	v[3] = 50754820096ULL;  /* used */
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw)
+{
+	*mw = 690123;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw)
+{
+	*mw = 700000;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t d, void *t)
+{
+	((int *)t)[2] = 61;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
+{
+	*mhz = type == 2 ? 3201 : 1755;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
+{
+	*mhz = type == 2 ? 3201 : 1980;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long *m)
+{
+	*m = 0x4; /* software power cap */
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t d, unsigned *w)
+{
+	*w = 6016;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t d, int *m)
+{
+	*m = 0;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *c, unsigned *p)
+{
+	*c = 0;
+	*p = 0;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g) { return NOT_SUPPORTED; }
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned l, int *s) { return NOT_SUPPORTED; }
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *n, void *p)
+{
+	*n = 0;
+	return 0;
+}
