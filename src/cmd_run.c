@@ -746,8 +746,8 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		if (gd_pw_close(w, 1) != GD_OK)
 			goto cleanup;
 		explain(outpath, why, have_inject);
-		if (gd_report_print)
-			gd_report_print(outpath, ctx, stdout);
+		if (gd_report_print) /* the program owns stdout; the report goes beside it on stderr */
+			gd_report_print(outpath, ctx, ctx->json ? stdout : stderr);
 		else
 			minimal_summary(outpath, ctx, exit_code, t1 - t0);
 	}

@@ -38,7 +38,9 @@ check "interrupted recorded" 1 "$(q "$T/e.sqlite" "select value from meta where 
 "$G" run -o "$T/f.sqlite" -- /nonexistent/program 2>"$T/err"; check "missing program -> 127" 127 $?
 check "missing program named" 1 "$(grep -c "cannot run '/nonexistent/program'" "$T/err")"
 
-"$G" run 2>/dev/null; check "no command -> usage error" 2 $?
+# no command: the embedded demo; with no GPU, the sample profile shipped in tests/fixtures
+out=$("$G" run 2>&1); check "no command, no GPU -> sample report" 0 $?
+check "no command names the sample" 1 "$(printf '%s\n' "$out" | grep -c '^No GPU here')"
 "$G" run --api bogus -- true 2>/dev/null; check "bad --api -> 2" 2 $?
 "$G" run --capture-range=foo -- true 2>/dev/null; check "bad --capture-range -> 2" 2 $?
 

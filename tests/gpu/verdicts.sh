@@ -11,7 +11,7 @@
 # problem was not the top finding or the clean loop warned.
 set -u
 : "${OUT:?set OUT}"
-G=${GPUDIAG:-./build/gpudiag}
+G=${GD:-${GPUDIAG:-./build/gpudiag}}
 D=$OUT/verdicts
 mkdir -p "$D"
 LOG=$OUT/verdicts.log
