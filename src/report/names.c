@@ -181,10 +181,26 @@ static void strip_demangled(const char *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", s);
 }
 
+static char *printable(char *buf)
+{
+	/* a name is data: no terminal escape sequence or control character gets through */
+	for (unsigned char *p = (unsigned char *)buf; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return buf;
+}
+
+static char *short_name(const char *name, char *buf, size_t n);
+
 char *gd_kernel_short_name(const char *name, char *buf, size_t n)
 {
 	if (!n)
 		return buf;
+	return printable(short_name(name, buf, n));
+}
+
+static char *short_name(const char *name, char *buf, size_t n)
+{
 	if (!name || !*name) {
 		snprintf(buf, n, "(unnamed)");
 		return buf;

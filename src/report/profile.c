@@ -41,8 +41,6 @@ static void *grow(void *arr, long n, long *cap, size_t size)
 	return na;
 }
 
-static long cap_k, cap_c, cap_a, cap_s, cap_m; /* capacities of the profile being built */
-
 int gd_profile_intern(struct gd_profile *p, const char *s)
 {
 	for (int i = 0; i < p->nnames; i++)
@@ -58,9 +56,7 @@ int gd_profile_intern(struct gd_profile *p, const char *s)
 #define ADD(fn, type, arr, count, cap)                                        \
 	type *fn(struct gd_profile *p)                                        \
 	{                                                                     \
-		if (p->count == 0 && !p->arr)                                 \
-			cap = 0;                                              \
-		p->arr = grow(p->arr, p->count, &cap, sizeof(type));          \
+		p->arr = grow(p->arr, p->count, &p->cap, sizeof(type));       \
 		type *e = &p->arr[p->count++];                                \
 		memset(e, 0, sizeof(*e));                                     \
 		return e;                                                     \
@@ -411,8 +407,7 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		STEP_DONE(r);
 	}
 	/* kernels, in table order (gd_profile_finish sorts if the writer did not) */
-	cap_k = 0;
-	reserve((void **)&p->k, &cap_k, count_rows(db, "SELECT COUNT(*) FROM kernels"), sizeof(*p->k));
+	reserve((void **)&p->k, &p->cap_k, count_rows(db, "SELECT COUNT(*) FROM kernels"), sizeof(*p->k));
 	{
 		int r;
 		Q("SELECT start, end, name, demangled, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
@@ -472,8 +467,7 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		STEP_DONE(r);
 	}
 	/* API calls */
-	cap_a = 0;
-	reserve((void **)&p->a, &cap_a, count_rows(db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
+	reserve((void **)&p->a, &p->cap_a, count_rows(db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
 	{
 		int r, nsync = 0;
 		Q("SELECT start, end, name, pid, tid, correlation FROM api"

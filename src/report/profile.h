@@ -107,6 +107,7 @@ struct gd_profile {
 	long nm;
 	struct gd_pdevice dev[8];
 	int ndev;
+	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
 };
 
 /* Opens a profile. Returns GD_OK, or GD_EDATA with a one-line reason in why (the file is
