@@ -546,6 +546,14 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		Q("SELECT COUNT(*), COALESCE(SUM(traced), 0) FROM processes");
 		if (sqlite3_step(s) == SQLITE_ROW && col_int(s, 0, 0) > 0 && col_int(s, 1, 0) == 0)
 			p->cupti_ok = 0;
+		if (!p->cupti_ok) {
+			Q("SELECT status FROM processes WHERE traced = 0 AND status IS NOT NULL LIMIT 1");
+			if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+				snprintf(p->untraced_status, sizeof(p->untraced_status), "%.31s",
+					 (const char *)sqlite3_column_text(s, 0));
+			if (meta(db, "not_traced_reason", v, sizeof(v)))
+				snprintf(p->untraced_reason, sizeof(p->untraced_reason), "%.255s", v);
+		}
 	}
 	rc = GD_OK;
 out:

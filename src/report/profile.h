@@ -89,6 +89,8 @@ struct gd_profile {
 	int64_t t_start, t_end;          /* capture window; 0 = unknown (derived from events) */
 	long long dropped;               /* records CUPTI dropped; -1 unknown */
 	int cupti_ok;                    /* 0: the program ran unprofiled */
+	char untraced_status[32];        /* then why: "no_cuda", "cupti_busy", ... (processes.status) */
+	char untraced_reason[256];       /* meta.not_traced_reason, "" if none */
 	int have_api;                    /* API calls were traced */
 	int exit_code;
 

@@ -220,10 +220,18 @@ static void rule_profiler(struct ctx *c, struct gd_finding *f)
 	char b1[32];
 	int sev = GD_SEV_NONE;
 	char what[300] = "";
+	if (!p->cupti_ok && !strcmp(p->untraced_status, "no_cuda")) {
+		fire(f, GD_SEV_WARN, NAN, "Check that the program uses the GPU (a CPU-only build, CUDA_VISIBLE_DEVICES).",
+		     "The program never initialised CUDA: nothing ran on the GPU, so nothing could be judged.");
+		return;
+	}
 	if (!p->cupti_ok) {
+		if (p->untraced_reason[0])
+			ev(f, "not_traced_reason", NAN, "", "%s", p->untraced_reason);
 		fire(f, GD_SEV_HIGH, NAN,
 		     "Run without another profiler attached (Nsight, PyTorch profiler) so gpudiag can trace the GPU.",
-		     "The program ran unprofiled (CUPTI was unavailable): nothing about the GPU could be judged.");
+		     "The program ran unprofiled (%s): nothing about the GPU could be judged.",
+		     p->untraced_status[0] ? p->untraced_status : "CUPTI was unavailable");
 		return;
 	}
 	if (p->nk + p->nc == 0) {
@@ -1123,7 +1131,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
 			if (r != GD_R_PROFILER)
-				insufficient(&v->f[r], "The program ran unprofiled.");
+				insufficient(&v->f[r], "Nothing was traced (see \"What the profile could not show\").");
 	} else {
 		rule_idle(&c, &v->f[GD_R_IDLE]);
 		rule_launch(&c, &v->f[GD_R_LAUNCH]);

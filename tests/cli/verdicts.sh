@@ -121,6 +121,16 @@ class P(html.parser.HTMLParser):
     pass
 P().feed(open(sys.argv[1]).read())" "$T/l.html" && ok "html parses" || bad "html parse"
 
+# a real `gpudiag run` profile of a program that never touches CUDA
+"$G" run -o "$T/true.sqlite" -- true 2>/dev/null
+"$G" report "$T/true.sqlite" --json >"$T/true.json" && python3 - "$T/true.json" <<'PY' && ok "run of a non-CUDA program → profiler_limits" || bad "non-CUDA run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["top"] == "profiler_limits", d["verdict"]
+assert "never initialised CUDA" in d["verdict"]["headline"]
+assert sum(f["state"] == "insufficient" for f in d["findings"]) == 11
+PY
+
 # no GPU: the demo fallback renders the shipped sample, labelled
 GPUDIAG_SAMPLE=tests/fixtures/sample.gpudiag.sqlite "$G" __demo >/dev/null 2>"$T/err"; [ $? -eq 3 ] && ok "__demo without GPU → 3" || bad "__demo no gpu"
 "$G" report tests/fixtures/sample.gpudiag.sqlite | grep -q 'SYNTHETIC sample' && ok "sample labelled synthetic" || bad "sample label"
