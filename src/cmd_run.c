@@ -66,7 +66,9 @@ const char cmd_run_usage[] =
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
-	"Capture ranges filter what is kept; tracing itself runs for the whole program.\n"
+	"With no CMD: profiles gpudiag's built-in demo workload (without a GPU: shows a sample).\n"
+	"--delay/--duration switch tracing on and off; --capture-range filters what is kept.\n"
+	"The report goes to stderr (stdout stays the program's); with --json it is on stdout.\n"
 	"Exit code: CMD's own (128+N if it died of signal N; 127 if it could not be started).\n"
 	"Schema of the profile: docs/profile-schema.md.\n";
 
@@ -262,15 +264,16 @@ static int env_kept(const char *name)
 }
 
 /* The child's environment: ours plus the injection variables (replacing any set before). */
-static char **child_env(const char *inject, const char *dir, const char *api, int nvtx)
+static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, long long cap_start,
+			long long cap_end)
 {
 	size_t n = 0, o = 0;
 	char **env;
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "GPUDIAG_RAW_DIR=",
-					   "GPUDIAG_API=", NULL};
+					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=", NULL};
 	while (environ[n])
 		n++;
-	env = calloc(n + 5, sizeof(*env));
+	env = calloc(n + 7, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -295,6 +298,15 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 		env[o++] = c;
 		if (nvtx)
 			env[o++] = d;
+		if (cap_start > 0) { /* --delay/--duration: the library switches tracing on and off */
+			char *e = malloc(64), *f = malloc(64);
+			if (!e || !f)
+				return NULL;
+			snprintf(e, 64, "GPUDIAG_CAPTURE_START_NS=%lld", cap_start);
+			env[o++] = e;
+			snprintf(f, 64, "GPUDIAG_CAPTURE_END_NS=%lld", cap_end);
+			env[o++] = f;
+		}
 	}
 	env[o] = NULL;
 	return env;
@@ -541,6 +553,18 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%s-%s.gpudiag.sqlite", base ? base + 1 : cmd[0], stamp);
 	}
 
+	/* Fail before running the program, not after, when the profile cannot be written. */
+	{
+		char probe[PATH_MAX + 64];
+		int fd;
+		snprintf(probe, sizeof(probe), "%s.tmp.%ld", outpath, (long)getpid());
+		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0)
+			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", outpath, strerror(errno));
+		close(fd);
+		unlink(probe);
+	}
+
 	/* Private directory for the raw files. */
 	{
 		const char *tmp = getenv("TMPDIR");
@@ -566,9 +590,18 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	}
 	if (getenv("CUDA_INJECTION64_PATH") && have_inject)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
-	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx);
+	/* The run's time origin, also used for --delay/--duration windows in the library. */
+	t0 = now_ns();
+	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx,
+			delay > 0 || duration > 0 ? t0 + (long long)(delay * 1e9) : 0,
+			duration > 0 ? t0 + (long long)((delay + duration) * 1e9) : 0);
 	if (!env)
 		return gd_error(GD_EFAIL, "out of memory");
+	/* gpudiag's own cuInit (device facts, in the sampler thread) must not load a tracer:
+	 * neither ours (an outer gpudiag run) nor another tool's. child_env copied the strings. */
+	unsetenv("CUDA_INJECTION64_PATH");
+	unsetenv("NVTX_INJECTION64_PATH");
+	unsetenv("GPUDIAG_RAW_DIR");
 
 	memset(&sp, 0, sizeof(sp));
 	sp.hz = nvml_hz;
@@ -588,7 +621,6 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	if (pipe2(pipefd, O_CLOEXEC) != 0)
 		return gd_error(GD_EFAIL, "run: pipe: %s", strerror(errno));
 	fflush(NULL);
-	t0 = now_ns();
 	pid = fork();
 	if (pid < 0)
 		return gd_error(GD_EFAIL, "run: fork: %s", strerror(errno));
@@ -746,7 +778,9 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		if (gd_pw_close(w, 1) != GD_OK)
 			goto cleanup;
 		explain(outpath, why, have_inject);
-		if (gd_report_print) /* the program owns stdout; the report goes beside it on stderr */
+		/* The program's stdout stays the program's: the report goes to stderr (like
+		 * time(1)), except the --json document, which is the one thing on stdout. */
+		if (gd_report_print)
 			gd_report_print(outpath, ctx, ctx->json ? stdout : stderr);
 		else
 			minimal_summary(outpath, ctx, exit_code, t1 - t0);

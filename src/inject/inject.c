@@ -15,7 +15,10 @@
  *   - a fork-without-exec child must not flush (CUPTI's worker thread is gone and the flush
  *     blocks forever): pid guard plus a pthread_atfork child handler.
  * Environment: GPUDIAG_RAW_DIR (required), GPUDIAG_API=subset|all|none (default subset),
- * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr). */
+ * GPUDIAG_CAPTURE_START_NS / GPUDIAG_CAPTURE_END_NS (CLOCK_REALTIME; --delay/--duration),
+ * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
+ * even when the process's libcupti has another API version than ours: at your own risk, the
+ * record layouts may differ). */
 #include "profile/raw.h"
 
 #include <cupti.h>
@@ -189,17 +192,25 @@ static uint32_t intern(const char *s)
 	return str_tab[j].id;
 }
 
+/* CUPTI's names of the API callbacks, read once at setup so that no CUPTI call is made
+ * under our lock in the buffer callback. */
+static const char *cb_names[2][1024];
+
+static void load_cb_names(void)
+{
+	for (int drv = 0; drv < 2; drv++)
+		for (uint32_t cb = 1; cb < 1024; cb++)
+			if (cuptiGetCallbackName(drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb,
+						 &cb_names[drv][cb]) != CUPTI_SUCCESS)
+				cb_names[drv][cb] = NULL;
+}
+
 static uint32_t api_name(int driver, uint32_t cbid)
 {
-	const char *name = NULL;
 	if (cbid >= 1024)
 		return 0;
-	if (!api_name_id[driver][cbid]) {
-		if (cuptiGetCallbackName(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API,
-					 cbid, &name) != CUPTI_SUCCESS)
-			name = NULL;
-		api_name_id[driver][cbid] = intern(name);
-	}
+	if (!api_name_id[driver][cbid])
+		api_name_id[driver][cbid] = intern(cb_names[driver][cbid]);
 	return api_name_id[driver][cbid];
 }
 
@@ -397,10 +408,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		free(buffer);
 		return;
 	}
+	/* Asked before taking our lock: CUPTI may deliver buffers from its worker thread while a
+	 * flush in another thread holds CUPTI's own locks and waits for ours. */
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
+		dropped = 0;
 	pthread_mutex_lock(&g_lock);
 	while (valid && cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS)
 		convert(a);
-	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped) {
+	if (dropped) {
 		struct gd_raw_dropped *r = out_reserve(sizeof(*r));
 		if (r) {
 			r->h.type = GD_RAW_DROPPED, r->h.size = sizeof(*r);
@@ -425,15 +440,43 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 static pthread_mutex_t g_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static uint64_t now_ns(void);
+static int set_heavy(int on);
+static void status_record(uint32_t status, uint32_t detail);
+
+/* --delay/--duration: the heavy record kinds are on only inside [g_gate_start, g_gate_end)
+ * (CLOCK_REALTIME ns, 0 = open), switched by the flush thread; records outside are also
+ * dropped by the writer, so a late switch costs overhead, never correctness. */
+static uint64_t g_gate_start, g_gate_end;
+static int g_gate; /* 0 waiting for the start, 1 on, 2 past the end */
+
 static void *flush_thread(void *arg)
 {
-	struct timespec ts = {0, FLUSH_PERIOD_MS * 1000000L};
+	struct timespec ts = {0, 100 * 1000000L};
+	unsigned tick = 0;
 	while (!atomic_load(&g_stop)) {
 		nanosleep(&ts, NULL);
 		if (atomic_load(&g_stop) || atomic_load(&g_disabled) || getpid() != g_pid)
 			break;
+		tick++;
 		pthread_mutex_lock(&g_flush_lock);
-		cuptiActivityFlushAll(0);
+		if (!atomic_load(&g_stop)) { /* the exit handler may have run meanwhile */
+			uint64_t t = now_ns();
+			int flush = tick % (FLUSH_PERIOD_MS / 100) == 0;
+			if (g_gate == 0 && t >= g_gate_start) {
+				int r = set_heavy(1);
+				if (r != CUPTI_SUCCESS)
+					status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
+				g_gate = 1;
+			}
+			if (g_gate == 1 && g_gate_end && t >= g_gate_end) {
+				set_heavy(0);
+				g_gate = 2;
+				flush = 1;
+			}
+			if (flush)
+				cuptiActivityFlushAll(0);
+		}
 		pthread_mutex_unlock(&g_flush_lock);
 	}
 	return NULL;
@@ -504,6 +547,32 @@ static void enable_api_subset(void)
 	for (uint32_t cb = 1; cb < CUPTI_DRIVER_TRACE_CBID_SIZE; cb++)
 		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cb, &name) == CUPTI_SUCCESS && name)
 			cuptiActivityEnableDriverApi(cb, (uint8_t)prefix_in(name, drv_subset));
+}
+
+static uint32_t g_api_mode;
+
+/* The record kinds that cost: on for the capture window (the whole run by default). */
+static int set_heavy(int on)
+{
+	static const CUpti_ActivityKind heavy[] = {
+		CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD,
+	};
+	CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			   : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++)
+		if ((on ? cuptiActivityEnable(heavy[i]) : cuptiActivityDisable(heavy[i])) != CUPTI_SUCCESS)
+			dbg("an optional activity kind could not be switched", (int)heavy[i]);
+	if (!on) {
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (g_api_mode == 2) {
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (g_api_mode == 1) {
+		enable_api_subset();
+	}
+	return (int)r;
 }
 
 static void read_cmdline(char *buf, size_t n)
@@ -585,11 +654,9 @@ EXPORT int InitializeInjection(void)
 	uint32_t version = 0, api_mode = 1;
 	CUptiResult r;
 	pthread_t th;
-	static const CUpti_ActivityKind optional[] = {
-		CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMCPY2,         CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-		CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD,        CUPTI_ACTIVITY_KIND_CONTEXT,
-		CUPTI_ACTIVITY_KIND_STREAM,  CUPTI_ACTIVITY_KIND_DEVICE,
+	static const CUpti_ActivityKind always[] = {
+		CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA, CUPTI_ACTIVITY_KIND_CONTEXT,
+		CUPTI_ACTIVITY_KIND_STREAM, CUPTI_ACTIVITY_KIND_DEVICE,
 	};
 
 	if (g_inited)
@@ -603,8 +670,15 @@ EXPORT int InitializeInjection(void)
 		api_mode = 0;
 	else if (api && !strcmp(api, "all"))
 		api_mode = 2;
+	/* A process that exec'd another CUDA program keeps its pid: the new image gets
+	 * raw.<pid>.1, .2, ... so the first one's records are not overwritten. */
 	snprintf(path, sizeof(path), "%s/raw.%d", dir, (int)g_pid);
-	g_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	for (int i = 1; i < 1000; i++) {
+		g_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+		if (g_fd >= 0 || errno != EEXIST)
+			break;
+		snprintf(path, sizeof(path), "%s/raw.%d.%d", dir, (int)g_pid, i);
+	}
 	if (g_fd < 0) {
 		dbg("cannot create the raw file", errno);
 		return 1;
@@ -612,7 +686,8 @@ EXPORT int InitializeInjection(void)
 
 	/* The record layouts are those of the header we were compiled with; a process that
 	 * already loaded another libcupti.so.13 (a framework's wheel) gets that one. */
-	if (cuptiGetVersion(&version) != CUPTI_SUCCESS || version != CUPTI_API_VERSION) {
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS ||
+	    (version != CUPTI_API_VERSION && !getenv("GPUDIAG_CUPTI_ANY_VERSION"))) {
 		write_header(GD_RAW_ST_CUPTI_VERSION, version, api_mode);
 		write_process();
 		atomic_store(&g_disabled, 1);
@@ -630,25 +705,37 @@ EXPORT int InitializeInjection(void)
 	}
 	write_header(GD_RAW_ST_OK, version, api_mode);
 	write_process();
+	load_cb_names();
 
 	cuptiActivityEnableLatencyTimestamps(1);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-	if (r == CUPTI_SUCCESS)
-		r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (r != CUPTI_SUCCESS) {
 		status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
-		dbg("enabling kernel records failed", (int)r);
+		dbg("cuptiActivityRegisterCallbacks failed", (int)r);
 		atomic_store(&g_disabled, 1);
 		return 1;
 	}
-	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++)
-		if ((r = cuptiActivityEnable(optional[i])) != CUPTI_SUCCESS)
-			dbg("an optional activity kind could not be enabled", (int)optional[i]);
-	if (api_mode == 2) {
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-	} else if (api_mode == 1) {
-		enable_api_subset();
+	/* Cheap, structural kinds always (the legacy default stream, devices, NVTX ranges that
+	 * define capture windows); the rest from the capture start. */
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if ((r = cuptiActivityEnable(always[i])) != CUPTI_SUCCESS)
+			dbg("an optional activity kind could not be enabled", (int)always[i]);
+	g_api_mode = api_mode;
+	if (getenv("GPUDIAG_CAPTURE_START_NS"))
+		g_gate_start = strtoull(getenv("GPUDIAG_CAPTURE_START_NS"), NULL, 10);
+	if (getenv("GPUDIAG_CAPTURE_END_NS"))
+		g_gate_end = strtoull(getenv("GPUDIAG_CAPTURE_END_NS"), NULL, 10);
+	if (g_gate_start > now_ns()) {
+		g_gate = 0;
+	} else {
+		g_gate = 1;
+		r = (CUptiResult)set_heavy(1);
+		if (r != CUPTI_SUCCESS) {
+			status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);
+			dbg("enabling kernel records failed", (int)r);
+			atomic_store(&g_disabled, 1);
+			return 1;
+		}
 	}
 
 	pthread_atfork(NULL, NULL, atfork_child);

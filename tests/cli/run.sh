@@ -38,9 +38,6 @@ check "interrupted recorded" 1 "$(q "$T/e.sqlite" "select value from meta where 
 "$G" run -o "$T/f.sqlite" -- /nonexistent/program 2>"$T/err"; check "missing program -> 127" 127 $?
 check "missing program named" 1 "$(grep -c "cannot run '/nonexistent/program'" "$T/err")"
 
-# no command: the embedded demo; with no GPU, the sample profile shipped in tests/fixtures
-out=$("$G" run 2>&1); check "no command, no GPU -> sample report" 0 $?
-check "no command names the sample" 1 "$(printf '%s\n' "$out" | grep -c '^No GPU here')"
 "$G" run --api bogus -- true 2>/dev/null; check "bad --api -> 2" 2 $?
 "$G" run --capture-range=foo -- true 2>/dev/null; check "bad --capture-range -> 2" 2 $?
 
@@ -51,9 +48,36 @@ python3 -m json.tool "$T/g.json" >/dev/null; check "--json parses" 0 $?
 (cd "$T" && "$G" run -- true 2>/dev/null); check "default name exit" 0 $?
 check "default name" 1 "$(ls "$T" | grep -c '^true-[0-9]\{8\}-[0-9]\{6\}\.gpudiag\.sqlite$')"
 
+"$G" run -o /nonexistent-dir/x.sqlite -- sh -c 'touch "$0"' "$T/ran" 2>"$T/err"; check "unwritable -o -> 1" 1 $?
+check "program not started when the profile cannot be written" no "$([ -e "$T/ran" ] && echo yes || echo no)"
+check "unwritable -o named" 1 "$(grep -c "cannot write the profile '/nonexistent-dir/x.sqlite'" "$T/err")"
+
 # export: a profile with no GPU records still gives a valid trace; a non-profile is refused
 "$G" export "$T/a.sqlite" --perfetto "$T/a.json"; check "export exit" 0 $?
 python3 -m json.tool "$T/a.json" >/dev/null; check "export parses" 0 $?
 "$G" export "$T/err" --perfetto "$T/x.json" 2>/dev/null; check "export of a non-profile -> 5" 5 $?
 "$G" export "$T/a.sqlite" 2>/dev/null; check "export without --perfetto -> 2" 2 $?
+# Profiles recorded on the H200 by tests/gpu/profiler.sh (copied from $OUT/fixtures/ into
+# tests/fixtures/): schema, record counts and the export of real CUPTI data.
+F=tests/fixtures
+if [ -f "$F/nvtx.gpudiag.sqlite" ]; then
+	check "fixture nvtx: kernels" 32 "$(q "$F/nvtx.gpudiag.sqlite" "select count(*) from kernels")"
+	check "fixture nvtx: ranges" "inner:3,step:3,tail:1" "$(q "$F/nvtx.gpudiag.sqlite" "select group_concat(x) from (select s.value || ':' || count(*) x from nvtx n join strings s on s.id=n.name where n.kind=0 and n.end is not null group by s.value order by s.value)")"
+	"$G" export "$F/nvtx.gpudiag.sqlite" --perfetto "$T/fx.json"
+	python3 tests/cli/check_trace.py "$T/fx.json" kernels=32 flows=32 name=step name=done >/dev/null; check "fixture nvtx: export" 0 $?
+else
+	echo "skip fixture nvtx (tests/fixtures/nvtx.gpudiag.sqlite not recorded yet)"
+fi
+if [ -f "$F/threads.gpudiag.sqlite" ]; then
+	check "fixture threads: kernels on 4 streams" "200|4" "$(q "$F/threads.gpudiag.sqlite" "select count(*), count(distinct stream) from kernels")"
+	"$G" export "$F/threads.gpudiag.sqlite" --perfetto "$T/ft.json"
+	python3 tests/cli/check_trace.py "$T/ft.json" kernels=200 flows=200 >/dev/null; check "fixture threads: export" 0 $?
+else
+	echo "skip fixture threads (not recorded yet)"
+fi
+if [ -f "$F/abort.gpudiag.sqlite" ]; then
+	check "fixture abort: exit code, pageable copy" "134|1" "$(q "$F/abort.gpudiag.sqlite" "select (select value from meta where key='exit_code'), (select count(*) from memcpy where src_kind=1)")"
+else
+	echo "skip fixture abort (not recorded yet)"
+fi
 exit $fail

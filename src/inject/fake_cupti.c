@@ -1,0 +1,150 @@
+/* A stand-in for libcupti.so.13, for the CPU-tier test of the injection library
+ * (inject_check.c): it accepts the setup calls, hands out buffers through the registered
+ * callbacks, and delivers records the test emits (fake_cupti_emit) on cuptiActivityFlushAll,
+ * exactly as CUPTI's record iterator would present them. Controls: FAKE_CUPTI_BUSY=1 makes
+ * cuptiSubscribe fail like under Nsight; FAKE_CUPTI_VERSION=N changes cuptiGetVersion.
+ * A flush in a process other than the one that registered (a fork-without-exec child, where
+ * real CUPTI blocks forever) creates "$GPUDIAG_RAW_DIR/FLUSH_IN_CHILD". */
+#include <cupti.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+
+static CUpti_BuffersCallbackRequestFunc g_req;
+static CUpti_BuffersCallbackCompleteFunc g_done;
+static uint8_t *g_buf;
+static size_t g_size, g_valid, g_dropped;
+static pid_t g_owner;
+static int g_enabled_api, g_nvtx;
+static char g_names[2][1024][40];
+
+API void fake_cupti_emit(const void *rec, size_t size);
+API void fake_cupti_drop(size_t n);
+API int fake_cupti_api_enabled(void);
+API int fake_cupti_nvtx_called(void);
+
+static size_t rec_size(const CUpti_Activity *a)
+{
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
+	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+	default: return 8;
+	}
+}
+
+API CUptiResult cuptiGetVersion(uint32_t *v)
+{
+	*v = getenv("FAKE_CUPTI_VERSION") ? (uint32_t)atoi(getenv("FAKE_CUPTI_VERSION")) : CUPTI_API_VERSION;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, void *ud)
+{
+	return getenv("FAKE_CUPTI_BUSY") ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED : CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t e) { return CUPTI_SUCCESS; }
+API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r, CUpti_BuffersCallbackCompleteFunc d)
+{
+	g_req = r, g_done = d, g_owner = getpid();
+	return CUPTI_SUCCESS;
+}
+static int g_kernel_on;
+API int fake_cupti_kernel_enabled(void);
+API int fake_cupti_kernel_enabled(void) { return g_kernel_on; }
+API CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+{
+	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		g_kernel_on = 1;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
+{
+	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		g_kernel_on = 0;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)
+{
+	int i = d == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (cbid >= 1024)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (!g_names[i][cbid][0]) {
+		if (!i && cbid == 211)
+			snprintf(g_names[i][cbid], 40, "cudaLaunchKernel_v7000");
+		else if (!i && cbid == 31)
+			snprintf(g_names[i][cbid], 40, "cudaMemcpy_v3020");
+		else
+			snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);
+	}
+	*name = g_names[i][cbid];
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t e)
+{
+	g_enabled_api += e;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t e)
+{
+	g_enabled_api += e;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+	uint8_t *p = *rec ? (uint8_t *)*rec + ((rec_size(*rec) + 7) & ~(size_t)7) : buf;
+	if (p >= buf + valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*rec = (CUpti_Activity *)p;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c, uint32_t s, size_t *n)
+{
+	*n = g_dropped;
+	g_dropped = 0;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	if (getpid() != g_owner) {
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/FLUSH_IN_CHILD", getenv("GPUDIAG_RAW_DIR") ? getenv("GPUDIAG_RAW_DIR") : "/tmp");
+		close(open(p, O_CREAT | O_WRONLY, 0600));
+		return CUPTI_SUCCESS;
+	}
+	if (g_buf && g_done) {
+		uint8_t *b = g_buf;
+		g_buf = NULL;
+		g_done(NULL, 0, b, g_size, g_valid);
+	}
+	return CUPTI_SUCCESS;
+}
+API int InitializeInjectionNvtx2(const void *t)
+{
+	g_nvtx = 1;
+	return 1;
+}
+API void fake_cupti_emit(const void *rec, size_t size)
+{
+	size_t max;
+	if (!g_buf) {
+		g_req(&g_buf, &g_size, &max);
+		g_valid = 0;
+	}
+	memcpy(g_buf + g_valid, rec, size);
+	g_valid += (size + 7) & ~(size_t)7;
+}
+API void fake_cupti_drop(size_t n) { g_dropped += n; }
+API int fake_cupti_api_enabled(void) { return g_enabled_api; }
+API int fake_cupti_nvtx_called(void) { return g_nvtx; }
