@@ -55,7 +55,7 @@ def rule(s, i):
     r = [x for x in d["findings"] if x["id"] == i][0]
     return r, {e["key"]: e["value"] for e in r["evidence"]}
 r, e = rule("launch", "launch_bound")
-assert r["severity"] == "high" and e["short_kernels"] == 20000 and e["launch_api_median_ns"] == 5000, e
+assert r["severity"] == "high" and e["short_kernels"] == 3000 and e["launch_api_median_ns"] == 5000, e
 r, e = rule("sync", "sync_in_loop")
 assert e["sync_calls"] == 500 and abs(e["idle_after_sync_ns"] - 499 * 120000) < 1, e
 r, e = rule("pageable", "pageable_memory")
