@@ -61,7 +61,7 @@ done
 
 # the embedded demo: gpudiag run with no command
 echo "=== demo"
-timeout 60 "$G" run -o "$D/demo.sqlite" --no-color >"$D/demo.txt" 2>&1
+timeout 60 "$G" run --no-color -o "$D/demo.sqlite" >"$D/demo.txt" 2>&1
 cat "$D/demo.txt"
 "$G" report "$D/demo.sqlite" --json >"$D/demo.json"
 "$G" report "$D/demo.sqlite" --html "$D/demo.html" >/dev/null
