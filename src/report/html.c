@@ -93,7 +93,7 @@ static void timeline(const struct gd_profile *p, const struct gd_summary *s, FIL
 		   "font-family='sans-serif' font-size='11' role='img' aria-label='timeline'>\n",
 		W, 3 * RH + 60, W, 3 * RH + 60);
 	fputs("<rect width='100%' height='100%' fill='white'/>\n", f);
-	const char *rows[3] = {"kernels (busy)", "copies", "host in sync"};
+	const char *rows[3] = {"GPU busy", "copies", "host in sync"};
 	for (int r = 0; r < 3; r++) {
 		int y = 10 + r * RH;
 		fprintf(f, "<text x='4' y='%d'>%s</text>", y + RH / 2, rows[r]);
@@ -109,9 +109,9 @@ static void timeline(const struct gd_profile *p, const struct gd_summary *s, FIL
 				best = k;
 			}
 		double u = ub[i] > 1 ? 1 : ub[i];
-		if (u > 0)
+		if (u > 0) /* grey: the bin was busy with copies only */
 			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.2f' height='%.1f' fill='%s'/>", x, 10 + (RH - 8) * (1 - u), w,
-				(RH - 8) * u, gd_palette(best));
+				(RH - 8) * u, bv > 0 ? gd_palette(best) : "#999");
 		double c = cb[i] > 1 ? 1 : cb[i];
 		if (c > 0)
 			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.2f' height='%.1f' fill='#555'/>", x,

@@ -181,10 +181,26 @@ static void strip_demangled(const char *s, char *buf, size_t n)
 		snprintf(buf, n, "%s", s);
 }
 
+static char *printable(char *buf)
+{
+	/* a name is data: no terminal escape sequence or control character gets through */
+	for (unsigned char *p = (unsigned char *)buf; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return buf;
+}
+
+static char *short_name(const char *name, char *buf, size_t n);
+
 char *gd_kernel_short_name(const char *name, char *buf, size_t n)
 {
 	if (!n)
 		return buf;
+	return printable(short_name(name, buf, n));
+}
+
+static char *short_name(const char *name, char *buf, size_t n)
+{
 	if (!name || !*name) {
 		snprintf(buf, n, "(unnamed)");
 		return buf;
@@ -272,6 +288,11 @@ int gd_kernel_tensor_cores(const char *name)
 {
 	char l[1024];
 	lower(name, l, sizeof(l));
+	/* cuBLAS's FP32 kernels on Hopper are named xmma too: f32 in and out without tf32 is
+	 * CUDA-core math */
+	if ((has(l, "f32f32_f32f32") || has(l, "sgemm")) && !has(l, "tf32") && !has(l, "tensorop") &&
+	    !has(l, "1688") && !has(l, "16816"))
+		return 0;
 	if (has(l, "tensorop") || has(l, "hmma") || has(l, "gmma") || has(l, "wmma") || has(l, "mma_") ||
 	    has(l, "1688") || has(l, "16816") || has(l, "tf32") || has(l, "bf16") || has(l, "f16") ||
 	    has(l, "h884") || has(l, "i8816") || has(l, "nvjet") || has(l, "xmma") || has(l, "flash") ||

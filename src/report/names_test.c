@@ -35,6 +35,7 @@ int main(void)
 	CHECK_STR(gd_kernel_short_name("_ZN3foo", b, sizeof(b)), "_ZN3foo");
 	CHECK_STR(gd_kernel_short_name("_Z13my_stencil_2dPKfPfii", b, 5), "my_s");
 	CHECK_STR(gd_kernel_short_name("", b, sizeof(b)), "(unnamed)");
+	CHECK_STR(gd_kernel_short_name("evil\033[2Jname\x7f", b, sizeof(b)), "evil?[2Jname?"); /* no escapes */
 
 	/* kinds */
 	CHECK_INT(gd_kernel_kind("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas"), GD_KIND_GEMM);

@@ -41,8 +41,6 @@ static void *grow(void *arr, long n, long *cap, size_t size)
 	return na;
 }
 
-static long cap_k, cap_c, cap_a, cap_s, cap_m; /* capacities of the profile being built */
-
 int gd_profile_intern(struct gd_profile *p, const char *s)
 {
 	for (int i = 0; i < p->nnames; i++)
@@ -58,9 +56,7 @@ int gd_profile_intern(struct gd_profile *p, const char *s)
 #define ADD(fn, type, arr, count, cap)                                        \
 	type *fn(struct gd_profile *p)                                        \
 	{                                                                     \
-		if (p->count == 0)                                            \
-			cap = 0;                                              \
-		p->arr = grow(p->arr, p->count, &cap, sizeof(type));          \
+		p->arr = grow(p->arr, p->count, &p->cap, sizeof(type));       \
 		type *e = &p->arr[p->count++];                                \
 		memset(e, 0, sizeof(*e));                                     \
 		return e;                                                     \
@@ -70,6 +66,32 @@ ADD(gd_profile_add_copy, struct gd_pcopy, c, nc, cap_c)
 ADD(gd_profile_add_api, struct gd_papi, a, na, cap_a)
 ADD(gd_profile_add_nvml, struct gd_pnvml, s, ns, cap_s)
 ADD(gd_profile_add_mem, struct gd_pmem, m, nm, cap_m)
+
+/* Sizes an event array once from the table's row count, so a million rows cost no
+ * reallocations. */
+static void reserve(void **arr, long *cap, long n, size_t size)
+{
+	void *na;
+	if (n <= *cap)
+		return;
+	na = realloc(*arr, (size_t)n * size);
+	if (na) {
+		*arr = na;
+		*cap = n;
+	}
+}
+
+static long count_rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	long n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
 
 void gd_profile_free(struct gd_profile *p)
 {
@@ -253,10 +275,13 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 			return GD_EDATA;
 		}
 	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(why, n, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		goto out;
 	}
+	/* Reading a large profile is a few sequential table scans: map the file instead of
+	 * copying every page through SQLite's cache. */
+	sqlite3_exec(db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536;", NULL, NULL, NULL);
 	if (!has_table(db, "meta") || !meta(db, "schema_version", v, sizeof(v))) {
 		snprintf(why, n, "'%s' is not a gpudiag profile (no meta.schema_version)", path);
 		goto out;
@@ -381,12 +406,13 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		}
 		STEP_DONE(r);
 	}
-	/* kernels, in start order through the index */
+	/* kernels, in table order (gd_profile_finish sorts if the writer did not) */
+	reserve((void **)&p->k, &p->cap_k, count_rows(db, "SELECT COUNT(*) FROM kernels"), sizeof(*p->k));
 	{
 		int r;
 		Q("SELECT start, end, name, demangled, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
 		  " regs, static_smem, dyn_smem, stream, device, pid, correlation, context"
-		  " FROM kernels WHERE start IS NOT NULL AND end IS NOT NULL ORDER BY start");
+		  " FROM kernels WHERE start IS NOT NULL AND end IS NOT NULL");
 		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 			struct gd_pkernel *k = gd_profile_add_kernel(p);
 			k->start = sqlite3_column_int64(s, 0);
@@ -441,10 +467,11 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		STEP_DONE(r);
 	}
 	/* API calls */
+	reserve((void **)&p->a, &p->cap_a, count_rows(db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
 	{
 		int r, nsync = 0;
 		Q("SELECT start, end, name, pid, tid, correlation FROM api"
-		  " WHERE start IS NOT NULL AND end IS NOT NULL ORDER BY start");
+		  " WHERE start IS NOT NULL AND end IS NOT NULL");
 		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 			struct gd_papi *a = gd_profile_add_api(p);
 			a->start = sqlite3_column_int64(s, 0);
@@ -519,6 +546,14 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		Q("SELECT COUNT(*), COALESCE(SUM(traced), 0) FROM processes");
 		if (sqlite3_step(s) == SQLITE_ROW && col_int(s, 0, 0) > 0 && col_int(s, 1, 0) == 0)
 			p->cupti_ok = 0;
+		if (!p->cupti_ok) {
+			Q("SELECT status FROM processes WHERE traced = 0 AND status IS NOT NULL LIMIT 1");
+			if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+				snprintf(p->untraced_status, sizeof(p->untraced_status), "%.31s",
+					 (const char *)sqlite3_column_text(s, 0));
+			if (meta(db, "not_traced_reason", v, sizeof(v)))
+				snprintf(p->untraced_reason, sizeof(p->untraced_reason), "%.255s", v);
+		}
 	}
 	rc = GD_OK;
 out:

@@ -89,6 +89,8 @@ struct gd_profile {
 	int64_t t_start, t_end;          /* capture window; 0 = unknown (derived from events) */
 	long long dropped;               /* records CUPTI dropped; -1 unknown */
 	int cupti_ok;                    /* 0: the program ran unprofiled */
+	char untraced_status[32];        /* then why: "no_cuda", "cupti_busy", ... (processes.status) */
+	char untraced_reason[256];       /* meta.not_traced_reason, "" if none */
 	int have_api;                    /* API calls were traced */
 	int exit_code;
 
@@ -107,6 +109,7 @@ struct gd_profile {
 	long nm;
 	struct gd_pdevice dev[8];
 	int ndev;
+	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
 };
 
 /* Opens a profile. Returns GD_OK, or GD_EDATA with a one-line reason in why (the file is

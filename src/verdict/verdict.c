@@ -42,7 +42,7 @@
 #define TENSOR_WARN 0.10           /* FP32 SIMT GEMM/conv, share of kernel time */
 #define TENSOR_HIGH 0.40
 #define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a throttle reason */
-#define THROTTLE_WARN 0.05         /* share of time × clock lost */
+#define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
 #define MEM_WARN 0.90
 #define MEM_HIGH 0.97
 #define CHURN_MIN_CALLS 100
@@ -172,10 +172,33 @@ static struct gd_interval *api_union(const struct gd_profile *p, unsigned want, 
 static char *t(char *b, double ns) { return gd_fmt_time(b, 32, ns); }
 static char *pc(char *b, double f) { return gd_fmt_pct(b, 32, f); }
 
-static int cmp_dbl(const void *x, const void *y)
+/* The k-th smallest of v[0..n) (v is reordered): Hoare's selection, linear on average, so
+ * medians of a million launches cost no sort. */
+static double select_kth(double *v, long n, long k)
 {
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
+	long lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		long i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double tmp = v[i];
+				v[i++] = v[j];
+				v[j--] = tmp;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
 static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
@@ -197,10 +220,18 @@ static void rule_profiler(struct ctx *c, struct gd_finding *f)
 	char b1[32];
 	int sev = GD_SEV_NONE;
 	char what[300] = "";
+	if (!p->cupti_ok && !strcmp(p->untraced_status, "no_cuda")) {
+		fire(f, GD_SEV_WARN, NAN, "Check that the program uses the GPU (a CPU-only build, CUDA_VISIBLE_DEVICES).",
+		     "The program never initialised CUDA: nothing ran on the GPU, so nothing could be judged.");
+		return;
+	}
 	if (!p->cupti_ok) {
+		if (p->untraced_reason[0])
+			ev(f, "not_traced_reason", NAN, "", "%s", p->untraced_reason);
 		fire(f, GD_SEV_HIGH, NAN,
 		     "Run without another profiler attached (Nsight, PyTorch profiler) so gpudiag can trace the GPU.",
-		     "The program ran unprofiled (CUPTI was unavailable): nothing about the GPU could be judged.");
+		     "The program ran unprofiled (%s): nothing about the GPU could be judged.",
+		     p->untraced_status[0] ? p->untraced_status : "CUPTI was unavailable");
 		return;
 	}
 	if (p->nk + p->nc == 0) {
@@ -265,11 +296,13 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	if (c->ngaps) {
 		double *g = malloc((size_t)c->ngaps * sizeof(double));
 		if (g) {
-			for (long i = 0; i < c->ngaps; i++)
+			double mx = 0, med;
+			for (long i = 0; i < c->ngaps; i++) {
 				g[i] = (double)(c->gaps[i].end - c->gaps[i].start);
-			qsort(g, (size_t)c->ngaps, sizeof(double), cmp_dbl);
-			ev(f, "gap_median_ns", g[c->ngaps / 2], "ns", "median gap %s, largest %s", t(b1, g[c->ngaps / 2]),
-			   t(b2, g[c->ngaps - 1]));
+				mx = g[i] > mx ? g[i] : mx;
+			}
+			med = select_kth(g, c->ngaps, c->ngaps / 2);
+			ev(f, "gap_median_ns", med, "ns", "median gap %s, largest %s", t(b1, med), t(b2, mx));
 			free(g);
 		}
 	}
@@ -354,8 +387,7 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 	for (long i = 0; i < p->na; i++)
 		if (p->a[i].cat == GD_API_LAUNCH)
 			ld[nl++] = (double)(p->a[i].end - p->a[i].start);
-	qsort(ld, (size_t)nl, sizeof(double), cmp_dbl);
-	tl = ld[nl / 2];
+	tl = select_kth(ld, nl, nl / 2);
 	free(ld);
 	for (long i = 0; i < p->nk; i++) {
 		const struct gd_pkernel *k = &p->k[i];
@@ -637,7 +669,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			stake = kshare * (1.0 - (double)k->grid_blocks / sms);
 			snprintf(what, sizeof(what), "grid of %lld blocks leaves %lld of %d SMs idle", k->grid_blocks,
 				 sms - k->grid_blocks, sms);
-		} else if (isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
+		} else if (!lib_tuned && isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
+			/* library kernels are often persistent (a grid sized to the SMs, looping over
+			 * tiles), where blocks ÷ resident blocks says nothing about waves */
 			stake = kshare * (1.0 - k->last_wave_fill) / ceil(k->waves);
 			snprintf(what, sizeof(what), "%.2f waves: the last wave fills only %.0f %% of the SMs", k->waves,
 				 100 * k->last_wave_fill);
@@ -658,9 +692,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			snprintf(f->kernel, sizeof(f->kernel), "%s", k->short_name);
 			occ_fix(p, k, fix, sizeof(fix));
 			snprintf(advice_buf, sizeof(advice_buf),
-				 "%s: %s.%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
+				 "%s: %s.%s%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
 				 "grid that is a multiple of SMs × blocks per SM (§6).",
-				 k->short_name, what, *fix ? " Change: " : "", fix);
+				 k->short_name, what, *fix ? " Change: " : "", fix, *fix ? "." : "");
 			snprintf(f->headline, sizeof(f->headline), "Hot kernel %s (%s of kernel time): %s.", k->short_name,
 				 pc(b2, kshare), what);
 			advice = advice_buf;
@@ -921,7 +955,11 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 			}
 	}
 	double share = isfinite(loss) ? clamp01(frac * loss) : NAN;
-	int sev = (hard > 0 || (isfinite(share) && share >= THROTTLE_WARN)) ? GD_SEV_WARN : GD_SEV_INFO;
+	/* A software power cap under full load is how a busy GPU normally runs (a clean GEMM
+	 * loop hits it); thermal and hardware slowdowns point at the machine. */
+	int sev = (double)hard / known >= THROTTLE_MIN_FRAC && (!isfinite(share) || share >= THROTTLE_WARN / 5)
+			  ? GD_SEV_WARN
+			  : GD_SEV_INFO;
 	fire(f, sev, share,
 	     "Check cooling and power: thermal or hardware slowdown points at the machine (airflow, fans, a power "
 	     "brake); a software power cap under full load is expected on a busy GPU. gpudiag never changes clocks "
@@ -1093,7 +1131,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
 			if (r != GD_R_PROFILER)
-				insufficient(&v->f[r], "The program ran unprofiled.");
+				insufficient(&v->f[r], "Nothing was traced (see \"What the profile could not show\").");
 	} else {
 		rule_idle(&c, &v->f[GD_R_IDLE]);
 		rule_launch(&c, &v->f[GD_R_LAUNCH]);

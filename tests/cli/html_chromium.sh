@@ -39,12 +39,14 @@ T = sys.argv[1]
 class P(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.tags, self.text, self.ids = [], [], set()
+        self.tags, self.text, self.ids, self.titles = [], [], set(), []
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
         for k, v in attrs:
             if k == "id":
                 self.ids.add(v)
+            if k == "title":
+                self.titles.append(v)
     def handle_data(self, d):
         self.text.append(d)
 def parse(name):
@@ -57,8 +59,10 @@ assert "svg" in l.tags and "rect" in l.tags
 assert "Launch-bound" in "".join(l.text)
 h = parse("hostile")
 assert "script" not in h.tags and "img" not in h.tags, [t for t in h.tags if t in ("script", "img")]
-text = "".join(h.text)
-assert '<script>alert("x")</script>' in text, "hostile name not shown verbatim"
-assert "</td></tr></table><img src=x onerror=alert(1)>" in text
+# the full names are the table cells' titles, intact; the cells show the short names
+assert '<script>alert("x")</script>' in h.titles, h.titles
+assert "</td></tr></table><img src=x onerror=alert(1)>" in h.titles, h.titles
+assert "a&b<c>'d'\"e\"" in h.titles, h.titles
+assert len([t for t in h.tags if t == "table"]) == 6, "a name broke out of its table"
 PY
 exit $fail
