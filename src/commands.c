@@ -8,9 +8,6 @@ const struct gd_cmd gd_commands[] = {
 	 "everything about each GPU: limits, memory, tensor cores, peaks, live state", cmd_info_usage},
 	{"occupancy", cmd_occupancy, GD_TAKES_DEVICE, "§6",
 	 "theoretical occupancy, its limiter, and the block-size sweep", cmd_occupancy_usage},
-	{"monitor", cmd_monitor, GD_TAKES_DEVICE, "§14",
-	 "live utilisation, memory, power, clocks and decoded throttle reasons (JSON Lines with --json)",
-	 cmd_monitor_usage},
 	{"roofline", cmd_roofline, GD_TAKES_DEVICE, "§10 §3 §4",
 	 "the GPU's measured ceilings: bandwidths, FMA/tensor/GEMM peaks, ridge points", cmd_roofline_usage},
 	/* no GD_NEEDS_GPU: `gpudiag lab` alone lists the labs; running one checks for a GPU */

@@ -42,12 +42,6 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
-int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv);
-extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_monitor_usage[];
-int cmd_report(struct gd_ctx *ctx, int argc, char **argv);
-int cmd_diff(struct gd_ctx *ctx, int argc, char **argv);
-int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
-extern const char cmd_report_usage[], cmd_diff_usage[], cmd___demo_usage[];
 int cmd_run(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_report(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_export(struct gd_ctx *ctx, int argc, char **argv);
@@ -57,12 +51,5 @@ int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
 extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_roofline_usage[], cmd_lab_usage[],
 	cmd_run_usage[], cmd_report_usage[], cmd_export_usage[], cmd_diff_usage[], cmd_monitor_usage[],
 	cmd___demo_usage[];
-int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv);
-int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv);
-int cmd_lab(struct gd_ctx *ctx, int argc, char **argv);
-extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_monitor_usage[];
-extern const char cmd_roofline_usage[];
-extern const char cmd_lab_usage[];
-extern const char cmd_run_usage[], cmd_export_usage[];
 
 #endif
