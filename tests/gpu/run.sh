@@ -36,7 +36,11 @@ for a in "${areas[@]}"; do
   [ -f "$s" ] || { echo "gpu tier: no area '$a'" >&2; failed=1; continue; }
   echo "=== $a"
   start=$(date +%s)
-  if bash "$s" >"$OUT/$a.stdout" 2>&1; then result[$a]="ok"; else result[$a]="FAILED"; failed=1; fi
+  # each area is bounded so one hang cannot eat the whole run (AREA_TIMEOUT seconds)
+  timeout --kill-after=10 "${AREA_TIMEOUT:-400}" bash "$s" >"$OUT/$a.stdout" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then result[$a]="ok"; elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then result[$a]="TIMED OUT"; failed=1;
+  else result[$a]="FAILED (exit $rc)"; failed=1; fi
   result[$a]="${result[$a]} ($(( $(date +%s) - start )) s)"
   tail -n 25 "$OUT/$a.stdout"
 done
