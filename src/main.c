@@ -19,7 +19,9 @@ static void print_main_help(void)
 	printf("usage: gpudiag <command> [options]\n\ncommands:\n");
 	for (const struct gd_cmd *c = gd_commands; c->name; c++)
 		if (c->name[0] != '_') /* "__name": internal commands, not listed */
-			printf("  %-11s %-13s %s\n", c->name, c->guide, c->summary);
+			/* pad by display width: "§" is two bytes */
+			printf("  %-11s %s%*s %s\n", c->name, c->guide, (int)(13 - gd_display_width(c->guide)), "",
+			       c->summary);
 	printf("  %-11s %-13s %s\n", "help", "", "help for a command: gpudiag help <command>");
 	printf("\ncommon options (every command):\n"
 	       "  --json        machine-readable output on stdout (keys documented in docs/json.md)\n"
