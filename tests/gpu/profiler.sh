@@ -15,7 +15,7 @@ OUT=${OUT:-/tmp/gpudiag-profiler-out}
 mkdir -p "$OUT/fixtures"
 LOG="$OUT/profiler.log"
 ROUNDS=${ROUNDS:-3}
-G=$(realpath ./build/gpudiag)
+G=$(realpath "${GD:-./${BUILD:-build}/gpudiag}")
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 exec 3>&1 >"$LOG" 2>&1
