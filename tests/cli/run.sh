@@ -57,8 +57,8 @@ check "unwritable -o named" 1 "$(grep -c "cannot write the profile '/nonexistent
 python3 -m json.tool "$T/a.json" >/dev/null; check "export parses" 0 $?
 "$G" export "$T/err" --perfetto "$T/x.json" 2>/dev/null; check "export of a non-profile -> 5" 5 $?
 "$G" export "$T/a.sqlite" 2>/dev/null; check "export without --perfetto -> 2" 2 $?
-# Profiles recorded on the H200 by tests/gpu/profiler.sh (copied from $OUT/fixtures/ into
-# tests/fixtures/): schema, record counts and the export of real CUPTI data.
+# Profiles recorded on the H200 (2026-12-02, driver 580.159.04) by tests/gpu/profiler.sh and
+# checked in: schema, record counts and the export of real CUPTI data.
 F=tests/fixtures
 if [ -f "$F/nvtx.gpudiag.sqlite" ]; then
 	check "fixture nvtx: kernels" 32 "$(q "$F/nvtx.gpudiag.sqlite" "select count(*) from kernels")"
@@ -66,18 +66,18 @@ if [ -f "$F/nvtx.gpudiag.sqlite" ]; then
 	"$G" export "$F/nvtx.gpudiag.sqlite" --perfetto "$T/fx.json"
 	python3 tests/cli/check_trace.py "$T/fx.json" kernels=32 flows=32 name=step name=done >/dev/null; check "fixture nvtx: export" 0 $?
 else
-	echo "skip fixture nvtx (tests/fixtures/nvtx.gpudiag.sqlite not recorded yet)"
+	check "fixture nvtx present" yes no
 fi
 if [ -f "$F/threads.gpudiag.sqlite" ]; then
 	check "fixture threads: kernels on 4 streams" "200|4" "$(q "$F/threads.gpudiag.sqlite" "select count(*), count(distinct stream) from kernels")"
 	"$G" export "$F/threads.gpudiag.sqlite" --perfetto "$T/ft.json"
 	python3 tests/cli/check_trace.py "$T/ft.json" kernels=200 flows=200 >/dev/null; check "fixture threads: export" 0 $?
 else
-	echo "skip fixture threads (not recorded yet)"
+	check "fixture threads present" yes no
 fi
 if [ -f "$F/abort.gpudiag.sqlite" ]; then
 	check "fixture abort: exit code, pageable copy" "134|1" "$(q "$F/abort.gpudiag.sqlite" "select (select value from meta where key='exit_code'), (select count(*) from memcpy where src_kind=1)")"
 else
-	echo "skip fixture abort (not recorded yet)"
+	check "fixture abort present" yes no
 fi
 exit $fail
