@@ -35,11 +35,19 @@ const struct gd_lab *gd_lab_find(const char *name)
 
 void gd_lab_list(FILE *f)
 {
+	size_t nw = 0, gw = 0;
+	/* columns padded by display width: "§" is one column but two bytes, so printf's %-8s
+	 * (which counts bytes) would misalign the rows */
+	for (int i = 0; gd_labs[i]; i++) {
+		size_t a = gd_display_width(gd_labs[i]->name), b = gd_display_width(gd_labs[i]->guide);
+		nw = a > nw ? a : nw;
+		gw = b > gw ? b : gw;
+	}
 	fprintf(f, "labs (gpudiag lab <name> [--quick] [--json|--csv FILE|--svg FILE]):\n");
 	for (int i = 0; gd_labs[i]; i++) {
-		size_t w = gd_display_width(gd_labs[i]->guide); /* "§" is one column, two bytes */
-		fprintf(f, "  %-12s %s%*s %s\n", gd_labs[i]->name, gd_labs[i]->guide, w < 8 ? (int)(8 - w) : 0, "",
-			gd_labs[i]->summary);
+		size_t a = gd_display_width(gd_labs[i]->name), b = gd_display_width(gd_labs[i]->guide);
+		fprintf(f, "  %s%*s %s%*s %s\n", gd_labs[i]->name, (int)(nw + 1 - a), "", gd_labs[i]->guide,
+			(int)(gw + 2 - b), "", gd_labs[i]->summary);
 	}
 }
 
