@@ -35,11 +35,19 @@ const struct gd_lab *gd_lab_find(const char *name)
 
 void gd_lab_list(FILE *f)
 {
+	size_t nw = 0, gw = 0;
+	/* columns padded by display width: "§" is one column but two bytes, so printf's %-8s
+	 * (which counts bytes) would misalign the rows */
+	for (int i = 0; gd_labs[i]; i++) {
+		size_t a = gd_display_width(gd_labs[i]->name), b = gd_display_width(gd_labs[i]->guide);
+		nw = a > nw ? a : nw;
+		gw = b > gw ? b : gw;
+	}
 	fprintf(f, "labs (gpudiag lab <name> [--quick] [--json|--csv FILE|--svg FILE]):\n");
 	for (int i = 0; gd_labs[i]; i++) {
-		size_t w = gd_display_width(gd_labs[i]->guide); /* "§" is one column, two bytes */
-		fprintf(f, "  %-12s %s%*s %s\n", gd_labs[i]->name, gd_labs[i]->guide, w < 8 ? (int)(8 - w) : 0, "",
-			gd_labs[i]->summary);
+		size_t a = gd_display_width(gd_labs[i]->name), b = gd_display_width(gd_labs[i]->guide);
+		fprintf(f, "  %s%*s %s%*s %s\n", gd_labs[i]->name, (int)(nw + 1 - a), "", gd_labs[i]->guide,
+			(int)(gw + 2 - b), "", gd_labs[i]->summary);
 	}
 }
 
@@ -526,7 +534,7 @@ void gd_lab_set_chart(struct gd_lab_run *r, const struct gd_lab_chart *c)
 struct sampler {
 	pthread_t th;
 	pthread_mutex_t mu;
-	int stop, idx;
+	int stop, idx, tried; /* tried: sampling attempts so far (successful or not) */
 	struct gd_nvml_sample *s;
 	int n, cap;
 };
@@ -556,6 +564,9 @@ static void *sampler_main(void *arg)
 				sp->s[sp->n++] = s;
 			pthread_mutex_unlock(&sp->mu);
 		}
+		pthread_mutex_lock(&sp->mu);
+		sp->tried++;
+		pthread_mutex_unlock(&sp->mu);
 		usleep(10000);
 	}
 	return NULL;
@@ -612,6 +623,19 @@ static void sampler_window(struct gd_lab_run *r, double t0, double t1, struct gd
 	res->nsamples = 0;
 	if (!sp)
 		return;
+	/* the first NVML sample takes a few ms (and more on a cold driver): a short variant
+	 * measured right after the lab started (lab grid's first, in run 1 on the H200) found no
+	 * sample at all and reported its clocks as unknown; wait for the first attempt to end
+	 * (≤ 0.25 s, only at the start: afterwards tried > 0), its sample is the nearest below */
+	for (int waited = 0; waited < 250; waited++) {
+		int tried;
+		pthread_mutex_lock(&sp->mu);
+		tried = sp->tried;
+		pthread_mutex_unlock(&sp->mu);
+		if (tried > 0)
+			break;
+		usleep(1000);
+	}
 	pthread_mutex_lock(&sp->mu);
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < sp->n; i++) {
@@ -664,6 +688,20 @@ void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, doubl
 
 /* ======================================================================== recording */
 
+/* Copies src into dst[n], cut (if it must be) at a UTF-8 character boundary. */
+static void copy_name(char *dst, size_t n, const char *src)
+{
+	size_t len = src ? strlen(src) : 0;
+	if (len >= n) {
+		len = n - 1;
+		while (len > 0 && ((unsigned char)src[len] & 0xC0) == 0x80)
+			len--;
+	}
+	if (len)
+		memcpy(dst, src, len);
+	dst[len] = 0;
+}
+
 struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_variant *v,
 				    const double *samples, int n, const struct gd_lab_check *c)
 {
@@ -678,9 +716,9 @@ struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_va
 	}
 	res = &r->res[r->nres++];
 	memset(res, 0, sizeof(*res));
-	snprintf(res->group, sizeof(res->group), "%s", v->group ? v->group : "");
-	snprintf(res->name, sizeof(res->name), "%s", v->name ? v->name : "");
-	snprintf(res->formula, sizeof(res->formula), "%s", v->formula ? v->formula : "");
+	copy_name(res->group, sizeof(res->group), v->group);
+	copy_name(res->name, sizeof(res->name), v->name);
+	copy_name(res->formula, sizeof(res->formula), v->formula);
 	res->x = v->x;
 	res->bytes = v->bytes;
 	res->flops = v->flops;
@@ -737,8 +775,12 @@ void gd_lab_result_metric(struct gd_lab_result *res, const char *key, double val
 const struct gd_lab_result *gd_lab_find_result(const struct gd_lab_run *r, const char *group,
 					       const char *name)
 {
+	/* compare as stored: a name cut when it was recorded is cut the same way here */
+	char g[sizeof(r->res[0].group)], nm[sizeof(r->res[0].name)];
+	copy_name(g, sizeof(g), group);
+	copy_name(nm, sizeof(nm), name);
 	for (int i = 0; i < r->nres; i++)
-		if (!strcmp(r->res[i].group, group) && !strcmp(r->res[i].name, name))
+		if (!strcmp(r->res[i].group, g) && !strcmp(r->res[i].name, nm))
 			return &r->res[i];
 	return NULL;
 }
@@ -833,8 +875,7 @@ static int launch(struct gd_lab_run *r, const struct gd_lab_variant *v, long ite
 	return GD_OK;
 }
 
-/* Whether one of the '|'-separated parts of spec occurs in name. */
-static int fault_matches(const char *spec, const char *name)
+int gd_lab_fault_matches(const char *spec, const char *name)
 {
 	char part[128];
 	while (*spec) {
@@ -875,7 +916,7 @@ int gd_lab_measure(struct gd_lab_run *r, const struct gd_lab_variant *v)
 		 * re-poisons the last 8 output bytes after the check run, as a kernel that skipped its
 		 * last elements would leave them; the check must then fail with "unwritten" */
 		const char *fault = getenv("GPUDIAG_LAB_INJECT_FAULT");
-		if (fault && *fault && v->out && v->out_bytes && v->name && fault_matches(fault, v->name)) {
+		if (fault && *fault && v->out && v->out_bytes && v->name && gd_lab_fault_matches(fault, v->name)) {
 			size_t k = v->out_bytes < 8 ? v->out_bytes : 8;
 			CU(gd_labk_poison((char *)v->out + v->out_bytes - k, k, GD_LAB_POISON), "injecting a fault");
 			CU(gd_labk_sync(), "injecting a fault");
@@ -1340,7 +1381,9 @@ int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f)
 		for (int i = 0; i < r->nres; i++) {
 			const struct gd_lab_result *res = &r->res[i];
 			double y;
-			if (strcmp(res->group, lc->groups[g]))
+			char want[sizeof(res->group)];
+			copy_name(want, sizeof(want), lc->groups[g]); /* compared as stored */
+			if (strcmp(res->group, want))
 				continue;
 			y = yval(lc, res);
 			if (!isfinite(res->x) || !isfinite(y))

@@ -199,7 +199,9 @@ struct gd_lab_variant {
 
 /* One recorded result (the harness fills it). */
 struct gd_lab_result {
-	char group[64], name[96], formula[128];
+	/* names longer than these are cut at a UTF-8 character boundary, both when recorded and
+	 * when looked up by gd_lab_find_result, so a long name still finds its result */
+	char group[128], name[128], formula[128];
 	double x, bytes, flops;
 	int reps, runs;
 	double t_median, t_min, t_max; /* seconds per launch; NaN when not timed */
@@ -233,6 +235,11 @@ struct gd_lab_result *gd_lab_record(struct gd_lab_run *r, const struct gd_lab_va
  * CLOCK_REALTIME time in ns, and the NVML samples taken between t0_ns and t1_ns attached to
  * a recorded result (SM clock range, peak power, throttle reasons), as gd_lab_measure does. */
 double gd_lab_now_ns(void);
+/* Test hook GPUDIAG_LAB_INJECT_FAULT=<spec>: whether one of the '|'-separated parts of spec
+ * occurs in the variant name (a substring: "stride 4 " also matches "... read stride 4 KB";
+ * a part must name one variant exactly enough). Matching variants get their last output
+ * bytes re-poisoned after the check run, so their check must fail as "unwritten". */
+int gd_lab_fault_matches(const char *spec, const char *name);
 void gd_lab_sample_window(struct gd_lab_run *r, struct gd_lab_result *res, double t0_ns, double t1_ns);
 /* Adds (or replaces) a metric on the last recorded result. */
 void gd_lab_result_metric(struct gd_lab_result *res, const char *key, double value, const char *unit);

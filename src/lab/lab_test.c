@@ -56,6 +56,35 @@ static void test_record(void)
 	CHECK(gd_lab_find_result(&r, "g", "nope") == NULL);
 	CHECK_INT(r.check_failed, 0);
 
+	/* long names: lab streams' group (72 bytes) was cut to 63 when recorded and then never
+	 * found, so its concurrency metrics were lost (run 1 on the H200: "nan×"). It must be
+	 * stored whole, and a name longer than the field must still be found, cut at a UTF-8
+	 * character boundary (here inside a run of 2-byte "§") */
+	{
+		const char *g1 = "default-stream trap: A and B on < half the SMs each, norm(out_a) between";
+		char longg[300];
+		struct gd_lab_variant lv = v;
+		struct gd_lab_result *a, *b;
+		size_t o = (size_t)snprintf(longg, sizeof(longg), "x");
+		while (o + 2 < sizeof(longg))
+			o += (size_t)snprintf(longg + o, sizeof(longg) - o, "§");
+		lv.group = g1;
+		lv.name = "good: non-blocking streams";
+		a = gd_lab_record(&r, &lv, s, 10, NULL);
+		CHECK(a != NULL);
+		CHECK_STR(a->group, g1);
+		lv.group = longg;
+		b = gd_lab_record(&r, &lv, s, 10, NULL);
+		CHECK(b != NULL);
+		CHECK(strlen(b->group) < sizeof(b->group) && strlen(b->group) % 2 == 1); /* "x" + whole "§"s */
+		CHECK(strncmp(b->group, longg, strlen(b->group)) == 0);
+		a = (struct gd_lab_result *)gd_lab_find_result(&r, g1, "good: non-blocking streams");
+		CHECK(a != NULL && !strcmp(a->group, g1));
+		CHECK(gd_lab_find_result(&r, longg, "good: non-blocking streams") == b);
+		CHECK(gd_lab_find_result(&r, "default-stream trap: A and B on < half the SMs each, norm(out_a",
+					 "good: non-blocking streams") == NULL);
+	}
+
 	/* untimed: NaN figures; a failed check marks the run */
 	{
 		struct gd_lab_check c = {0};
@@ -82,6 +111,22 @@ static void test_record(void)
 		CHECK(isnan(res->pct_of_ceiling));
 	}
 	gd_lab_run_free(&r);
+}
+
+/* the GPUDIAG_LAB_INJECT_FAULT matching (tests/gpu/labmem.sh): run 1's "stride 4 " also hit
+ * the permute variant, whose name says "read stride 4 KB"; "stride 4 (" names one variant */
+static void test_fault_matches(void)
+{
+	const char *s4 = "stride 4 (16 B apart)", *perm = "2·x on x.permute(0,2,1) (read stride 4 KB)",
+		   *pad = "shared-memory tile 32×33 (padded)", *tile = "shared-memory tile 32×32";
+	CHECK(gd_lab_fault_matches("stride 4 ", s4) && gd_lab_fault_matches("stride 4 ", perm));
+	CHECK(gd_lab_fault_matches("stride 4 (|padded", s4));
+	CHECK(!gd_lab_fault_matches("stride 4 (|padded", perm));
+	CHECK(gd_lab_fault_matches("stride 4 (|padded", pad));
+	CHECK(!gd_lab_fault_matches("stride 4 (|padded", tile));
+	CHECK(!gd_lab_fault_matches("stride 40 (", s4));
+	CHECK(!gd_lab_fault_matches("", s4) && !gd_lab_fault_matches("|", s4));
+	CHECK(gd_lab_fault_matches("|padded|", pad)); /* empty parts are skipped */
 }
 
 static void test_cmp(void)
@@ -466,6 +511,7 @@ int main(void)
 {
 	gd_set_quiet(1);
 	test_record();
+	test_fault_matches();
 	test_cmp();
 	test_cmp_fn();
 	test_conversions();

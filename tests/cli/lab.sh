@@ -23,6 +23,15 @@ has "listing" "memory"
 has "listing" "coalescing"
 has "listing" "precision"
 [ "$(grep -c '^  [a-z]' <<<"$out")" -ge 3 ] || { echo "FAIL: listing has fewer than 3 lab lines"; fail=1; }
+# rows aligned by display width ("§" is two bytes, one column): the guide column and the
+# summary column each start at the same column on every lab line
+python3 -c '
+import re, sys
+rows = [l for l in sys.stdin.read().splitlines() if re.match(r"^  [a-z]", l)]
+g = {l.index("§") for l in rows}
+s = {re.match(r"^  \S+ +§[^ ]*(?: §[^ ]*)* +", l).end() for l in rows}
+assert len(rows) >= 3 and len(g) == 1 and len(s) == 1, (g, s)
+' <<<"$out" || { echo "FAIL: lab listing columns not aligned:"; echo "$out"; fail=1; }
 
 t 0 "listing as JSON" "$bin" lab --json
 echo "$out" | python3 -m json.tool >/dev/null || { echo "FAIL: lab --json is not JSON"; fail=1; }

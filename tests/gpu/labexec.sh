@@ -163,6 +163,11 @@ print("\n== labexec summary (H200 targets from issue 6; ratios against PyTorch m
 w = [max(len(str(r[i])) for r in rows) for i in range(4)]
 for r in [("lab", "figure", "measured", "target / anchor")] + rows:
     print("  ".join(str(r[i]).ljust(w[i]) for i in range(4)))
+# a figure printed as nan is one the lab did not report (run 1: the streams concurrency was
+# lost to a cut group name): name it, so a missing target cannot pass unnoticed
+missing = [f"{r[0]}: {r[1]}" for r in rows if "nan" in str(r[2])]
+if missing:
+    print("\nNOT MEASURED (nan above; the lab's JSON lacks the figure): " + "; ".join(missing))
 print("\nchecks and time per lab:")
 for n in ["launch", "grid", "divergence", "occupancy", "streams", "sfu"]:
     print(f"  {n:<11} {checks(lab(n)):<40} {secs(n):6.1f} s")
