@@ -37,7 +37,7 @@ static double mono(void)
  * flush per round, as CUPTI's worker thread would. Prints ns per record (min over rounds). */
 static int bench(void (*emit)(const void *, size_t), CUptiResult (*flush)(uint32_t))
 {
-	enum { NAMES = 64, PAIRS = 12000, ROUNDS = 10 }; /* fits a 4 MB buffer too */
+	enum { NAMES = 64, PAIRS = 12000, ROUNDS = 30 }; /* fits a 4 MB buffer too */
 	static char names[NAMES][301];
 	double best = 1e30, t;
 	uint64_t ts = T0;
