@@ -63,6 +63,7 @@ const char cmd_run_usage[] =
 	"  --api MODE               API calls traced: subset (launches, copies, syncs, allocations;\n"
 	"                           default), all, none\n"
 	"  --no-nvtx                do not inject into NVTX\n"
+	"  --latency                record kernels' queued/submitted times (costs time per launch)\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
@@ -264,16 +265,17 @@ static int env_kept(const char *name)
 }
 
 /* The child's environment: ours plus the injection variables (replacing any set before). */
-static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, long long cap_start,
-			long long cap_end)
+static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, int latency,
+			long long cap_start, long long cap_end)
 {
 	size_t n = 0, o = 0;
 	char **env;
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "GPUDIAG_RAW_DIR=",
-					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=", NULL};
+					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=",
+					   "GPUDIAG_LATENCY=", NULL};
 	while (environ[n])
 		n++;
-	env = calloc(n + 7, sizeof(*env));
+	env = calloc(n + 8, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -298,6 +300,8 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 		env[o++] = c;
 		if (nvtx)
 			env[o++] = d;
+		if (latency) /* queued/submitted: opt-in, they cost per launch (docs/profiling.md) */
+			env[o++] = "GPUDIAG_LATENCY=1";
 		if (cap_start > 0) { /* --delay/--duration: the library switches tracing on and off */
 			char *e = malloc(64), *f = malloc(64);
 			if (!e || !f)
@@ -448,7 +452,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 {
 	const char *output = NULL, *capture = NULL, *api = "subset";
 	double nvml_hz = 20, delay = 0, duration = 0;
-	int no_nvtx = 0, keep_raw = 0, json_late = 0, npos = 0, rc, status = 0, exit_code, exit_signal = 0;
+	int no_nvtx = 0, keep_raw = 0, latency = 0, json_late = 0, npos = 0, rc, status = 0, exit_code, exit_signal = 0;
 	char **cmd, **args, inject[PATH_MAX], dir[PATH_MAX], outpath[PATH_MAX], why[512] = "", line[16384];
 	char **env;
 	int have_inject, pipefd[2], exec_failed = 0;
@@ -464,6 +468,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		{"capture-range", GD_OPT_STR, &capture, "R", "cudaProfilerApi or nvtx:NAME"},
 		{"api", GD_OPT_STR, &api, "MODE", "subset, all or none"},
 		{"no-nvtx", GD_OPT_FLAG, &no_nvtx, NULL, "do not inject into NVTX"},
+		{"latency", GD_OPT_FLAG, &latency, NULL, "record kernels' queued/submitted times"},
 		{"keep-raw", GD_OPT_FLAG, &keep_raw, NULL, "keep the raw files"},
 		{"json", GD_OPT_FLAG, &json_late, NULL, "summary as JSON"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -592,7 +597,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
 	/* The run's time origin, also used for --delay/--duration windows in the library. */
 	t0 = now_ns();
-	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx,
+	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx, latency,
 			delay > 0 || duration > 0 ? t0 + (long long)(delay * 1e9) : 0,
 			duration > 0 ? t0 + (long long)((delay + duration) * 1e9) : 0);
 	if (!env)
@@ -715,6 +720,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		gd_pw_meta_int(w, "cupti_version", CUPTI_API_VERSION);
 		gd_pw_meta(w, "cuda_toolkit_version", GPUDIAG_CUDA_TOOLKIT_VERSION);
 		gd_pw_meta(w, "nvtx_injection", no_nvtx ? "off" : "on");
+		gd_pw_meta(w, "latency_timestamps", latency ? "on" : "off");
 		if (sp.cu_ok)
 			gd_pw_meta_int(w, "cuda_driver_version", gd_cu_driver_version());
 		if (sp.nvml_ok) {

@@ -54,7 +54,21 @@ API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, 
 {
 	return getenv("FAKE_CUPTI_BUSY") ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED : CUPTI_SUCCESS;
 }
-API CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t e) { return CUPTI_SUCCESS; }
+static int g_latency, g_api_kind;
+API int fake_cupti_latency_enabled(void);
+API int fake_cupti_latency_enabled(void) { return g_latency; }
+/* whether the whole RUNTIME or DRIVER kind is on (it should not be in the subset mode) */
+API int fake_cupti_api_kind_enabled(void);
+API int fake_cupti_api_kind_enabled(void) { return g_api_kind; }
+API CUptiResult cuptiActivityEnableLatencyTimestamps(uint8_t e)
+{
+	g_latency = e;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a, size_t *size, void *value)
+{
+	return *size == sizeof(size_t) ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
 API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r, CUpti_BuffersCallbackCompleteFunc d)
 {
 	g_req = r, g_done = d, g_owner = getpid();
@@ -67,12 +81,16 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
 {
 	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 		g_kernel_on = 1;
+	if (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER)
+		g_api_kind = 1;
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
 {
 	if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 		g_kernel_on = 0;
+	if (k == CUPTI_ACTIVITY_KIND_RUNTIME || k == CUPTI_ACTIVITY_KIND_DRIVER)
+		g_api_kind = 0;
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char **name)

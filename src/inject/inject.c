@@ -15,6 +15,7 @@
  *   - a fork-without-exec child must not flush (CUPTI's worker thread is gone and the flush
  *     blocks forever): pid guard plus a pthread_atfork child handler.
  * Environment: GPUDIAG_RAW_DIR (required), GPUDIAG_API=subset|all|none (default subset),
+ * GPUDIAG_LATENCY=1 (kernels' queued/submitted timestamps; off by default, costly per launch),
  * GPUDIAG_CAPTURE_START_NS / GPUDIAG_CAPTURE_END_NS (CLOCK_REALTIME; --delay/--duration),
  * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
  * even when the process's libcupti has another API version than ours: at your own risk, the
@@ -35,7 +36,7 @@
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define BUF_SIZE (4u << 20)
+#define BUF_SIZE (8u << 20) /* fewer completion callbacks; CUPTI advises 1-10 MB */
 #define FLUSH_PERIOD_MS 500
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER; /* strings, output buffer, fd */
@@ -159,8 +160,9 @@ static int str_grow(void)
 	return 0;
 }
 
-/* Returns the id of s, emitting a GD_RAW_STRING record the first time. 0 for NULL. */
-static uint32_t intern(const char *s)
+/* Returns the id of s, emitting a GD_RAW_STRING record the first time. 0 for NULL.
+ * *stored (if given) receives our copy of the string. */
+static uint32_t intern_at(const char *s, const char **stored)
 {
 	size_t len, j;
 	uint64_t h;
@@ -171,8 +173,11 @@ static uint32_t intern(const char *s)
 		return 0;
 	h = fnv(s, &len);
 	for (j = h & (str_cap - 1); str_tab[j].hash; j = (j + 1) & (str_cap - 1))
-		if (str_tab[j].hash == h && !strcmp(str_tab[j].s, s))
+		if (str_tab[j].hash == h && !strcmp(str_tab[j].s, s)) {
+			if (stored)
+				*stored = str_tab[j].s;
 			return str_tab[j].id;
+		}
 	if (len > (1u << 24))
 		len = 1u << 24; /* a 16 MB name is corrupt; keep the file bounded */
 	r = out_reserve(sizeof(*r) + ((len + 7) & ~(size_t)7));
@@ -189,7 +194,40 @@ static uint32_t intern(const char *s)
 	r->id = str_tab[j].id;
 	r->len = (uint32_t)len;
 	memcpy(r + 1, s, len);
+	if (stored)
+		*stored = str_tab[j].s;
 	return str_tab[j].id;
+}
+
+static uint32_t intern(const char *s) { return intern_at(s, NULL); }
+
+/* Kernel and NVTX names: CUPTI hands the same pointer for every record of one function, so a
+ * small cache keyed by the pointer skips hashing a (often several hundred byte) name per
+ * record. The pointer may be reused after a module unload, so a hit is confirmed by comparing
+ * the text with our copy (strcmp runs at memory speed; the byte-wise hash does not). */
+#define NAME_CACHE 4096
+static struct {
+	const char *p, *s;
+	uint32_t id;
+} name_cache[NAME_CACHE];
+
+static uint32_t intern_name(const char *s)
+{
+	size_t i;
+	const char *stored = NULL;
+	uint32_t id;
+	if (!s)
+		return 0;
+	i = (size_t)(((uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 52) & (NAME_CACHE - 1);
+	if (name_cache[i].p == s && !strcmp(name_cache[i].s, s))
+		return name_cache[i].id;
+	id = intern_at(s, &stored);
+	if (id && stored) {
+		name_cache[i].p = s;
+		name_cache[i].s = stored;
+		name_cache[i].id = id;
+	}
+	return id;
 }
 
 /* CUPTI's names of the API callbacks, read once at setup so that no CUPTI call is made
@@ -228,7 +266,7 @@ static void convert(CUpti_Activity *a)
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)a;
-		uint32_t name = intern(k->name);
+		uint32_t name = intern_name(k->name);
 		REC(r, struct gd_raw_kernel, GD_RAW_KERNEL);
 		r->start = k->start;
 		r->end = k->end;
@@ -311,7 +349,7 @@ static void convert(CUpti_Activity *a)
 	}
 	case CUPTI_ACTIVITY_KIND_MARKER: {
 		CUpti_ActivityMarker2 *m = (CUpti_ActivityMarker2 *)a;
-		uint32_t name = intern(m->name), domain = intern(m->domain);
+		uint32_t name = intern_name(m->name), domain = intern_name(m->domain);
 		REC(r, struct gd_raw_marker, GD_RAW_MARKER);
 		r->timestamp = m->timestamp, r->flags = m->flags, r->id = m->id;
 		r->object_kind = m->objectKind;
@@ -534,19 +572,22 @@ static int prefix_in(const char *name, const char *const *list)
 	return 0;
 }
 
-/* Enables only the API calls worth their cost (launches, copies, syncs, allocations): a
- * framework calls cudaGetDevice and friends thousands of times per step. */
-static void enable_api_subset(void)
+/* Switches only the API calls worth their cost (launches, copies, syncs, allocations): a
+ * framework calls cudaGetDevice and friends thousands of times per step. The whole RUNTIME and
+ * DRIVER kinds are never enabled in this mode: CUPTI then instruments every API entry point and
+ * filters afterwards, so each of those thousands of calls would pay for tracing it does not
+ * keep. Per-cbid enabling without the kind is CUPTI's documented way to trace a small set
+ * (cupti_activity.h, cuptiActivityEnableRuntimeApi). A runtime call's internal driver calls
+ * are not reported as DRIVER records (checked on the H200 profiles of run 3), so tracing
+ * cuLaunchKernel etc. adds records only for programs that call the driver themselves (Triton). */
+static void enable_api_subset(int on)
 {
-	const char *name;
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-	for (uint32_t cb = 1; cb < CUPTI_RUNTIME_TRACE_CBID_SIZE; cb++)
-		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cb, &name) == CUPTI_SUCCESS && name)
-			cuptiActivityEnableRuntimeApi(cb, (uint8_t)prefix_in(name, rt_subset));
-	for (uint32_t cb = 1; cb < CUPTI_DRIVER_TRACE_CBID_SIZE; cb++)
-		if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, cb, &name) == CUPTI_SUCCESS && name)
-			cuptiActivityEnableDriverApi(cb, (uint8_t)prefix_in(name, drv_subset));
+	for (uint32_t cb = 1; cb < CUPTI_RUNTIME_TRACE_CBID_SIZE && cb < 1024; cb++)
+		if (cb_names[0][cb] && prefix_in(cb_names[0][cb], rt_subset))
+			cuptiActivityEnableRuntimeApi(cb, (uint8_t)on);
+	for (uint32_t cb = 1; cb < CUPTI_DRIVER_TRACE_CBID_SIZE && cb < 1024; cb++)
+		if (cb_names[1][cb] && prefix_in(cb_names[1][cb], drv_subset))
+			cuptiActivityEnableDriverApi(cb, (uint8_t)on);
 }
 
 static uint32_t g_api_mode;
@@ -563,14 +604,14 @@ static int set_heavy(int on)
 	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++)
 		if ((on ? cuptiActivityEnable(heavy[i]) : cuptiActivityDisable(heavy[i])) != CUPTI_SUCCESS)
 			dbg("an optional activity kind could not be switched", (int)heavy[i]);
-	if (!on) {
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-	} else if (g_api_mode == 2) {
+	if (g_api_mode == 2 && on) {
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+	} else if (g_api_mode == 2) {
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
 	} else if (g_api_mode == 1) {
-		enable_api_subset();
+		enable_api_subset(on);
 	}
 	return (int)r;
 }
@@ -707,7 +748,20 @@ EXPORT int InitializeInjection(void)
 	write_process();
 	load_cb_names();
 
-	cuptiActivityEnableLatencyTimestamps(1);
+	/* queued/submitted cost the driver extra work on every launch; only on request
+	 * (gpudiag run --latency). The kernels table then has NULL there. */
+	if (getenv("GPUDIAG_LATENCY") && !strcmp(getenv("GPUDIAG_LATENCY"), "1"))
+		cuptiActivityEnableLatencyTimestamps(1);
+	{
+		/* Device buffers for GPU timestamps: 8 MB (≈ 250 000 kernels/copies) instead of
+		 * CUPTI's 3.2 MB. CUPTI allocates a new one on the application's thread when the
+		 * pool runs dry (a stall in the launch path) and drops timestamps when it cannot:
+		 * launch-bound programs fill 3.2 MB in half a flush period. Costs 3 × 8 MB of
+		 * device memory per context (CUPTI preallocates 3). */
+		size_t sz = sizeof(size_t), dev_buf = 8u << 20;
+		if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &sz, &dev_buf) != CUPTI_SUCCESS)
+			dbg("device buffer size not set", 0);
+	}
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		status_record(GD_RAW_ST_CUPTI_ERROR, (uint32_t)r);

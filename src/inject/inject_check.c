@@ -4,7 +4,9 @@
  * without exec (it must not flush), and exits; the parent merges the raw file with the real
  * writer and checks every field that matters. Also: another CUPTI subscriber present
  * (cupti_busy) and a different libcupti version (cupti_version) → unprofiled, said so.
- * usage: inject_check INJECT_SO FAKE_CUPTI_DIR */
+ * usage: inject_check INJECT_SO FAKE_CUPTI_DIR
+ *        inject_check bench INJECT_SO FAKE_CUPTI_DIR  (not a test: prints the CPU cost per
+ *        record of the buffer-completed callback, kernel + runtime API records) */
 #include "core/status.h"
 #include "core/test.h"
 #include "profile/profile.h"
@@ -22,6 +24,55 @@
 #define T0 1800000000000000000ull
 static char gate_end[64];
 static const char hostile[] = "_Z6kernelIiEvPKc<\"&\n\xff";
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The callback path's CPU cost: rounds of (kernel + cudaLaunchKernel API) record pairs, 64
+ * distinct kernel names of 300 characters (PyTorch-like templated names), delivered by one
+ * flush per round, as CUPTI's worker thread would. Prints ns per record (min over rounds). */
+static int bench(void (*emit)(const void *, size_t), CUptiResult (*flush)(uint32_t))
+{
+	enum { NAMES = 64, PAIRS = 12000, ROUNDS = 30 }; /* fits a 4 MB buffer too */
+	static char names[NAMES][301];
+	double best = 1e30, t;
+	uint64_t ts = T0;
+	for (int n = 0; n < NAMES; n++) {
+		memset(names[n], 'a' + n % 26, 300);
+		memcpy(names[n], "_ZN2at6native", 13);
+		snprintf(names[n] + 280, 21, "_kernel_%06d_v", n);
+		names[n][300] = 0;
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < PAIRS; i++) {
+			CUpti_ActivityKernel10 k;
+			CUpti_ActivityAPI a;
+			memset(&a, 0, sizeof(a));
+			a.kind = CUPTI_ACTIVITY_KIND_RUNTIME, a.cbid = 211, a.start = ts, a.end = ts + 2000;
+			a.threadId = 42, a.correlationId = (uint32_t)i;
+			emit(&a, sizeof(a));
+			memset(&k, 0, sizeof(k));
+			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, k.start = ts + 3000, k.end = ts + 4000;
+			k.contextId = 1, k.streamId = 7, k.correlationId = (uint32_t)i, k.name = names[i % NAMES];
+			k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+			emit(&k, sizeof(k));
+			ts += 5000;
+		}
+		t = mono();
+		flush(0);
+		t = mono() - t;
+		if (t < best)
+			best = t;
+	}
+	printf("inject bench: %d records per flush (%d kernels + %d runtime API), %d rounds: "
+	       "%.1f ns per record (min over rounds; callback path incl. write(2))\n",
+	       2 * PAIRS, PAIRS, PAIRS, ROUNDS, best * 1e9 / (2.0 * PAIRS));
+	return 0;
+}
 
 static int child(const char *inject)
 {
@@ -57,6 +108,19 @@ static int child(const char *inject)
 		return gd_t_fail;
 	}
 	CHECK(api_enabled() >= 2); /* the subset: cudaLaunchKernel and cudaMemcpy of the fake */
+	{
+		int (*lat)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_latency_enabled");
+		int (*kind)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_api_kind_enabled");
+		CHECK(lat && kind);
+		if (lat && kind) {
+			/* latency timestamps only with GPUDIAG_LATENCY=1 (gpudiag run --latency); the
+			 * subset is enabled per cbid, never as the whole RUNTIME/DRIVER kind */
+			CHECK_INT(lat(), getenv("GPUDIAG_LATENCY") ? 1 : 0);
+			CHECK_INT(kind(), 0);
+		}
+	}
+	if (getenv("INJECT_BENCH"))
+		return bench(emit, flush);
 	{
 		CUpti_ActivityDevice5 d;
 		CUpti_ActivityContext3 c;
@@ -200,6 +264,10 @@ int main(int argc, char **argv)
 	char dir[64], db[128], path[200], cmd[200];
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return child(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "bench")) {
+		gd_set_quiet(1);
+		return run(argv[0], argv[2], argv[3], "INJECT_BENCH=1", dir, db) == 1 ? 0 : 1;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: inject_check INJECT_SO FAKE_CUPTI_DIR\n");
 		return 2;
@@ -228,6 +296,12 @@ int main(int argc, char **argv)
 	CHECK_INT(q1(db, "SELECT traced FROM processes WHERE status='ok' AND end_ns IS NOT NULL AND ppid>0"), 1);
 	snprintf(path, sizeof(path), "%s/FLUSH_IN_CHILD", dir);
 	CHECK(access(path, F_OK) != 0); /* the fork-without-exec child never flushed */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+
+	/* --latency: the child checks that latency timestamps were switched on */
+	CHECK_INT(run(argv[0], argv[1], argv[2], "GPUDIAG_LATENCY=1", dir, db), 1);
+	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels WHERE queued IS NOT NULL"), 3);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
 

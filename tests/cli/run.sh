@@ -38,6 +38,9 @@ check "interrupted recorded" 1 "$(q "$T/e.sqlite" "select value from meta where 
 "$G" run -o "$T/f.sqlite" -- /nonexistent/program 2>"$T/err"; check "missing program -> 127" 127 $?
 check "missing program named" 1 "$(grep -c "cannot run '/nonexistent/program'" "$T/err")"
 
+check "latency timestamps off by default" off "$(q "$T/a.sqlite" "select value from meta where key='latency_timestamps'")"
+"$G" run --latency -o "$T/l.sqlite" -- true 2>/dev/null; check "--latency exit" 0 $?
+check "--latency recorded" on "$(q "$T/l.sqlite" "select value from meta where key='latency_timestamps'")"
 "$G" run --api bogus -- true 2>/dev/null; check "bad --api -> 2" 2 $?
 "$G" run --capture-range=foo -- true 2>/dev/null; check "bad --capture-range -> 2" 2 $?
 

@@ -5,16 +5,18 @@
 # Builds the test programs of tests/gpu/progs/ with nvcc, runs each under gpudiag run and
 # checks its exit code and its profile (sqlite3 queries), checks NVTX ranges, capture ranges,
 # the legacy default stream, NVML samples and the Perfetto export, then measures tracing
-# overhead on a PyTorch transformer training step (plain vs gpudiag vs torch.profiler,
-# interleaved, medians) and kernel count/time agreement with torch.profiler.
+# overhead on a PyTorch transformer training step (plain vs gpudiag run vs gpudiag run
+# --api none vs torch.profiler, interleaved in the same rounds, medians), the added cost per
+# launch of each tracing mode (plain vs default vs --api none vs --latency, 300 k tiny
+# launches, interleaved), and kernel count/time agreement with torch.profiler.
 # Full log: $OUT/profiler.log. Small profiles for fixtures: $OUT/fixtures/. The summary table
 # is printed last. Exit status: non-zero on a correctness failure (benchmarks never fail it).
-# Budget: about 180 s on an H200 (ROUNDS=3 PyTorch rounds; fewer with ROUNDS=1).
+# Budget: about 180 s on an H200 (ROUNDS=2 PyTorch rounds of 4 runs each; ROUNDS=1 is faster).
 set -u
 OUT=${OUT:-/tmp/gpudiag-profiler-out}
 mkdir -p "$OUT/fixtures"
 LOG="$OUT/profiler.log"
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-2}
 G=$(realpath "${GD:-./${BUILD:-build}/gpudiag}")
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -150,7 +152,33 @@ K=$(q many_launches "select count(*) from kernels"); D=$(q many_launches "select
 say "1M launches: plain ${PLAIN_1M} s, under gpudiag run ${GD_1M} s (incl. writing the profile), kernels $K, dropped $D"
 expect many_launches "kernels + dropped records" 1000000 "$(( ${K:-0} + ${D:-0} ))"
 atleast many_launches "NVML samples" 5 "$(q many_launches "select count(*) from nvml_samples")"
-row "1M launches wall" info "plain ${PLAIN_1M} s, gpudiag ${GD_1M} s, dropped ${D}, nvml $(q many_launches "select value from meta where key='nvml_hz_achieved'") Hz"
+PROG_1M=$(calc "$(q many_launches "select value from meta where key='wall_ns'") / 1e9" 2)
+row "1M launches wall" info "plain ${PLAIN_1M} s, gpudiag ${GD_1M} s (program ${PROG_1M} s, rest = writing + report), dropped ${D}, nvml $(q many_launches "select value from meta where key='nvml_hz_achieved'") Hz"
+
+# Added cost per launch of each tracing mode: 300 k tiny launches, plain and under each mode,
+# interleaved in one round (benchmark, never asserted). The program's own time under gpudiag
+# is meta.wall_ns (fork to exit); the rest of gpudiag's wall time is merging the raw files
+# into the profile and the report, which the program does not wait for.
+NL=300000
+declare -A LT=() LP=()
+for m in plain default api_none latency; do
+	case $m in
+	plain) t0=$(date +%s.%N); timeout 120 "$B/many_launches" $NL >/dev/null 2>&1; t1=$(date +%s.%N) ;;
+	default) t0=$(date +%s.%N); run lat_default 0 --nvml-hz 0 -- "$B/many_launches" $NL; t1=$(date +%s.%N) ;;
+	api_none) t0=$(date +%s.%N); run lat_api_none 0 --nvml-hz 0 --api none -- "$B/many_launches" $NL; t1=$(date +%s.%N) ;;
+	latency) t0=$(date +%s.%N); run lat_latency 0 --nvml-hz 0 --latency -- "$B/many_launches" $NL; t1=$(date +%s.%N) ;;
+	esac
+	LT[$m]=$(calc "$t1 - $t0" 3)
+	[ $m = plain ] || LP[$m]=$(calc "$(q lat_$m "select value from meta where key='wall_ns'") / 1e9" 3)
+done
+for m in default api_none latency; do
+	say "300k launches: $m program ${LP[$m]} s (gpudiag total ${LT[$m]} s) vs plain ${LT[plain]} s"
+	row "300k launches: $m" info "program x$(calc "${LP[$m]} / ${LT[plain]}") vs plain, +$(calc "(${LP[$m]} - ${LT[plain]}) * 1e6 / $NL" 2) us/launch; write+report $(calc "${LT[$m]} - ${LP[$m]}" 2) s"
+done
+atleast lat_latency "kernels with queued filled (--latency)" $((NL / 2)) "$(q lat_latency "select count(*) from kernels where queued is not null")"
+expect lat_default "queued NULL by default" 0 "$(q lat_default "select count(*) from kernels where queued is not null")"
+expect lat_api_none "API records with --api none" 0 "$(q lat_api_none "select count(*) from api")"
+atleast lat_default "launch API records by default" "$NL" "$(q lat_default "select count(*) from api where name in (select id from strings where value like '%cudaLaunchKernel%')")"
 
 # Ctrl-C (SIGINT to gpudiag alone, as `kill -INT` or timeout(1) sends it): forwarded to the
 # program, which dies of it; the profile is still written with what was flushed.
@@ -169,13 +197,14 @@ if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	P=tests/gpu/progs/train_step.py
 	res() { sed -n 's/^RESULT //p' "$1" | tail -1; }
 	field() { python3 -c "import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2], ''))" "$1" "$2"; }
-	PLAIN=() GD=() TP=() TPK=() TPT=()
+	PLAIN=() GD=() GN=() TP=() TPK=() TPT=()
 	for r in $(seq 1 "$ROUNDS"); do
 		python3 $P >"$W/plain$r.out" 2>&1; PLAIN+=("$(field "$(res "$W/plain$r.out")" median_ms)")
 		"$G" run -o "$W/torch$r.sqlite" -- python3 $P >"$W/gd$r.out" 2>&1; GD+=("$(field "$(res "$W/gd$r.out")" median_ms)")
+		"$G" run --api none -o "$W/torchnone$r.sqlite" -- python3 $P >"$W/gn$r.out" 2>&1; GN+=("$(field "$(res "$W/gn$r.out")" median_ms)")
 		python3 $P --torch-profiler >"$W/tp$r.out" 2>&1
 		x=$(res "$W/tp$r.out"); TP+=("$(field "$x" median_ms)"); TPK+=("$(field "$x" kernels)"); TPT+=("$(field "$x" kernel_time_ms)")
-		say "round $r: plain ${PLAIN[-1]} ms, gpudiag ${GD[-1]} ms, torch.profiler ${TP[-1]} ms (median step)"
+		say "round $r: plain ${PLAIN[-1]} ms, gpudiag ${GD[-1]} ms, gpudiag --api none ${GN[-1]} ms, torch.profiler ${TP[-1]} ms (median step)"
 		say "round $r torch.profiler: ${TPK[-1]} kernels, ${TPT[-1]} ms kernel time"
 	done
 	cat "$W/gd1.out"
@@ -183,10 +212,11 @@ if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 	q torch1 "select name_str, domain, count(*) from api_v group by name order by 3 desc limit 15"
 	say "records: $(q torch1 "select (select count(*) from kernels) || ' kernels, ' || (select count(*) from api) || ' api, ' || (select count(*) from memcpy) || ' memcpy, ' || (select count(*) from sync) || ' sync, ' || (select count(*) from overhead) || ' overhead, ' || (select count(*) from memory) || ' memory'")"
 	med() { printf '%s\n' "$@" | grep -E '^[0-9.]+$' | sort -g | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-	MP=$(med "${PLAIN[@]}"); MG=$(med "${GD[@]}"); MT=$(med "${TP[@]}")
+	MP=$(med "${PLAIN[@]}"); MG=$(med "${GD[@]}"); MN=$(med "${GN[@]}"); MT=$(med "${TP[@]}")
 	if [ -n "$MP" ] && [ -n "$MG" ]; then
 		row "torch step: plain" info "$MP ms (median of $ROUNDS process medians)"
 		row "torch step: gpudiag run" info "$MG ms, x$(calc "$MG / $MP") vs plain (target <= 1.25)"
+		[ -n "$MN" ] && row "torch step: gpudiag run --api none" info "$MN ms, x$(calc "$MN / $MP") vs plain"
 		[ -n "$MT" ] && row "torch step: torch.profiler" info "$MT ms, x$(calc "$MT / $MP") vs plain"
 	else
 		fail torch "no step times (see log)"
