@@ -22,14 +22,15 @@
 #define MIN_SPAN_NS 1e5            /* below 100 µs of GPU activity nothing is judged */
 #define SHORT_CAPTURE_NS 1e6       /* below 1 ms the capture is called short */
 #define MIN_KERNELS 10
-#define IDLE_WARN 0.25             /* idle share of the span */
+#define IDLE_WARN 0.25             /* idle share of the judged span (span less warm-up gaps) */
 #define IDLE_HIGH 0.50
 #define LAUNCH_MIN_SHORT 100       /* short kernels needed to call a run launch-bound */
 #define LAUNCH_MIN_FRAC 0.30       /* ... as a share of all kernels */
 #define LAUNCH_WARN 0.10           /* idle before short kernels, share of the span */
 #define LAUNCH_HIGH 0.30
 #define SYNC_MIN_CALLS 10
-#define SYNC_WARN 0.05             /* bubbles that start inside a sync call */
+#define SYNC_WARN 0.05             /* bubbles that start inside a sync call, each up to the call's
+                                    * length, share of the judged span */
 #define SYNC_HIGH 0.20
 #define PAGEABLE_WARN 0.01
 #define PAGEABLE_HIGH 0.10
