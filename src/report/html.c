@@ -278,7 +278,8 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		fputs("</b> ", f);
 		esc(f, fi->guide);
 		if (isfinite(fi->share))
-			fprintf(f, " — at stake: %s of the GPU span", gd_fmt_pct(b[0], 48, fi->share));
+			fprintf(f, " — at stake: %s of the %s span", gd_fmt_pct(b[0], 48, fi->share),
+				fi->rule == GD_R_IDLE || fi->rule == GD_R_SYNC ? "judged" : "GPU");
 		fputs("</p><p>", f);
 		esc(f, fi->headline);
 		fputs("</p><ul>", f);

@@ -53,7 +53,8 @@ static void print_verdict(const struct gd_profile *p, const struct gd_verdicts *
 		fprintf(out, "\n %d. %s%-7s%s %s%s%s  %s", n, sev_color(f->severity), gd_sev_name(f->severity), gd_reset(),
 			gd_bold(), f->title, gd_reset(), f->guide);
 		if (isfinite(f->share))
-			fprintf(out, "  at stake: %s of the GPU span", gd_fmt_pct(b1, sizeof(b1), f->share));
+			fprintf(out, "  at stake: %s of the %s span", gd_fmt_pct(b1, sizeof(b1), f->share),
+				f->rule == GD_R_IDLE || f->rule == GD_R_SYNC ? "judged" : "GPU");
 		fprintf(out, "\n    %s\n", f->headline);
 		for (int e = 0; e < f->nev && e < 6; e++)
 			fprintf(out, "    %s· %s%s\n", gd_dim(), f->ev[e].text, gd_reset());

@@ -22,14 +22,15 @@
 #define MIN_SPAN_NS 1e5            /* below 100 µs of GPU activity nothing is judged */
 #define SHORT_CAPTURE_NS 1e6       /* below 1 ms the capture is called short */
 #define MIN_KERNELS 10
-#define IDLE_WARN 0.25             /* idle share of the span */
+#define IDLE_WARN 0.25             /* idle share of the judged span (span less warm-up gaps) */
 #define IDLE_HIGH 0.50
 #define LAUNCH_MIN_SHORT 100       /* short kernels needed to call a run launch-bound */
 #define LAUNCH_MIN_FRAC 0.30       /* ... as a share of all kernels */
 #define LAUNCH_WARN 0.10           /* idle before short kernels, share of the span */
 #define LAUNCH_HIGH 0.30
 #define SYNC_MIN_CALLS 10
-#define SYNC_WARN 0.05             /* bubbles that start inside a sync call */
+#define SYNC_WARN 0.05             /* bubbles that start inside a sync call, each up to the call's
+                                    * length, share of the judged span */
 #define SYNC_HIGH 0.20
 #define PAGEABLE_WARN 0.01
 #define PAGEABLE_HIGH 0.10
@@ -210,9 +211,54 @@ struct ctx {
 	struct gd_interval *gaps;
 	long ngaps;
 	double span;
+	unsigned char *warm; /* per gap: 1 = warm-up (ends at a kernel's first launch, or no kernel follows) */
+	double warm_ns;      /* idle time in warm-up gaps */
+	long nwarm;
+	double judged;       /* span - warm_ns: the part of the run where the program was issuing work */
+	struct gd_interval *sgaps; /* the other ("steady") gaps, in time order */
+	long nsgaps;
 	int judge_gpu; /* there is enough GPU activity to judge */
 	int *slot;     /* string id → index in s->ks */
 };
+
+/* Warm-up and tear-down gaps: a gap after which the next kernel to start is the first launch of
+ * its name (module loading, library handles, autotuning, allocation and upload before a loop:
+ * one-off costs that a longer run amortises), and gaps after which no kernel starts at all
+ * (results copied back, tear-down). The idle and sync rules judge the rest of the span. */
+static void mark_warmup(struct ctx *c)
+{
+	const struct gd_profile *p = c->p;
+	unsigned char *seen = calloc((size_t)p->nnames + 1, 1);
+	long k = 0;
+	int first = 0;
+	c->warm_ns = 0;
+	c->nwarm = 0;
+	c->judged = c->span;
+	c->nsgaps = 0;
+	if (!seen) {
+		memcpy(c->sgaps, c->gaps, (size_t)c->ngaps * sizeof(*c->gaps));
+		c->nsgaps = c->ngaps;
+		return;
+	}
+	for (long i = 0; i < c->ngaps; i++) {
+		/* kernels are start-sorted; mark the names of those that started before this gap ends */
+		while (k < p->nk && p->k[k].start < c->gaps[i].end) {
+			if (p->k[k].name >= 0 && p->k[k].name < p->nnames)
+				seen[p->k[k].name] = 1;
+			k++;
+		}
+		first = k >= p->nk || (p->k[k].name >= 0 && p->k[k].name < p->nnames && !seen[p->k[k].name]);
+		if (first) {
+			c->warm[i] = 1;
+			c->warm_ns += (double)(c->gaps[i].end - c->gaps[i].start);
+			c->nwarm++;
+		} else {
+			c->sgaps[c->nsgaps++] = c->gaps[i];
+		}
+	}
+	free(seen);
+	c->judged = c->span - c->warm_ns;
+}
 
 static void rule_profiler(struct ctx *c, struct gd_finding *f)
 {
@@ -288,20 +334,31 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "Too little GPU activity to judge idle time.");
 		return;
 	}
-	idle = c->span - s->busy_ns;
-	frac = clamp01(idle / c->span);
-	ev(f, "busy_fraction", s->busy_ns / c->span, "fraction", "GPU busy %s of the %s active span",
-	   pc(b1, s->busy_ns / c->span), t(b2, c->span));
-	ev(f, "idle_ns", idle, "ns", "%s idle in %ld gaps", t(b1, idle), c->ngaps);
-	if (c->ngaps) {
-		double *g = malloc((size_t)c->ngaps * sizeof(double));
+	/* judged: the span less the warm-up/tear-down gaps (mark_warmup) */
+	idle = 0;
+	for (long i = 0; i < c->nsgaps; i++)
+		idle += (double)(c->sgaps[i].end - c->sgaps[i].start);
+	if (!(c->judged > 0)) {
+		clear(f, "All %s of idle time lay in warm-up or tear-down gaps.", t(b1, c->warm_ns));
+		return;
+	}
+	frac = clamp01(idle / c->judged);
+	ev(f, "busy_fraction", clamp01(1 - idle / c->judged), "fraction",
+	   "GPU busy %s of the %s judged span (active span less warm-up)", pc(b1, clamp01(1 - idle / c->judged)),
+	   t(b2, c->judged));
+	ev(f, "idle_ns", idle, "ns", "%s idle in %ld gaps", t(b1, idle), c->nsgaps);
+	ev(f, "warmup_idle_ns", c->warm_ns, "ns",
+	   "%s idle in %ld warm-up/tear-down gaps not judged (before a kernel's first launch, after the last kernel)",
+	   t(b1, c->warm_ns), c->nwarm);
+	if (c->nsgaps) {
+		double *g = malloc((size_t)c->nsgaps * sizeof(double));
 		if (g) {
 			double mx = 0, med;
-			for (long i = 0; i < c->ngaps; i++) {
-				g[i] = (double)(c->gaps[i].end - c->gaps[i].start);
+			for (long i = 0; i < c->nsgaps; i++) {
+				g[i] = (double)(c->sgaps[i].end - c->sgaps[i].start);
 				mx = g[i] > mx ? g[i] : mx;
 			}
-			med = select_kth(g, c->ngaps, c->ngaps / 2);
+			med = select_kth(g, c->nsgaps, c->nsgaps / 2);
 			ev(f, "gap_median_ns", med, "ns", "median gap %s, largest %s", t(b1, med), t(b2, mx));
 			free(g);
 		}
@@ -309,16 +366,16 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	if (c->p->have_api) {
 		struct gd_interval *u;
 		u = api_union(c->p, 1u << GD_API_SYNC, &nu);
-		in_sync = gd_overlap(c->gaps, c->ngaps, u, nu);
+		in_sync = gd_overlap(c->sgaps, c->nsgaps, u, nu);
 		free(u);
 		u = api_union(c->p, 1u << GD_API_LAUNCH, &nu);
-		in_launch = gd_overlap(c->gaps, c->ngaps, u, nu);
+		in_launch = gd_overlap(c->sgaps, c->nsgaps, u, nu);
 		free(u);
 		u = api_union(c->p, (1u << GD_API_COPY_SYNC) | (1u << GD_API_COPY_ASYNC), &nu);
-		in_copy = gd_overlap(c->gaps, c->ngaps, u, nu);
+		in_copy = gd_overlap(c->sgaps, c->nsgaps, u, nu);
 		free(u);
 		u = api_union(c->p, ~0u, &nu);
-		in_any = gd_overlap(c->gaps, c->ngaps, u, nu);
+		in_any = gd_overlap(c->sgaps, c->nsgaps, u, nu);
 		free(u);
 		outside = idle - in_any;
 		ev(f, "idle_host_outside_cuda_ns", outside, "ns", "%s of it the host was outside CUDA calls",
@@ -334,7 +391,8 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		   "%s of the %s run lay before the first or after the last GPU work (start-up, tear-down)",
 		   t(b1, s->wall_ns - c->span), t(b3, s->wall_ns));
 	if (frac < IDLE_WARN) {
-		clear(f, "The GPU was busy %s of its active span.", pc(b1, 1 - frac));
+		clear(f, "The GPU was busy %s of the judged span (%s of warm-up/tear-down idle not judged).",
+		      pc(b1, 1 - frac), t(b2, c->warm_ns));
 		return;
 	}
 	{
@@ -342,7 +400,8 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		double best = outside;
 		cause = "the host was busy outside CUDA (CPU-bound work or data loading)";
 		advice = "Find the host work between launches: overlap data loading (DataLoader workers, pinned "
-			 "memory, prefetch), move preprocessing to the GPU, and queue work ahead of the GPU.";
+			 "memory, prefetch), move preprocessing to the GPU, cut framework overhead (CUDA Graphs, "
+			 "torch.compile), and queue work ahead of the GPU.";
 		if (!isfinite(outside)) {
 			cause = "the cause is unknown (API calls were not traced)";
 			best = 0;
@@ -361,7 +420,7 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		if (in_copy > best)
 			cause = "the host was inside copy calls";
 		fire(f, frac >= IDLE_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, frac, advice,
-		     "The GPU sat idle %s of its active span (%s); mostly %s.", pc(b1, frac), t(b2, idle), cause);
+		     "The GPU sat idle %s of the judged span (%s); mostly %s.", pc(b1, frac), t(b2, idle), cause);
 	}
 }
 
@@ -431,7 +490,7 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32];
 	long n = s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC], nu;
-	double blocked = s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC], bubble = 0;
+	double blocked = s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC], bubble = 0, gap_after = 0;
 	struct gd_interval *u;
 	long j = 0;
 	if (!c->judge_gpu) {
@@ -443,33 +502,42 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 		return;
 	}
 	/* a gap that begins while the host is blocked in a sync: the queue ran dry and stays
-	 * empty until the host launches again */
+	 * empty until the host launches again. Without the sync the host would have queued the
+	 * next work earlier by at most the time it was blocked, so each such gap counts up to the
+	 * length of the blocking call (a host that is slower than the GPU anyway loses little to
+	 * its syncs: that idle is the idle rule's). Warm-up gaps are not judged. */
 	u = api_union(p, (1u << GD_API_SYNC) | (1u << GD_API_COPY_SYNC), &nu);
-	for (long i = 0; i < c->ngaps && u; i++) {
-		while (j < nu && u[j].end < c->gaps[i].start)
+	for (long i = 0; i < c->nsgaps && u; i++) {
+		while (j < nu && u[j].end < c->sgaps[i].start)
 			j++;
-		if (j < nu && u[j].start <= c->gaps[i].start)
-			bubble += (double)(c->gaps[i].end - c->gaps[i].start);
+		if (j < nu && u[j].start <= c->sgaps[i].start) {
+			double g = (double)(c->sgaps[i].end - c->sgaps[i].start), bl = (double)(u[j].end - u[j].start);
+			gap_after += g;
+			bubble += g < bl ? g : bl;
+		}
 	}
 	free(u);
-	double share = clamp01(bubble / c->span);
+	double share = c->judged > 0 ? clamp01(bubble / c->judged) : 0;
 	ev(f, "sync_calls", (double)n, "count", "%ld synchronising calls (%ld explicit, %ld synchronous copies)", n,
 	   s->api_n[GD_API_SYNC], s->api_n[GD_API_COPY_SYNC]);
 	ev(f, "sync_blocked_ns", blocked, "ns", "host blocked %s in them", t(b1, blocked));
-	ev(f, "idle_after_sync_ns", bubble, "ns", "%s of GPU idle began while the host was blocked in one",
+	ev(f, "idle_after_sync_ns", gap_after, "ns", "%s of GPU idle began while the host was blocked in one",
+	   t(b1, gap_after));
+	ev(f, "sync_stake_ns", bubble, "ns", "%s of it (each gap up to its blocking call) the sync cost",
 	   t(b1, bubble));
 	if (isfinite(s->wall_ns) && s->wall_ns > 0)
 		ev(f, "sync_per_s", n / (s->wall_ns * 1e-9), "1/s", "%.0f per second", n / (s->wall_ns * 1e-9));
 	if (n < SYNC_MIN_CALLS || share < SYNC_WARN) {
-		clear(f, "%ld synchronising calls; %s of GPU idle followed them.", n, t(b1, bubble));
+		clear(f, "%ld synchronising calls; %s of GPU idle followed them, %s of it due to them.", n,
+		      t(b1, gap_after), t(b2, bubble));
 		return;
 	}
 	fire(f, share >= SYNC_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
 	     "Synchronise once per step, not per iteration: drop cudaDeviceSynchronize/StreamSynchronize and "
 	     "synchronous cudaMemcpy from the loop, avoid .item()/.cpu()/print of GPU tensors, use events and "
 	     "async copies (§11).",
-	     "%ld synchronising calls blocked the host %s; the GPU then sat idle %s (%s of the span) until work "
-	     "was queued again.",
+	     "%ld synchronising calls blocked the host %s; the GPU then sat idle %s (%s of the judged span) "
+	     "that work queued ahead would have filled.",
 	     n, t(b1, blocked), t(b2, bubble), pc(b3, share));
 }
 
@@ -1113,9 +1181,13 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	c.judge_gpu = p->cupti_ok && c.span >= MIN_SPAN_NS && s->nbusy > 0;
 	c.slot = malloc(((size_t)p->nnames + 1) * sizeof(int));
 	c.gaps = malloc(((size_t)s->nbusy + 1) * sizeof(*c.gaps));
-	if (!c.slot || !c.gaps) {
+	c.warm = calloc((size_t)s->nbusy + 1, 1);
+	c.sgaps = malloc(((size_t)s->nbusy + 1) * sizeof(*c.sgaps));
+	if (!c.slot || !c.gaps || !c.warm || !c.sgaps) {
 		free(c.slot);
 		free(c.gaps);
+		free(c.warm);
+		free(c.sgaps);
 		return GD_EFAIL;
 	}
 	for (int i = 0; i < p->nnames; i++)
@@ -1127,6 +1199,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		c.gaps[c.ngaps].end = s->busy[i].start;
 		c.ngaps++;
 	}
+	mark_warmup(&c);
 	rule_profiler(&c, &v->f[GD_R_PROFILER]);
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
@@ -1147,6 +1220,8 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	}
 	free(c.slot);
 	free(c.gaps);
+	free(c.warm);
+	free(c.sgaps);
 	for (int r = 0; r < GD_R_COUNT; r++)
 		v->f[r].rank_share = v->f[r].share;
 	/* Idle time that the launch or sync rule explains is the same time: rank the specific

@@ -129,6 +129,56 @@ int main(void)
 	idle_case(0.60, &st, &sev, &busy);
 	CHECK_INT(sev, GD_SEV_HIGH);
 
+	/* warm-up: a 3 s gap before the loop's first GEMM (library init, module loading) and a
+	 * 500 ms gap before a last, new kernel are not judged; the loop itself is judged */
+	for (int starved = 0; starved < 2; starved++) {
+		setup(&p);
+		int64_t t = kern(&p, 1000 * MS, 100 * US, "fill_bf16", 1056, 256, 32, 0) + 3000 * MS;
+		for (int i = 0; i < 100; i++)
+			t = kern(&p, t, 1 * MS, GEMM, 264, 384, 168, 0) + (starved ? 2 * MS : 2 * US);
+		t += 500 * MS;
+		kern(&p, t, 10 * US, "checksum_kernel", 1, 32, 32, 0);
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		run(&p, &s, &v);
+		CHECK_NEAR(evv(&v.f[GD_R_IDLE], "warmup_idle_ns"),
+			   3000 * MS + 500 * MS + (starved ? 2 * MS : 2 * US), 1);
+		CHECK_NEAR(evv(&v.f[GD_R_IDLE], "idle_ns"), 99 * (starved ? 2 * MS : 2 * US), 1);
+		CHECK_INT(v.f[GD_R_IDLE].state, starved ? GD_FIRED : GD_CLEAR);
+		if (starved) {
+			CHECK_INT(v.f[GD_R_IDLE].severity, GD_SEV_HIGH);
+			CHECK_INT(v.order[0], GD_R_IDLE);
+		} else {
+			CHECK_INT(v.nwarn, 0);
+		}
+		done(&p, &s);
+	}
+
+	/* sync: a gap that began in a blocking call counts only up to that call's length; a host
+	 * slower than the GPU (blocked 20 µs, then 1 ms of host work) is not sync-bound */
+	for (int blocked_long = 0; blocked_long < 2; blocked_long++) {
+		setup(&p);
+		int64_t t = 1000 * MS, bl = blocked_long ? 900 * US : 20 * US;
+		kern(&p, t - 2 * MS, 10 * US, GEMM, 264, 384, 168, 0);
+		for (int i = 0; i < 50; i++) {
+			int64_t e = kern(&p, t, 1 * MS, GEMM, 264, 384, 168, 5 * US);
+			struct gd_papi *a = gd_profile_add_api(&p);
+			a->start = e - bl;
+			a->end = e + 5 * US;
+			a->name = gd_profile_intern(&p, "cudaDeviceSynchronize_v3020");
+			a->cat = GD_API_SYNC;
+			t = e + 1 * MS;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		run(&p, &s, &v);
+		CHECK_NEAR(evv(&v.f[GD_R_SYNC], "sync_calls"), 50, 0);
+		CHECK_NEAR(evv(&v.f[GD_R_SYNC], "idle_after_sync_ns"), 49 * 1 * MS, 1);
+		CHECK_NEAR(evv(&v.f[GD_R_SYNC], "sync_stake_ns"), 49 * (double)(bl + 5 * US), 1);
+		CHECK_INT(v.f[GD_R_SYNC].state, blocked_long ? GD_FIRED : GD_CLEAR);
+		CHECK_INT(v.f[GD_R_IDLE].state, GD_FIRED);
+		CHECK_INT(v.order[0], blocked_long ? GD_R_SYNC : GD_R_IDLE);
+		done(&p, &s);
+	}
+
 	/* a clean loop of large GEMMs: no warning at all, and the summary's numbers */
 	setup(&p);
 	{

@@ -133,5 +133,5 @@ PY
 
 # no GPU: the demo fallback renders the shipped sample, labelled
 GPUDIAG_SAMPLE=tests/fixtures/sample.gpudiag.sqlite "$G" __demo >/dev/null 2>"$T/err"; [ $? -eq 3 ] && ok "__demo without GPU → 3" || bad "__demo no gpu"
-"$G" report tests/fixtures/sample.gpudiag.sqlite | grep -q 'SYNTHETIC sample' && ok "sample labelled synthetic" || bad "sample label"
+"$G" report tests/fixtures/sample.gpudiag.sqlite | grep -q 'SAMPLE profile recorded on an NVIDIA H200' && ok "sample labelled as recorded on an H200" || bad "sample label"
 exit $fail
