@@ -518,9 +518,11 @@ int run_l2(gd_rl_run *r)
 		return 3;
 	}
 	// Working set: about 0.4 × L2 (H200: ≈ 24 MiB of 60), rounded down to whole rounds of
-	// grid × tile so that every thread's U loads go out together; one buffer of 0.4 × L2
-	// holds the pattern, each shape reads its leading n16 words.
-	const size_t cap = ((size_t)((double)r->dev.l2_bytes * 0.4)) & ~(size_t)4095;
+	// grid × tile (at least one, up to 0.5 × L2) so that every thread's U loads go out
+	// together; one buffer of 0.5 × L2 holds the pattern, each shape reads its leading n16
+	// words.
+	const size_t cap = ((size_t)((double)r->dev.l2_bytes * 0.5)) & ~(size_t)4095;
+	const size_t target16 = (size_t)((double)r->dev.l2_bytes * 0.4) / 16;
 	const double total = r->quick ? 4e9 : 16e9; // bytes read per repetition (≈ 0.4 / 1.6 ms at 10 TB/s)
 	Shape sh[4];
 	int nsh = bw_shapes(r, BW_L2, sh);
@@ -538,7 +540,7 @@ int run_l2(gd_rl_run *r)
 	CK(cudaGetLastError());
 	auto size_for = [&](BwArgs &x, const Shape &sh1) {
 		size_t round = (size_t)sh1.blocks * 256 * sh1.u; // words per round
-		size_t rounds = (cap / 16) / round;
+		size_t rounds = target16 / round;
 		x.n16 = (rounds < 1 ? 1 : rounds) * round;
 		if (x.n16 > cap / 16)
 			x.n16 = cap / 16; // one partial round (tiny L2): guarded loads
