@@ -552,16 +552,32 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 		nerr += res[i].outcome == O_ERROR;
 		throttled |= res[i].outcome == O_OK && gd_clock_reasons_throttling(res[i].reasons);
 	}
-	/* Cache only correct measurements, and only when something was measured. */
+	/* Cache every figure that passed its check (a failed or erroneous test is not stored, so
+	 * its figure stays NaN = not measured, and its name goes into c.failed), whenever
+	 * something was measured; the exit status still reports the failure. */
+	for (int i = 0; i < NTESTS; i++) {
+		if (res[i].outcome != O_CHECK && res[i].outcome != O_ERROR)
+			continue;
+		size_t n = strlen(c.failed);
+		snprintf(c.failed + n, sizeof c.failed - n, "%s%s", n ? " " : "", gd_rl_kind_name(tests[i].kind));
+	}
 	char cache_path[4096] = "";
 	int saved = 0;
-	if (!no_cache && !nfail && nok) {
+	if (!no_cache && nok) {
 		if (!only) {
 			saved = gd_ceilings_save(&c) == GD_OK;
 		} else {
 			/* a partial run updates the cached figures it measured */
 			struct gd_ceilings old;
 			if (gd_ceilings_load(c.uuid, c.driver, &old) == 0) {
+				/* keep the old failures of tests this run did not select */
+				char *save = NULL;
+				for (char *tok = strtok_r(old.failed, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+					for (int i = 0; i < NTESTS; i++)
+						if (!strcmp(tok, gd_rl_kind_name(tests[i].kind)) && !group_selected(only, tests[i].group)) {
+							size_t n = strlen(c.failed);
+							snprintf(c.failed + n, sizeof c.failed - n, "%s%s", n ? " " : "", tok);
+						}
 				for (int i = 0; i < NTESTS; i++)
 					if (!group_selected(only, tests[i].group)) {
 						/* keep the old value */
@@ -723,7 +739,8 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 			       "card's limits under that condition\n",
 			       gd_yellow(), gd_reset());
 		if (saved)
-			printf("\n  cached in %s (gpudiag roofline --show)\n", cache_path);
+			printf("\n  cached in %s (gpudiag roofline --show)%s\n", cache_path,
+			       c.failed[0] ? "; the failed tests are cached as not measured" : "");
 	}
 	if (svg) {
 		struct gd_chart ch;

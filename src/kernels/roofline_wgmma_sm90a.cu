@@ -16,7 +16,12 @@
 //
 // The timed kernel then issues 4 k-steps of m64n256kK wgmma per iteration (one commit group),
 // keeping one group in flight (wait_group 1), accumulating in 128 f32 registers per thread.
-// D = iters · A·Bᵀ is checked against gd_rl_mma_model for blocks 0 and last.
+// D = iters · A·Bᵀ is checked against gd_rl_mma_model for blocks 0 and last. FP8 restarts the
+// accumulator at the first k-step of every iteration (scale-d = 0), because Hopper's FP8
+// tensor cores accumulate with 14 significant bits, not FP32's 24: 2048 iterations of
+// partial sums up to ~8000 in steps of 1/64 need 20 bits, which is why the first H200 run's
+// timed FP8 check failed (D = −6564, exact −8000) while the 8-iteration verification passed.
+// With the restart D = A·Bᵀ of one iteration (K = 128, partial sums < 2^14/64), still exact.
 #include "kernels/roofline.h"
 #include "roofline/model.h"
 
@@ -34,37 +39,37 @@
 namespace {
 
 // generated operand lists (128 accumulator registers of m64n256, f32)
-__device__ __forceinline__ void wg_f16(float *d, uint64_t da, uint64_t db)
+__device__ __forceinline__ void wg_f16(float *d, uint64_t da, uint64_t db, int acc)
 {
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
 		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
 		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
+		     : "l"(da), "l"(db), "r"(acc));
 }
-__device__ __forceinline__ void wg_bf16(float *d, uint64_t da, uint64_t db)
+__device__ __forceinline__ void wg_bf16(float *d, uint64_t da, uint64_t db, int acc)
 {
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
 		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
 		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
+		     : "l"(da), "l"(db), "r"(acc));
 }
-__device__ __forceinline__ void wg_tf32(float *d, uint64_t da, uint64_t db)
+__device__ __forceinline__ void wg_tf32(float *d, uint64_t da, uint64_t db, int acc)
 {
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
 		     "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
 		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1;\n}\n"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
+		     : "l"(da), "l"(db), "r"(acc));
 }
-__device__ __forceinline__ void wg_e4m3(float *d, uint64_t da, uint64_t db)
+__device__ __forceinline__ void wg_e4m3(float *d, uint64_t da, uint64_t db, int acc)
 {
 	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
 		     "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 "
 		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1;\n}\n"
 		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-		     : "l"(da), "l"(db), "r"(1));
+		     : "l"(da), "l"(db), "r"(acc));
 }
 
 enum WgT { W_F16 = 0, W_BF16, W_TF32, W_FP8 };
@@ -79,21 +84,25 @@ __device__ __forceinline__ uint64_t wg_desc(const void *smem, uint32_t lbo, uint
 	       ((uint64_t)((sbo >> 4) & 0x3FFF) << 32);
 }
 
-template <int P> __device__ __forceinline__ void wg_op(float *d, uint64_t da, uint64_t db)
+// acc = 0: D = A·B (scale-d false, the accumulator restarts); otherwise D += A·B.
+template <int P> __device__ __forceinline__ void wg_op(float *d, uint64_t da, uint64_t db, int acc)
 {
 	if (P == W_F16)
-		wg_f16(d, da, db);
+		wg_f16(d, da, db, acc);
 	else if (P == W_BF16)
-		wg_bf16(d, da, db);
+		wg_bf16(d, da, db, acc);
 	else if (P == W_TF32)
-		wg_tf32(d, da, db);
+		wg_tf32(d, da, db, acc);
 	else
-		wg_e4m3(d, da, db);
+		wg_e4m3(d, da, db, acc);
 }
 
 // img: the shared-memory image (A then B), prepared on the host. out: 2 × 64×256 floats
-// (block 0, last block). swap: use the swapped LBO/SBO convention.
-template <int P> __global__ void __launch_bounds__(128, 1) k_wgmma(const uint4 *img, int iters, int swap, float *out)
+// (block 0, last block). swap: use the swapped LBO/SBO convention. restart: the first k-step
+// of every iteration overwrites the accumulator (scale-d = 0), so D = A·B of one iteration
+// (the same instructions and FLOP; see gd_rl_wgmma_check_iters).
+template <int P>
+__global__ void __launch_bounds__(128, 1) k_wgmma(const uint4 *img, int iters, int swap, int restart, float *out)
 {
 	__shared__ __align__(128) uint4 sm[(WG_A_BYTES + WG_B_BYTES) / 16];
 	for (int i = threadIdx.x; i < (WG_A_BYTES + WG_B_BYTES) / 16; i += blockDim.x)
@@ -116,7 +125,7 @@ template <int P> __global__ void __launch_bounds__(128, 1) k_wgmma(const uint4 *
 		asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
 		for (int s = 0; s < WG_KSTEPS; s++)
-			wg_op<P>(d, da[s], db[s]);
+			wg_op<P>(d, da[s], db[s], s > 0 || !restart);
 		asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 		asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
 	}
@@ -208,13 +217,9 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 		const int R = op ? 256 : 64;
 		const std::vector<double> &v = op ? bv : av;
 		uint8_t *base = img.data() + (op ? WG_A_BYTES : 0);
-		for (int st = 0; st < WG_KSTEPS; st++)
-			for (int row = 0; row < R; row++)
-				for (int b = 0; b < 32; b += esize) {
-					int k = st * kstep + b / esize;
-					size_t off = (size_t)gd_rl_wgmma_smem_off(R, st, row, b);
-					encode(P, v[row * Kt + k], base + off);
-				}
+		for (int row = 0; row < R; row++)
+			for (int k = 0; k < Kt; k++)
+				encode(P, v[row * Kt + k], base + gd_rl_wgmma_elem_off(R, esize, row, k));
 	}
 	uint4 *dimg = nullptr;
 	float *out = nullptr;
@@ -239,13 +244,17 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	std::vector<double> want(64 * 256), bound(64 * 256);
 
 	// Verification run (small) with each descriptor convention until one matches.
+	// FP8 restarts its accumulator every iteration (Hopper's FP8 accumulator keeps 14
+	// significant bits; see gd_rl_wgmma_restarts), so its D holds A·Bᵀ once.
+	const int restart = gd_rl_wgmma_restarts(P == W_FP8);
 	const int vit = 8;
-	gd_rl_mma_model(av.data(), bv.data(), 64, 256, Kt, vit, want.data(), bound.data());
+	gd_rl_mma_model(av.data(), bv.data(), 64, 256, Kt, gd_rl_wgmma_check_times(P == W_FP8, vit), want.data(),
+			bound.data());
 	int swap = -1, bad = -1;
 	double worst = 0;
 	for (int conv = 0; conv < 2 && swap < 0; conv++) {
 		CK(cudaMemset(out, 0xff, 2 * 64 * 256 * sizeof(float)));
-		k_wgmma<P><<<blocks, threads>>>(dimg, vit, conv, out);
+		k_wgmma<P><<<blocks, threads>>>(dimg, vit, conv, restart, out);
 		CK(cudaGetLastError());
 		CK(cudaDeviceSynchronize());
 		CK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -268,7 +277,7 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	int iters = r->quick ? 512 : 2048;
 	int reps = r->reps < 1 ? 1 : (r->reps > GD_RL_MAX_REPS ? GD_RL_MAX_REPS : r->reps);
 	for (int i = 0; i < 2; i++)
-		k_wgmma<P><<<blocks, threads>>>(dimg, iters, swap, out);
+		k_wgmma<P><<<blocks, threads>>>(dimg, iters, swap, restart, out);
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
 	std::vector<cudaEvent_t> ev(reps + 1);
@@ -279,7 +288,7 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	CK(cudaMemset(out, 0xff, 2 * 64 * 256 * sizeof(float)));
 	CK(cudaEventRecord(ev[0]));
 	for (int i = 0; i < reps; i++) {
-		k_wgmma<P><<<blocks, threads>>>(dimg, iters, swap, out);
+		k_wgmma<P><<<blocks, threads>>>(dimg, iters, swap, restart, out);
 		CK(cudaGetLastError());
 		CK(cudaEventRecord(ev[i + 1]));
 	}
@@ -293,9 +302,11 @@ template <int P> int run_t(gd_rl_run *r, const char *instr)
 	r->work = (double)blocks * iters * WG_KSTEPS * gd_rl_mma_flops(64, 256, kstep);
 	r->footprint = WG_A_BYTES + WG_B_BYTES;
 	snprintf(r->how, sizeof r->how,
-		 "wgmma.mma_async %s: %d blocks × 1 warpgroup (%d per SM), %d × %d k-steps, A and B in shared memory (no swizzle, %s LBO/SBO)",
-		 instr, blocks, per_sm, iters, WG_KSTEPS, swap ? "swapped" : "ISA");
-	gd_rl_mma_model(av.data(), bv.data(), 64, 256, Kt, iters, want.data(), bound.data());
+		 "wgmma.mma_async %s: %d blocks × 1 warpgroup (%d per SM), %d × %d k-steps, A and B in shared memory (no swizzle, %s LBO/SBO)%s",
+		 instr, blocks, per_sm, iters, WG_KSTEPS, swap ? "swapped" : "ISA",
+		 restart ? ", D restarted each iteration" : "");
+	gd_rl_mma_model(av.data(), bv.data(), 64, 256, Kt, gd_rl_wgmma_check_times(P == W_FP8, iters), want.data(),
+			bound.data());
 	CK(cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost));
 	int b0, b1;
 	double w0 = compare(got.data(), want, bound, &b0), w1 = compare(got.data() + 64 * 256, want, bound, &b1);

@@ -22,6 +22,7 @@ void gd_ceilings_clear(struct gd_ceilings *c)
 	c->dram_read = c->dram_write = c->dram_copy = NAN;
 	c->l2 = c->smem = c->l1 = NAN;
 	c->sfu = NAN;
+	c->failed[0] = 0;
 	for (int i = 0; i < GD_P_COUNT; i++)
 		c->cuda_core[i] = c->tensor[i] = c->gemm_lib[i] = NAN;
 }
@@ -89,6 +90,8 @@ int gd_ceilings_write(const struct gd_ceilings *c, FILE *f)
 	put_num(f, "smem", c->smem);
 	put_num(f, "l1", c->l1);
 	put_num(f, "sfu", c->sfu);
+	if (c->failed[0])
+		put_str(f, "failed", c->failed);
 	for (int p = 0; p < GD_P_COUNT; p++) {
 		prec_key(key, sizeof key, "cuda_core", p);
 		put_num(f, key, c->cuda_core[p]);
@@ -156,6 +159,8 @@ int gd_ceilings_parse(const char *text, struct gd_ceilings *c)
 			c->smem = parse_num(v);
 		} else if (!strcmp(k, "l1")) {
 			c->l1 = parse_num(v);
+		} else if (!strcmp(k, "failed")) {
+			snprintf(c->failed, sizeof c->failed, "%s", v);
 		} else if (!strcmp(k, "sfu")) {
 			c->sfu = parse_num(v);
 		} else {

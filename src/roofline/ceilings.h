@@ -18,6 +18,9 @@ struct gd_ceilings {
 	double tensor[GD_P_COUNT];    /* best of the project's own tensor kernels */
 	double gemm_lib[GD_P_COUNT];  /* cuBLASLt 8192³ (the achievable line) */
 	double sfu;                   /* special-function results per second */
+	/* space-separated names of the tests (gd_rl_kind_name) that failed their output check or
+	 * hit a CUDA error in the run that wrote these figures; their figures are NaN. "" = none */
+	char failed[256];
 };
 
 /* Loads the cached ceilings for the GPU with this UUID. Returns 0 when found and matching

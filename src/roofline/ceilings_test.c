@@ -45,6 +45,8 @@ int main(void)
 	c.tensor[GD_P_FP8] = 1600e12;
 	c.gemm_lib[GD_P_BF16] = 760e12;
 	/* tensor[GD_P_FP64] stays NaN: unknown must survive as unknown */
+	CHECK_STR(c.failed, "");
+	snprintf(c.failed, sizeof c.failed, "wgmma_fp8 mma_int8"); /* a run with failed checks is cached too */
 	CHECK_INT(gd_ceilings_save(&c), 0);
 
 	char path[4096];
@@ -67,6 +69,7 @@ int main(void)
 	CHECK_NEAR(back.gemm_lib[GD_P_BF16], 760e12, 0);
 	CHECK(isnan(back.tensor[GD_P_FP64]));
 	CHECK(isnan(back.gemm_lib[GD_P_INT8]));
+	CHECK_STR(back.failed, "wgmma_fp8 mma_int8");
 
 	/* NULL or empty driver: any driver matches */
 	CHECK_INT(gd_ceilings_load(c.uuid, NULL, &back), 0);
@@ -84,6 +87,7 @@ int main(void)
 	CHECK_INT(gd_ceilings_parse("format 1\nuuid GPU-x\ndram_copy 4e12\nfuture_key 12\n", &p), 0);
 	CHECK_NEAR(p.dram_copy, 4e12, 0);
 	CHECK(isnan(p.dram_read));
+	CHECK_STR(p.failed, ""); /* no "failed" line: nothing failed */
 	/* corrupt or foreign files are refused */
 	CHECK_INT(gd_ceilings_parse("hello world\n", &p), -1);
 	CHECK_INT(gd_ceilings_parse("format 2\nuuid GPU-x\n", &p), -1);

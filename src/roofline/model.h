@@ -195,6 +195,55 @@ static inline GD_HD int gd_rl_wgmma_smem_off(int rows, int step, int row, int kb
 	return step * rows * 32 + ((row / 8) * 2 + kb / 16) * 128 + (row % 8) * 16 + kb % 16;
 }
 
+/* Byte offset of element k (0..4·32/esize − 1) of row `row` for elements of esize bytes
+ * (FP8 1, FP16/BF16 2, TF32 4): k-step k·esize/32, byte (k·esize) mod 32 within it. */
+static inline GD_HD int gd_rl_wgmma_elem_off(int rows, int esize, int row, int k)
+{
+	int byte = k * esize;
+	return gd_rl_wgmma_smem_off(rows, byte / 32, row, byte % 32);
+}
+
+/* FP8 accumulation on Hopper (and Ada): the tensor core keeps an FP8 MMA's accumulator with
+ * 13 explicit significand bits (14 significant), truncating the rest ("FP22"; DeepSeek-V3
+ * report §3.5.2, SageAttention2 §4), not the 24 of FP32. A check against an exact model is
+ * therefore only valid while every partial sum of the accumulation chain, in units of the
+ * products' quantum (1/64 for tiles in multiples of 1/8), fits that many bits. The wgmma FP8
+ * test restarts its accumulator at every iteration (scale-d = 0 on the first k-step), so its
+ * check covers one iteration (4 k-steps, K = 128); FP16/BF16/TF32 accumulate in FP32 over
+ * all iterations. */
+#define GD_RL_FP8_ACC_BITS 14
+#define GD_RL_FP32_ACC_BITS 24
+static inline GD_HD int gd_rl_wgmma_restarts(int fp8) { return fp8 ? 1 : 0; }
+/* How many times the checked D holds A·Bᵀ after a kernel of `iters` iterations. */
+static inline GD_HD int gd_rl_wgmma_check_times(int fp8, int iters) { return gd_rl_wgmma_restarts(fp8) ? 1 : iters; }
+/* Largest |partial sum| of accumulating A·Bᵀ `times` times in k order (per element, every
+ * intermediate value the accumulator holds), and the significant bits it needs at `quantum`. */
+static inline double gd_rl_mma_max_partial(const double *a, const double *bt, int m, int n, int k, int times)
+{
+	double worst = 0;
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			double s = 0, lo = 0, hi = 0;
+			for (int l = 0; l < k; l++) {
+				s += a[i * k + l] * bt[j * k + l];
+				lo = s < lo ? s : lo;
+				hi = s > hi ? s : hi;
+			}
+			/* partial sum after t full passes plus a prefix: t·s + prefix, linear in t */
+			double c[4] = {lo, hi, (times - 1) * s + lo, (times - 1) * s + hi};
+			for (int q = 0; q < 4; q++)
+				worst = fabs(c[q]) > worst ? fabs(c[q]) : worst;
+		}
+	return worst;
+}
+static inline int gd_rl_bits_needed(double max_abs, double quantum)
+{
+	int b = 0;
+	while (b < 64 && ldexp(1.0, b) * quantum <= max_abs)
+		b++;
+	return b;
+}
+
 /* Dot product in double plus Σ|x||y| (for the library GEMM's sampled entries). */
 static inline double gd_rl_dot(const double *x, const double *y, int k, double *absbound)
 {

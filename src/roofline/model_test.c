@@ -231,6 +231,85 @@ static void test_fragments(void)
 	CHECK_INT(gd_rl_wgmma_smem_off(256, 1, 0, 0), 256 * 32);
 }
 
+/* The wgmma operand image for every element size, and whether the checks' exact models are
+ * representable in the accumulator each precision really has (the FP8 one is 14 bits). */
+static void test_wgmma_precision(void)
+{
+	for (int esize = 1; esize <= 4; esize *= 2) {
+		const int Kt = 4 * 32 / esize;
+		for (int R = 64; R <= 256; R *= 4) {
+			static unsigned char used[256 * 32 * 4];
+			int dup = 0, out = 0, misaligned = 0;
+			memset(used, 0, sizeof used);
+			for (int r = 0; r < R; r++)
+				for (int k = 0; k < Kt; k++) {
+					int off = gd_rl_wgmma_elem_off(R, esize, r, k);
+					misaligned += off % esize != 0;
+					if (off < 0 || off + esize > R * 32 * 4)
+						out++;
+					else
+						for (int b = 0; b < esize; b++)
+							dup += used[off + b]++ != 0;
+				}
+			CHECK_INT(out, 0);
+			CHECK_INT(dup, 0);
+			CHECK_INT(misaligned, 0);
+		}
+	}
+	/* FP8: 32 elements per k-step; elements 0..15 in the first core matrix, 16..31 in the
+	 * K-neighbour 128 B on, element 32 starts k-step 1 */
+	CHECK_INT(gd_rl_wgmma_elem_off(64, 1, 0, 15), 15);
+	CHECK_INT(gd_rl_wgmma_elem_off(64, 1, 0, 16), 128);
+	CHECK_INT(gd_rl_wgmma_elem_off(64, 1, 0, 32), 64 * 32);
+	CHECK_INT(gd_rl_wgmma_elem_off(256, 1, 9, 33), 256 * 32 + 2 * 128 + 16 + 1);
+	/* TF32: 8 per k-step, 4 bytes each */
+	CHECK_INT(gd_rl_wgmma_elem_off(64, 4, 0, 4), 128);
+	CHECK_INT(gd_rl_wgmma_elem_off(64, 4, 0, 8), 64 * 32);
+
+	/* the tiles the wgmma test uses (same seeds), K = 4 k-steps */
+	const int iters_full = 2048, iters_quick = 512;
+	for (int fp8 = 0; fp8 <= 1; fp8++) {
+		const int Kt = fp8 ? 128 : 64; /* FP8 k32 × 4, FP16/BF16 k16 × 4 */
+		static double a[64 * 128], bt[256 * 128];
+		for (int i = 0; i < 64 * Kt; i++)
+			a[i] = gd_rl_tile_value(i, 0xA11CEu, 0);
+		for (int i = 0; i < 256 * Kt; i++)
+			bt[i] = gd_rl_tile_value(i, 0xB0Bu, 0);
+		const int acc_bits = fp8 ? GD_RL_FP8_ACC_BITS : GD_RL_FP32_ACC_BITS;
+		for (int q = 0; q < 2; q++) {
+			int iters = q ? iters_quick : iters_full;
+			int times = gd_rl_wgmma_check_times(fp8, iters);
+			double mx = gd_rl_mma_max_partial(a, bt, 64, 256, Kt, times);
+			int bits = gd_rl_bits_needed(mx, 1.0 / 64);
+			if (bits > acc_bits)
+				printf("wgmma %s, %d iterations: partial sums up to %g need %d bits, accumulator has %d\n",
+				       fp8 ? "FP8" : "FP16", iters, mx, bits, acc_bits);
+			CHECK(bits <= acc_bits);
+		}
+	}
+	/* what the first H200 run hit: FP8 accumulated over all 2048 iterations needs more */
+	{
+		static double a[64 * 128], bt[256 * 128];
+		for (int i = 0; i < 64 * 128; i++)
+			a[i] = gd_rl_tile_value(i, 0xA11CEu, 0);
+		for (int i = 0; i < 256 * 128; i++)
+			bt[i] = gd_rl_tile_value(i, 0xB0Bu, 0);
+		CHECK(gd_rl_bits_needed(gd_rl_mma_max_partial(a, bt, 64, 256, 128, 2048), 1.0 / 64) > GD_RL_FP8_ACC_BITS);
+		CHECK(gd_rl_bits_needed(gd_rl_mma_max_partial(a, bt, 64, 256, 128, 8), 1.0 / 64) <= GD_RL_FP8_ACC_BITS);
+	}
+	/* bits_needed: 2^b · q must exceed the value */
+	CHECK_INT(gd_rl_bits_needed(1.0, 1.0 / 64), 7);
+	CHECK_INT(gd_rl_bits_needed(0.99, 1.0 / 64), 6);
+	CHECK_INT(gd_rl_bits_needed(0, 1.0 / 64), 0);
+	/* the partial-sum bound sees intermediate values, not just the final one */
+	{
+		double a2[2] = {1, -1}, b2[2] = {1, 1};
+		CHECK_NEAR(gd_rl_mma_max_partial(a2, b2, 1, 1, 2, 1000), 1, 0); /* 1, 0, 1, 0, ... */
+		double a3[2] = {1, 0.5}, b3[2] = {1, 1};
+		CHECK_NEAR(gd_rl_mma_max_partial(a3, b3, 1, 1, 2, 3), 4.5, 0);
+	}
+}
+
 static void test_accounting(void)
 {
 	double gib = 1024.0 * 1024 * 1024;
@@ -324,6 +403,7 @@ int main(void)
 	test_sfu_model();
 	test_mma_model();
 	test_fragments();
+	test_wgmma_precision();
 	test_accounting();
 	test_ridge();
 	return TEST_DONE();

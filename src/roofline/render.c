@@ -208,6 +208,7 @@ void gd_rl_json_ceilings(struct gd_json *j, const char *key, const struct gd_cei
 	gd_json_num(j, "smem_bytes_per_s", c->smem);
 	gd_json_num(j, "l1_bytes_per_s", c->l1);
 	gd_json_num(j, "sfu_per_s", c->sfu);
+	gd_json_str(j, "failed_checks", c->failed[0] ? c->failed : NULL);
 	const char *groups[3] = {"cuda_core_flops", "tensor_flops", "gemm_lib_flops"};
 	const double *vals[3] = {c->cuda_core, c->tensor, c->gemm_lib};
 	for (int g = 0; g < 3; g++) {
@@ -267,4 +268,6 @@ void gd_rl_print_ceilings(const struct gd_ceilings *c, FILE *f)
 	}
 	gd_table_print(&t, f, 2);
 	gd_table_free(&t);
+	if (c->failed[0])
+		fprintf(f, "  failed in that run (not measured, not cached): %s\n", c->failed);
 }

@@ -54,6 +54,7 @@ l2 11e12
 smem nan
 l1 nan
 sfu 4e12
+failed wgmma_fp8
 cuda_core.FP32 64e12
 tensor.BF16 850e12
 tensor.FP8 1.7e15
@@ -66,6 +67,7 @@ check "--show: DRAM copy 4.25 TB/s" $(grep -q "DRAM copy (read+write).*4.25 TB/s
 check "--show: not measured shown as such" $(grep -q "shared memory.*not measured" "$tmp/out" && echo 0 || echo 1)
 check "--show: ridge of BF16 tensor = 850/4.25 = 200" $(grep -q "BF16 tensor.*ridge 200 FLOP/B" "$tmp/out" && echo 0 || echo 1)
 check "--show: chart drawn" $(grep -q "arithmetic intensity" "$tmp/out" && echo 0 || echo 1)
+check "--show: names the test that failed in that run" $(grep -q "failed in that run.*wgmma_fp8" "$tmp/out" && echo 0 || echo 1)
 
 "$bin" roofline --show --json >"$tmp/show.json" 2>"$tmp/err"; rc=$?
 check "--show --json: exit 0" $([ $rc = 0 ] && echo 0 || echo 1)
@@ -79,6 +81,7 @@ assert g["dram_copy_bytes_per_s"] == 4.25e12
 assert g["smem_bytes_per_s"] is None
 assert g["tensor_flops"]["BF16"] == 850e12 and g["tensor_flops"]["FP64"] is None
 assert g["ridge_dram"] == "copy"
+assert g["failed_checks"] == "wgmma_fp8", g["failed_checks"]
 r = {x["ceiling"]: x["flop_per_byte"] for x in g["ridge_points"]}
 assert abs(r["FP8 tensor"] - 400) < 1e-9, r
 assert abs(r["FP32 FMA"] / (64e12 / 4.25e12) - 1) < 1e-5, r

@@ -50,15 +50,31 @@ python3 - "$OUT/roofline.json" "$OUT/show.json" >>"$log" 2>&1 <<'EOP' || { say "
 import json, sys
 run = json.load(open(sys.argv[1]))["ceilings"]
 show = json.load(open(sys.argv[2]))["gpus"]
-c = [g for g in show if g["uuid"] == run["uuid"]][0]
-for k in ("dram_copy_bytes_per_s", "l2_bytes_per_s"):
-    assert c[k] == run[k], (k, c[k], run[k])
-assert c["tensor_flops"] == run["tensor_flops"]
-print("cache round trip ok")
+m = [g for g in show if g["uuid"] == run["uuid"]]
+assert m, "the run's GPU is not in --show"
+c = m[0]
+diff = sorted(k for k in set(run) | set(c) if run.get(k) != c.get(k))
+assert not diff, ("differing keys", [(k, run.get(k), c.get(k)) for k in diff])
+# a figure is either a number that passed its check or null (failed / unsupported)
+tests = json.load(open(sys.argv[1]))["tests"]
+failed = sorted(t["name"] for t in tests if t["status"] in ("check failed", "error"))
+assert sorted((c["failed_checks"] or "").split()) == failed, (c["failed_checks"], failed)
+print("cache round trip ok (%d keys equal; failed: %s)" % (len(run), " ".join(failed) or "none"))
 EOP
+cp "$OUT/show.json" "$OUT/show-full.json" 2>/dev/null
 
 say "partial run (--only dram) updates the cache"
 "$bin" roofline --only dram --quick --no-color >>"$log" 2>&1 || { say "FAIL: --only dram"; fail=1; }
+GPUDIAG_LIBCUDA=/nonexistent GPUDIAG_LIBNVML=/nonexistent "$bin" roofline --show --json >"$OUT/show-partial.json" 2>>"$log"
+python3 - "$OUT/show-full.json" "$OUT/show-partial.json" >>"$log" 2>&1 <<'EOP' || { say "FAIL: --only dram did not keep the other cached figures"; fail=1; }
+import json, sys
+a = json.load(open(sys.argv[1]))["gpus"][0]
+b = json.load(open(sys.argv[2]))["gpus"][0]
+for k in ("l2_bytes_per_s", "smem_bytes_per_s", "tensor_flops", "gemm_lib_flops", "cuda_core_flops", "failed_checks"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert b["dram_copy_bytes_per_s"] and b["dram_copy_bytes_per_s"] > 0
+print("partial run kept the other figures ok")
+EOP
 
 say "PyTorch anchors (same run)"
 timeout 90 python3 "$here/roofline_bench.py" anchors "$OUT/anchors.json" >>"$log" 2>&1 || say "anchors failed (see log)"
