@@ -25,9 +25,25 @@ static void test_pattern(void)
 		s += gd_rl_word((uint64_t)i, 42);
 	CHECK_INT(gd_rl_pattern_sum(1000, 42), s);
 	CHECK_INT(gd_rl_pattern_sum(0, 42), 0);
-	/* the smem/L1 model: (iters/4)·Σ over the 4096-word tile, wrapping */
-	uint32_t tile = gd_rl_pattern_sum(4096, 9);
-	CHECK_INT((uint32_t)(8192 / 4) * tile, (uint32_t)((uint64_t)2048 * tile));
+	/* the smem/L1 kernel (k_onchip): simulate one block's loads with the kernel's index
+	 * formula and check the model (iters/4)·Σ over the 4096-word tile; and check that a
+	 * thread's address never repeats within 32 loads, so the compiler cannot hoist loads
+	 * out of the loop (the first version repeated every 4 and ptxas did). */
+	{
+		uint32_t tile = gd_rl_pattern_sum(4096, 9), block = 0;
+		const int iters = 64;
+		int repeats = 0;
+		for (unsigned t = 0; t < 256; t++)
+			for (int k = 0; k < iters; k++) {
+				unsigned w = (t + 32u * (unsigned)k) & 1023u;
+				for (int c = 0; c < 4; c++)
+					block += gd_rl_word(4 * (uint64_t)w + (uint64_t)c, 9);
+				for (int j = 1; j < 32 && k + j < iters; j++)
+					repeats += ((t + 32u * (unsigned)(k + j)) & 1023u) == w;
+			}
+		CHECK_INT(block, (uint32_t)(iters / 4) * tile);
+		CHECK_INT(repeats, 0);
+	}
 }
 
 static void test_round(void)
