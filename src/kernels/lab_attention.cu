@@ -106,6 +106,17 @@ __device__ __forceinline__ unsigned pack_bf16(float lo, float hi)
 	return *reinterpret_cast<unsigned *>(&v);
 }
 
+/* 2^x by the SFU alone (ex2.approx.ftz: ≤ 2 ulp, results below 2^-126 are 0, 2^-inf = 0).
+ * exp2f without -use_fast_math is ex2.approx without ftz, which adds a range test and two
+ * multiplies around every MUFU.EX2: on the softmax path that is most of the non-tensor work
+ * per score. A probability below 2^-126 contributes nothing visible in BF16 either way. */
+__device__ __forceinline__ float fa_exp2(float x)
+{
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+}
+
 /* ---------------------------------------------------------------- flash kernel */
 
 #define FA_BC 64
@@ -258,13 +269,13 @@ __global__ void __launch_bounds__(FA_THREADS)
 					/* A row with nothing unmasked yet keeps m = -inf; subtracting 0
 					 * then keeps every exp2 at exactly 0 instead of NaN. */
 					float msafe = mnew == -INFINITY ? 0.f : mnew;
-					float alpha = exp2f(m_r[mt][h] - msafe);
+					float alpha = fa_exp2(m_r[mt][h] - msafe);
 					m_r[mt][h] = mnew;
 					float rs = 0.f;
 #pragma unroll
 					for (int i = 0; i < FA_BC / 8; i++) {
-						float p0 = exp2f(fmaf(s[mt][i][2 * h], scale_log2, -msafe));
-						float p1 = exp2f(fmaf(s[mt][i][2 * h + 1], scale_log2, -msafe));
+						float p0 = fa_exp2(fmaf(s[mt][i][2 * h], scale_log2, -msafe));
+						float p1 = fa_exp2(fmaf(s[mt][i][2 * h + 1], scale_log2, -msafe));
 						s[mt][i][2 * h] = p0;
 						s[mt][i][2 * h + 1] = p1;
 						rs += p0 + p1;

@@ -17,6 +17,7 @@
 #include "lab/lab.h"
 #include "lab/lab_attention.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -31,6 +32,13 @@ static uint32_t pack(float lo, float hi)
 }
 static float lo16(uint32_t w) { return bf((bf16)(w & 0xffff)); }
 static float hi16(uint32_t w) { return bf((bf16)(w >> 16)); }
+
+/* the kernel's fa_exp2: ex2.approx.ftz, whose results below 2^-126 are 0 */
+static float fa_exp2(float x)
+{
+	float r = exp2f(x);
+	return r < 0x1p-126f ? 0.f : r;
+}
 
 static int swz(int D, int row, int chunk) { return row * D + ((chunk ^ (row & 7)) << 3); }
 
@@ -202,12 +210,12 @@ static void emu_block(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, int 
 					for (int lane = 0; lane < 32; lane++) {
 						float mnew = fmaxf(m_r[warp][mt][h][lane], mx[lane] * scale_log2);
 						float msafe = mnew == -INFINITY ? 0.f : mnew;
-						float alpha = exp2f(m_r[warp][mt][h][lane] - msafe);
+						float alpha = fa_exp2(m_r[warp][mt][h][lane] - msafe);
 						m_r[warp][mt][h][lane] = mnew;
 						float rs = 0;
 						for (int i = 0; i < BC / 8; i++) {
-							float p0 = exp2f(fmaf(s[mt][i][lane][2 * h], scale_log2, -msafe));
-							float p1 = exp2f(fmaf(s[mt][i][lane][2 * h + 1], scale_log2, -msafe));
+							float p0 = fa_exp2(fmaf(s[mt][i][lane][2 * h], scale_log2, -msafe));
+							float p1 = fa_exp2(fmaf(s[mt][i][lane][2 * h + 1], scale_log2, -msafe));
 							s[mt][i][lane][2 * h] = p0;
 							s[mt][i][lane][2 * h + 1] = p1;
 							rs += p0 + p1;
