@@ -800,8 +800,8 @@ static int attention_run(struct gd_lab_run *r)
 					gd_lab_ceiling(r, GD_ROOF_DRAM_COPY, GD_P_BF16, &cc);
 					gd_lab_ceiling(r, GD_ROOF_FLOPS_TENSOR, GD_P_BF16, &tc);
 					const double l2b = 8.0 * cfg.batch * cfg.heads * (double)cfg.lens[li] * (double)cfg.lens[li];
-					char b1[32], t3[32], t4[32];
-					gd_fmt_bytes(b1, sizeof b1, l2b);
+					char lb[32], t3[32], t4[32];
+					gd_fmt_bytes(lb, sizeof lb, l2b);
 					if (isfinite(cc.value) && cc.value > 0)
 						gd_fmt_time(t3, sizeof t3, l2b / cc.value * 1e9);
 					else
@@ -811,11 +811,11 @@ static int attention_run(struct gd_lab_run *r)
 					else
 						snprintf(t4, sizeof t4, "unknown");
 					gd_lab_verdict(r, "§9",
-						       "%s, L=%lld: %.1f× is below 5×: 5× would need flash at %.0f TFLOP/s. Naive's "
+						       "%s, L=%lld: %.1f× is below 5×: 5× would need flash at %.3g TFLOP/s. Naive's "
 						       "O(L²) traffic is %s (≥ %s at the %s DRAM copy ceiling) and its two GEMMs are "
 						       "cuBLASLt's, near the tensor peak; even flash at the %s BF16 tensor peak would "
 						       "be only %s faster than this naive run.",
-						       fl->group, cfg.lens[li], ratio, 5 * fl->flops / nv->t_median / 1e12, b1, t3,
+						       fl->group, cfg.lens[li], ratio, 5 * fl->flops / nv->t_median / 1e12, lb, t3,
 						       cc.source, tc.source, t4);
 				}
 				break;
