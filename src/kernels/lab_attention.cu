@@ -106,6 +106,17 @@ __device__ __forceinline__ unsigned pack_bf16(float lo, float hi)
 	return *reinterpret_cast<unsigned *>(&v);
 }
 
+/* 2^x by the SFU alone (ex2.approx.ftz: ≤ 2 ulp, results below 2^-126 are 0, 2^-inf = 0).
+ * exp2f without -use_fast_math is ex2.approx without ftz, which adds a range test and two
+ * multiplies around every MUFU.EX2: on the softmax path that is most of the non-tensor work
+ * per score. A probability below 2^-126 contributes nothing visible in BF16 either way. */
+__device__ __forceinline__ float fa_exp2(float x)
+{
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+}
+
 /* ---------------------------------------------------------------- flash kernel */
 
 #define FA_BC 64
@@ -129,7 +140,8 @@ __device__ __forceinline__ void load_tile(bf16 *dst, const bf16 *src, int rows, 
 }
 
 /* MT = m16 row tiles per warp: 1 → 16 rows per warp, 64 per block, Q kept in registers;
- * 2 → 32 rows per warp, 128 per block, Q re-read from shared memory each key tile, every K
+ * 2 → 32 rows per warp, 128 per block, Q in registers at D = 64 (223 registers) and re-read
+ * from shared memory each key tile at D = 128 (no registers left), every K
  * and V fragment used twice (half the shared-memory traffic per mma). */
 template <int D, int MT>
 __global__ void __launch_bounds__(FA_THREADS)
@@ -140,7 +152,7 @@ __global__ void __launch_bounds__(FA_THREADS)
 #if FA_DEVICE_OK
 	constexpr int BR = 64 * MT;       /* query rows per block */
 	constexpr int WR = 16 * MT;       /* query rows per warp */
-	constexpr bool QREG = MT == 1;    /* Q fragments live in registers */
+	constexpr bool QREG = MT == 1 || D == 64; /* Q fragments live in registers */
 	extern __shared__ __align__(128) unsigned char fa_smem[];
 	bf16 *sQ = reinterpret_cast<bf16 *>(fa_smem);
 	bf16 *sK = sQ + BR * D;        /* two buffers of FA_BC × D */
@@ -164,7 +176,7 @@ __global__ void __launch_bounds__(FA_THREADS)
 	load_tile<D>(sV, v, FA_BC, tid);
 	cp_commit();
 
-	unsigned qf[QREG ? D / 16 : 1][4];
+	unsigned qf[QREG ? MT : 1][QREG ? D / 16 : 1][4];
 	float oacc[MT][D / 8][4];
 #pragma unroll
 	for (int mt = 0; mt < MT; mt++)
@@ -189,10 +201,13 @@ __global__ void __launch_bounds__(FA_THREADS)
 		__syncthreads();
 		if (QREG && j == 0) {
 #pragma unroll
-			for (int kk = 0; kk < (QREG ? D / 16 : 1); kk++) {
-				int r = warp * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
-				ldsm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], sQ + swz<D>(r, ch));
-			}
+			for (int mt = 0; mt < (QREG ? MT : 1); mt++)
+#pragma unroll
+				for (int kk = 0; kk < (QREG ? D / 16 : 1); kk++) {
+					int r = warp * WR + mt * 16 + (lane & 15), ch = kk * 2 + (lane >> 4);
+					ldsm_x4(qf[mt][kk][0], qf[mt][kk][1], qf[mt][kk][2], qf[mt][kk][3],
+						sQ + swz<D>(r, ch));
+				}
 		}
 		const bf16 *cK = sK + buf * FA_BC * D, *cV = sV + buf * FA_BC * D;
 		const int kv0 = j * FA_BC;
@@ -209,8 +224,10 @@ __global__ void __launch_bounds__(FA_THREADS)
 				unsigned qa[MT][4];
 				if constexpr (QREG) {
 #pragma unroll
-					for (int e = 0; e < 4; e++)
-						qa[0][e] = qf[kk][e];
+					for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+						for (int e = 0; e < 4; e++)
+							qa[mt][e] = qf[mt][kk][e];
 				} else {
 #pragma unroll
 					for (int mt = 0; mt < MT; mt++) {
@@ -258,13 +275,13 @@ __global__ void __launch_bounds__(FA_THREADS)
 					/* A row with nothing unmasked yet keeps m = -inf; subtracting 0
 					 * then keeps every exp2 at exactly 0 instead of NaN. */
 					float msafe = mnew == -INFINITY ? 0.f : mnew;
-					float alpha = exp2f(m_r[mt][h] - msafe);
+					float alpha = fa_exp2(m_r[mt][h] - msafe);
 					m_r[mt][h] = mnew;
 					float rs = 0.f;
 #pragma unroll
 					for (int i = 0; i < FA_BC / 8; i++) {
-						float p0 = exp2f(fmaf(s[mt][i][2 * h], scale_log2, -msafe));
-						float p1 = exp2f(fmaf(s[mt][i][2 * h + 1], scale_log2, -msafe));
+						float p0 = fa_exp2(fmaf(s[mt][i][2 * h], scale_log2, -msafe));
+						float p1 = fa_exp2(fmaf(s[mt][i][2 * h + 1], scale_log2, -msafe));
 						s[mt][i][2 * h] = p0;
 						s[mt][i][2 * h + 1] = p1;
 						rs += p0 + p1;

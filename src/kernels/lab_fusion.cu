@@ -1,11 +1,18 @@
 /* Kernels of `gpudiag lab fusion`: LayerNorm (optionally with GeLU fused), GeLU, and a
  * four-op elementwise chain, op by op or fused.
  *
- * The row kernel keeps one row in registers: each thread loads up to VPT 16-byte vectors
- * (8 BF16 values each), so HBM is read once and written once. Mean first, then the sum of
- * squared deviations over the same registers (two-pass in registers: no cancellation as in
- * E[x²] − E[x]²), FP32 warp shuffles then one shared-memory step across warps. */
+ * The row kernel is persistent: one block (32…256 threads) per row at a time, as many blocks
+ * as fit on the SMs, each walking rows with a stride of the grid. A thread holds VPT 16-byte
+ * vectors (8 BF16 values each) of its row in registers, and issues the loads of its next row
+ * before it computes the current one, so every SM keeps a row per block in flight while it
+ * does the arithmetic (the first version, one short-lived block per row with two block
+ * reductions and the library erff, was issue-bound at 54 % of the copy bandwidth on an H200).
+ * Statistics: each thread takes the mean and the sum of squared deviations of its own values
+ * (two passes over registers, no E[x²] − E[x]² cancellation), then the partial (count, mean,
+ * M2) triples are merged (Chan et al.) by warp shuffles and one shared-memory step: one
+ * __syncthreads per row. */
 #include "kernels/lab_fusion.h"
+#include "kernels/lab_fusion_gelu.h"
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -27,10 +34,11 @@ typedef __nv_bfloat16 bf16;
 		}                                                                       \
 	} while (0)
 
-/* GeLU, exact form 0.5·x·(1 + erf(x/√2)), as PyTorch's default. */
+/* GeLU, erf form 0.5·x·(1 + erf(x/√2)) as PyTorch's default, evaluated branch-free
+ * (kernels/lab_fusion_gelu.h; |error in erf| ≤ 1.5e-7, checked on the CPU tier). */
 __device__ __forceinline__ float gelu_f(float x)
 {
-	return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+	return gd_fu_gelu_as(x);
 }
 
 __device__ __forceinline__ void unpack8(const uint4 &u, float *f)
@@ -54,93 +62,154 @@ __device__ __forceinline__ uint4 pack8(const float *f)
 	return u;
 }
 
-/* Sum over the block; every thread gets the result. red holds one float per warp. */
-__device__ __forceinline__ float block_sum(float v, float *red)
+/* Merge partial statistics (count n, mean m, sum of squared deviations q) of b into a.
+ * Written symmetric in a and b (no fma contraction), so both lanes of a shuffle pair get
+ * bit-identical results and every thread of a row ends with the same mean and variance. */
+__device__ __forceinline__ void stat_merge(float &na, float &ma, float &qa, float nb, float mb,
+					   float qb)
 {
-#pragma unroll
-	for (int o = 16; o; o >>= 1)
-		v += __shfl_xor_sync(0xffffffffu, v, o);
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-	if (lane == 0)
-		red[warp] = v;
-	__syncthreads();
-	float s = 0.f;
-	for (int i = 0; i < (int)(blockDim.x >> 5); i++)
-		s += red[i];
-	return s;
+	const float n = __fadd_rn(na, nb);
+	if (n > 0.f) {
+		const float inv = __fdividef(1.f, n); /* n ≤ 16384 */
+		const float d = __fsub_rn(mb, ma);
+		const float mean = __fmul_rn(__fadd_rn(__fmul_rn(na, ma), __fmul_rn(nb, mb)), inv);
+		qa = __fadd_rn(__fadd_rn(qa, qb), __fmul_rn(__fmul_rn(d, d), __fmul_rn(__fmul_rn(na, nb), inv)));
+		ma = mean;
+	}
+	na = n;
 }
 
 #define LN_MAX_THREADS 256
 
+template <int VPT>
+__device__ __forceinline__ void ln_load(uint4 (&u)[VPT], const bf16 *x, size_t row, int hidden)
+{
+	const uint4 *xr = reinterpret_cast<const uint4 *>(x + row * (size_t)hidden);
+	const int nvec = hidden >> 3;
+#pragma unroll
+	for (int i = 0; i < VPT; i++) {
+		const int idx = threadIdx.x + i * blockDim.x;
+		if (idx < nvec)
+			u[i] = __ldcs(xr + idx); /* streamed: read once */
+	}
+}
+
 template <int VPT, bool GELU>
 __global__ void __launch_bounds__(LN_MAX_THREADS)
 	layernorm_kernel(const bf16 *__restrict__ x, const float *__restrict__ gamma,
-			 const float *__restrict__ beta, bf16 *__restrict__ y, int hidden, float eps)
+			 const float *__restrict__ beta, bf16 *__restrict__ y, int rows, int hidden,
+			 float eps)
 {
-	__shared__ float red0[LN_MAX_THREADS / 32], red1[LN_MAX_THREADS / 32];
-	const size_t row = blockIdx.x;
-	const uint4 *xr = reinterpret_cast<const uint4 *>(x + row * (size_t)hidden);
-	uint4 *yr = reinterpret_cast<uint4 *>(y + row * (size_t)hidden);
-	const int nvec = hidden / 8;
-	float v[VPT][8];
-	float sum = 0.f;
+	/* [parity of the row step][warp][n, mean, M2]: a block's consecutive rows alternate, so
+	 * one barrier per row is enough (a warp cannot reach row k+2's write before every warp
+	 * has passed row k+1's barrier, i.e. finished reading row k's entries). */
+	__shared__ float red[2][LN_MAX_THREADS / 32][3];
+	const int nvec = hidden >> 3;
+	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+	const float inv_h = 1.f / (float)hidden;
+	uint4 nx[VPT];
 #pragma unroll
-	for (int i = 0; i < VPT; i++) {
-		int idx = threadIdx.x + i * blockDim.x;
-		if (idx < nvec) {
-			uint4 u = __ldcs(xr + idx); /* streamed: read once */
-			unpack8(u, v[i]);
+	for (int i = 0; i < VPT; i++)
+		nx[i] = make_uint4(0u, 0u, 0u, 0u);
+	int row = blockIdx.x;
+	if (row < rows)
+		ln_load<VPT>(nx, x, (size_t)row, hidden);
+	for (int par = 0; row < rows; row += gridDim.x, par ^= 1) {
+		float v[VPT][8];
+		int cnt = 0;
+		float sum = 0.f;
 #pragma unroll
-			for (int c = 0; c < 8; c++)
-				sum += v[i][c];
-		} else {
+		for (int i = 0; i < VPT; i++) {
+			unpack8(nx[i], v[i]);
+			if (threadIdx.x + i * blockDim.x < nvec) {
+				cnt += 8;
 #pragma unroll
-			for (int c = 0; c < 8; c++)
-				v[i][c] = 0.f;
+				for (int c = 0; c < 8; c++)
+					sum += v[i][c];
+			}
 		}
-	}
-	const float mean = block_sum(sum, red0) / (float)hidden;
-	float sq = 0.f;
+		/* the next row's loads fly while this row is reduced, normalised and stored */
+		const int next = row + gridDim.x;
+		if (next < rows)
+			ln_load<VPT>(nx, x, (size_t)next, hidden);
+		float n = (float)cnt, m = cnt ? sum / (float)cnt : 0.f, q = 0.f;
 #pragma unroll
-	for (int i = 0; i < VPT; i++) {
-		int idx = threadIdx.x + i * blockDim.x;
-		if (idx < nvec)
+		for (int i = 0; i < VPT; i++)
+			if (threadIdx.x + i * blockDim.x < nvec)
 #pragma unroll
-			for (int c = 0; c < 8; c++) {
-				float d = v[i][c] - mean;
-				sq = fmaf(d, d, sq);
+				for (int c = 0; c < 8; c++) {
+					const float d = v[i][c] - m;
+					q = fmaf(d, d, q);
+				}
+#pragma unroll
+		for (int o = 16; o; o >>= 1) {
+			const float nb = __shfl_xor_sync(0xffffffffu, n, o);
+			const float mb = __shfl_xor_sync(0xffffffffu, m, o);
+			const float qb = __shfl_xor_sync(0xffffffffu, q, o);
+			stat_merge(n, m, q, nb, mb, qb);
+		}
+		if (lane == 0) {
+			red[par][warp][0] = n;
+			red[par][warp][1] = m;
+			red[par][warp][2] = q;
+		}
+		__syncthreads();
+		n = red[par][0][0];
+		m = red[par][0][1];
+		q = red[par][0][2];
+		for (int w = 1; w < nwarps; w++)
+			stat_merge(n, m, q, red[par][w][0], red[par][w][1], red[par][w][2]);
+		const float mean = m;
+		const float rstd = rsqrtf(q * inv_h + eps);
+		uint4 *yr = reinterpret_cast<uint4 *>(y + (size_t)row * (size_t)hidden);
+#pragma unroll
+		for (int i = 0; i < VPT; i++) {
+			const int idx = threadIdx.x + i * blockDim.x;
+			if (idx < nvec) {
+				const float4 *g4 = reinterpret_cast<const float4 *>(gamma + idx * 8);
+				const float4 *b4 = reinterpret_cast<const float4 *>(beta + idx * 8);
+				float4 ga = __ldg(g4), gb = __ldg(g4 + 1), ba = __ldg(b4), bb = __ldg(b4 + 1);
+				float gg[8] = {ga.x, ga.y, ga.z, ga.w, gb.x, gb.y, gb.z, gb.w};
+				float bt[8] = {ba.x, ba.y, ba.z, ba.w, bb.x, bb.y, bb.z, bb.w};
+				float o[8];
+#pragma unroll
+				for (int c = 0; c < 8; c++) {
+					float r = fmaf((v[i][c] - mean) * rstd, gg[c], bt[c]);
+					o[c] = GELU ? gelu_f(r) : r;
+				}
+				yr[idx] = pack8(o);
 			}
-	}
-	const float rstd = rsqrtf(block_sum(sq, red1) / (float)hidden + eps);
-#pragma unroll
-	for (int i = 0; i < VPT; i++) {
-		int idx = threadIdx.x + i * blockDim.x;
-		if (idx < nvec) {
-			const float4 *g4 = reinterpret_cast<const float4 *>(gamma + idx * 8);
-			const float4 *b4 = reinterpret_cast<const float4 *>(beta + idx * 8);
-			float4 ga = __ldg(g4), gb = __ldg(g4 + 1), ba = __ldg(b4), bb = __ldg(b4 + 1);
-			float gg[8] = {ga.x, ga.y, ga.z, ga.w, gb.x, gb.y, gb.z, gb.w};
-			float bt[8] = {ba.x, ba.y, ba.z, ba.w, bb.x, bb.y, bb.z, bb.w};
-			float o[8];
-#pragma unroll
-			for (int c = 0; c < 8; c++) {
-				float r = fmaf((v[i][c] - mean) * rstd, gg[c], bt[c]);
-				o[c] = GELU ? gelu_f(r) : r;
-			}
-			yr[idx] = pack8(o);
 		}
 	}
 }
 
+template <int VPT, bool GELU>
+static cudaError_t ln_launch_t(int threads, const bf16 *x, const float *g, const float *b, bf16 *y,
+			       int rows, int hidden, float eps, cudaStream_t st)
+{
+	int dev, sms = 0, per_sm = 0;
+	cudaError_t e;
+	if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+	    (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+	    (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_kernel<VPT, GELU>,
+								threads, 0)) != cudaSuccess)
+		return e;
+	/* persistent: as many blocks as are resident at once, each loops over rows */
+	long long cap = (long long)sms * (per_sm > 0 ? per_sm : 1);
+	int blocks = (int)(rows < cap ? rows : cap);
+	layernorm_kernel<VPT, GELU><<<blocks, threads, 0, st>>>(x, g, b, y, rows, hidden, eps);
+	return cudaGetLastError();
+}
+
 template <bool GELU>
-static void ln_launch(int vpt, int threads, const bf16 *x, const float *g, const float *b, bf16 *y,
-		      int rows, int hidden, float eps, cudaStream_t st)
+static cudaError_t ln_launch(int vpt, int threads, const bf16 *x, const float *g, const float *b,
+			     bf16 *y, int rows, int hidden, float eps, cudaStream_t st)
 {
 	switch (vpt) {
-	case 1: layernorm_kernel<1, GELU><<<rows, threads, 0, st>>>(x, g, b, y, hidden, eps); break;
-	case 2: layernorm_kernel<2, GELU><<<rows, threads, 0, st>>>(x, g, b, y, hidden, eps); break;
-	case 4: layernorm_kernel<4, GELU><<<rows, threads, 0, st>>>(x, g, b, y, hidden, eps); break;
-	default: layernorm_kernel<8, GELU><<<rows, threads, 0, st>>>(x, g, b, y, hidden, eps); break;
+	case 1: return ln_launch_t<1, GELU>(threads, x, g, b, y, rows, hidden, eps, st);
+	case 2: return ln_launch_t<2, GELU>(threads, x, g, b, y, rows, hidden, eps, st);
+	case 4: return ln_launch_t<4, GELU>(threads, x, g, b, y, rows, hidden, eps, st);
+	default: return ln_launch_t<8, GELU>(threads, x, g, b, y, rows, hidden, eps, st);
 	}
 }
 
@@ -152,18 +221,28 @@ extern "C" int gd_fu_layernorm(const void *x, const float *gamma, const float *b
 		snprintf(why, n, "layernorm: hidden must be a multiple of 8 in [8, %d]", GD_FU_MAX_HIDDEN);
 		return GD_EUSAGE;
 	}
+	/* Small blocks with 4 vectors (32 values) per thread: a 4096-wide row is 128 threads.
+	 * Rows of ≤ 128 vectors take one warp (VPT 1, 2 or 4); rows over 1024 vectors take
+	 * 256 threads with 8 vectors each. */
 	const int nvec = hidden / 8;
-	int threads = nvec < LN_MAX_THREADS ? (nvec + 31) / 32 * 32 : LN_MAX_THREADS;
-	int need = (nvec + threads - 1) / threads, vpt = 1;
-	while (vpt < need)
-		vpt *= 2;
-	if (gelu)
-		ln_launch<true>(vpt, threads, (const bf16 *)x, gamma, beta, (bf16 *)y, rows, hidden, eps,
-				(cudaStream_t)stream);
-	else
-		ln_launch<false>(vpt, threads, (const bf16 *)x, gamma, beta, (bf16 *)y, rows, hidden, eps,
-				 (cudaStream_t)stream);
-	FU_CK(cudaGetLastError());
+	int vpt, threads;
+	if (nvec <= 32 * 4) {
+		threads = 32;
+		vpt = 1;
+		while (vpt * 32 < nvec)
+			vpt *= 2;
+	} else {
+		vpt = nvec <= LN_MAX_THREADS * 4 ? 4 : 8;
+		threads = ((nvec + vpt - 1) / vpt + 31) / 32 * 32;
+	}
+	cudaError_t e = gelu ? ln_launch<true>(vpt, threads, (const bf16 *)x, gamma, beta, (bf16 *)y,
+					     rows, hidden, eps, (cudaStream_t)stream)
+			     : ln_launch<false>(vpt, threads, (const bf16 *)x, gamma, beta, (bf16 *)y,
+					      rows, hidden, eps, (cudaStream_t)stream);
+	if (e != cudaSuccess) {
+		snprintf(why, n, "layernorm launch: %s", cudaGetErrorString(e));
+		return GD_EFAIL;
+	}
 	return GD_OK;
 }
 

@@ -16,13 +16,14 @@ extern "C" {
 #define GD_FU_MAX_HIDDEN 16384
 
 /* y[r][:] = LayerNorm(x[r][:]) · gamma + beta, and GeLU(·) after it when gelu != 0.
- * One block per row; the row is read once into registers (16-byte loads), mean and
- * variance are block reductions in FP32 (two passes over the registers), the result is
- * written once (16-byte stores). gamma, beta: FP32 [hidden]. */
+ * Persistent blocks, one row per block at a time; the row is read once into registers
+ * (16-byte loads, the next row's issued before this one is computed), mean and variance in
+ * FP32 (per-thread two-pass, merged across the block), written once (16-byte stores).
+ * gamma, beta: FP32 [hidden]. */
 int gd_fu_layernorm(const void *x, const float *gamma, const float *beta, void *y, int rows,
 		    int hidden, float eps, int gelu, void *stream, char *why, size_t n);
 
-/* y = GeLU(x) over count BF16 values (count % 8 == 0), exact erf form. */
+/* y = GeLU(x) over count BF16 values (count % 8 == 0), erf form (lab_fusion_gelu.h). */
 int gd_fu_gelu(const void *x, void *y, long long count, void *stream, char *why, size_t n);
 
 /* The elementwise chain: y = GeLU(x·a + b)·c as four ops. op 0: y = x·a, 1: y = x + b,

@@ -17,6 +17,7 @@
 #include "lab/lab.h"
 #include "lab/lab_attention.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -31,6 +32,13 @@ static uint32_t pack(float lo, float hi)
 }
 static float lo16(uint32_t w) { return bf((bf16)(w & 0xffff)); }
 static float hi16(uint32_t w) { return bf((bf16)(w >> 16)); }
+
+/* the kernel's fa_exp2: ex2.approx.ftz, whose results below 2^-126 are 0 */
+static float fa_exp2(float x)
+{
+	float r = exp2f(x);
+	return r < 0x1p-126f ? 0.f : r;
+}
 
 static int swz(int D, int row, int chunk) { return row * D + ((chunk ^ (row & 7)) << 3); }
 
@@ -104,6 +112,7 @@ static void emu_block(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, int 
 		      float scale_log2, int bx, int by)
 {
 	const int BR = 64 * MT, WR = 16 * MT;
+	const int QREG = MT == 1 || D == 64; /* the kernel keeps Q fragments in registers */
 	bf16 *sQ = calloc((size_t)BR * D + 4 * BC * D, sizeof(bf16));
 	bf16 *sK = sQ + BR * D, *sV = sK + 2 * BC * D;
 	const int nqb = L / BR;
@@ -114,7 +123,7 @@ static void emu_block(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, int 
 	const int nkb = causal ? (qb * BR + BR + BC - 1) / BC : L / BC;
 	const int CH = D / 8;
 	/* per warp, per lane state */
-	static uint32_t qf[4][8][32][4];
+	static uint32_t qf[4][2][8][32][4]; /* [warp][mt][kk] */
 	static float oacc[4][2][16][32][4], m_r[4][2][2][32], l_r[4][2][2][32];
 	memset(oacc, 0, sizeof oacc);
 	memset(l_r, 0, sizeof l_r);
@@ -142,20 +151,22 @@ static void emu_block(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, int 
 		for (int warp = 0; warp < 4; warp++) {
 			const int row0 = qb * BR + warp * WR;
 			int addr[32];
-			if (MT == 1 && j == 0)
-				for (int kk = 0; kk < D / 16; kk++) {
-					for (int lane = 0; lane < 32; lane++)
-						addr[lane] = swz(D, warp * 16 + (lane & 15), kk * 2 + (lane >> 4));
-					ldsm_x4(sQ, addr, qf[warp][kk], 0);
-				}
+			if (QREG && j == 0)
+				for (int mt = 0; mt < MT; mt++)
+					for (int kk = 0; kk < D / 16; kk++) {
+						for (int lane = 0; lane < 32; lane++)
+							addr[lane] = swz(D, warp * WR + mt * 16 + (lane & 15), kk * 2 + (lane >> 4));
+						ldsm_x4(sQ, addr, qf[warp][mt][kk], 0);
+					}
 			if (causal && kv0 > row0 + WR - 1)
 				continue;
 			static float s[2][8][32][4];
 			memset(s, 0, sizeof s);
 			for (int kk = 0; kk < D / 16; kk++) {
 				static uint32_t qa[2][32][4];
-				if (MT == 1)
-					memcpy(qa[0], qf[warp][kk], sizeof qa[0]);
+				if (QREG)
+					for (int mt = 0; mt < MT; mt++)
+						memcpy(qa[mt], qf[warp][mt][kk], sizeof qa[mt]);
 				else
 					for (int mt = 0; mt < MT; mt++) {
 						for (int lane = 0; lane < 32; lane++)
@@ -202,12 +213,12 @@ static void emu_block(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, int 
 					for (int lane = 0; lane < 32; lane++) {
 						float mnew = fmaxf(m_r[warp][mt][h][lane], mx[lane] * scale_log2);
 						float msafe = mnew == -INFINITY ? 0.f : mnew;
-						float alpha = exp2f(m_r[warp][mt][h][lane] - msafe);
+						float alpha = fa_exp2(m_r[warp][mt][h][lane] - msafe);
 						m_r[warp][mt][h][lane] = mnew;
 						float rs = 0;
 						for (int i = 0; i < BC / 8; i++) {
-							float p0 = exp2f(fmaf(s[mt][i][lane][2 * h], scale_log2, -msafe));
-							float p1 = exp2f(fmaf(s[mt][i][lane][2 * h + 1], scale_log2, -msafe));
+							float p0 = fa_exp2(fmaf(s[mt][i][lane][2 * h], scale_log2, -msafe));
+							float p1 = fa_exp2(fmaf(s[mt][i][lane][2 * h + 1], scale_log2, -msafe));
 							s[mt][i][lane][2 * h] = p0;
 							s[mt][i][lane][2 * h + 1] = p1;
 							rs += p0 + p1;

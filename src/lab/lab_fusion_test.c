@@ -1,7 +1,11 @@
 /* CPU tier: the fusion lab's references and accounting. */
 #include "core/test.h"
+#include "kernels/lab_fusion_gelu.h"
+#include "lab/lab.h"
 #include "lab/lab_fusion.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static void test_gelu(void)
@@ -12,6 +16,39 @@ static void test_gelu(void)
 	CHECK_NEAR(gd_gelu_ref(2.0), 1.9544997361036416, 1e-15);
 	CHECK_NEAR(gd_gelu_ref(10.0), 10.0, 1e-12);
 	CHECK_NEAR(gd_gelu_ref(-10.0), 0.0, 1e-12);
+}
+
+/* The kernels' branch-free GeLU (A&S 7.1.26 erfc) against the FP64 erf form on every finite
+ * BF16 input: within 2e-7·max(1, |x|) before rounding, and inside the lab's GPU check (atol 1e-6,
+ * rtol 1/128) after rounding to BF16. */
+static void test_gelu_kernel_formula(void)
+{
+	double worst = 0, worst_x = 0;
+	int fails = 0, checked = 0;
+	for (unsigned p = 0; p < 65536; p++) {
+		float x = gd_bf16_to_f32((uint16_t)p);
+		if (!isfinite(x))
+			continue;
+		double ref = gd_gelu_ref(x);
+		float got = gd_fu_gelu_as(x);
+		double err = fabs((double)got - ref) / (fabs(x) > 1 ? fabs(x) : 1);
+		if (err > worst)
+			worst = err, worst_x = x;
+		double r = gd_bf16_to_f32(gd_f32_to_bf16(got));
+		if (fabs(r - ref) > 1e-6 + fabs(ref) / 128)
+			fails++;
+		checked++;
+	}
+	printf("gelu formula: %d inputs, max |err|/max(1,|x|) %.3g at x = %g\n", checked, worst, worst_x);
+	CHECK(checked > 65000);
+	CHECK(worst < 2e-7); /* ½·1.5e-7 from A&S, plus FP32 rounding of the last products */
+	CHECK(fails == 0);
+	/* hand values */
+	CHECK_NEAR(gd_fu_gelu_as(0.f), 0.0, 0);
+	CHECK_NEAR(gd_fu_gelu_as(1.f), 0.8413447460685429, 2e-7);
+	CHECK_NEAR(gd_fu_gelu_as(-1.f), -0.15865525393145707, 2e-7);
+	CHECK_NEAR(gd_fu_gelu_as(-10.f), 0.0, 1e-12);
+	CHECK_NEAR(gd_fu_gelu_as(30.f), 30.0, 0);
 }
 
 static void test_layernorm(void)
@@ -121,6 +158,7 @@ static void test_cfg(void)
 int main(void)
 {
 	test_gelu();
+	test_gelu_kernel_formula();
 	test_layernorm();
 	test_chain();
 	test_accounting();
