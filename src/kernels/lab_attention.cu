@@ -23,20 +23,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-extern "C" {
-#include "core/status.h"
-}
+#include "kernels/cuda_why.cuh"
 
 typedef __nv_bfloat16 bf16;
 
-#define FA_CK(call)                                                                     \
-	do {                                                                            \
-		cudaError_t e_ = (call);                                                \
-		if (e_ != cudaSuccess) {                                                \
-			snprintf(why, n, "%s: %s", #call, cudaGetErrorString(e_));     \
-			return GD_EFAIL;                                                \
-		}                                                                       \
-	} while (0)
+#define FA_CK(call) GD_CUDA_WHY(call)
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define FA_DEVICE_OK 1

@@ -19,20 +19,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-extern "C" {
-#include "core/status.h"
-}
+#include "kernels/cuda_why.cuh"
 
 typedef __nv_bfloat16 bf16;
 
-#define FU_CK(call)                                                                     \
-	do {                                                                            \
-		cudaError_t e_ = (call);                                                \
-		if (e_ != cudaSuccess) {                                                \
-			snprintf(why, n, "%s: %s", #call, cudaGetErrorString(e_));     \
-			return GD_EFAIL;                                                \
-		}                                                                       \
-	} while (0)
+#define FU_CK(call) GD_CUDA_WHY(call)
 
 /* GeLU, erf form 0.5·x·(1 + erf(x/√2)) as PyTorch's default, evaluated branch-free
  * (kernels/lab_fusion_gelu.h; |error in erf| ≤ 1.5e-7, checked on the CPU tier). */
