@@ -182,6 +182,15 @@ static void svg_doc(FILE *f)
 	gd_chart_svg(&c, f);
 }
 
+static void svg_long_labels(FILE *f)
+{
+	struct gd_chart c;
+	double x[] = {1, 2}, y[] = {1, 2};
+	gd_chart_init(&c, "t", "x", "y");
+	gd_chart_add(&c, "FP8 tensor 1.92 PFLOP/s (ridge 497 FLOP/B), wgmma m64n256k32", x, y, 2, GD_LINE);
+	gd_chart_svg(&c, f);
+}
+
 static void test_render(void)
 {
 	const char *svg;
@@ -194,6 +203,15 @@ static void test_render(void)
 	CHECK(strstr(svg, "<circle") != NULL);
 	CHECK(strstr(svg, "</svg>") != NULL);
 	CHECK(strstr(svg, "<b>") == NULL);
+	/* the picture widens so a long legend label is not cut off; short ones keep 800 px */
+	CHECK(strstr(svg, "width='800'") != NULL);
+	svg = capture(svg_long_labels);
+	CHECK(strstr(svg, "width='800'") == NULL);
+	{
+		int w = 0;
+		const char *p = strstr(svg, "width='");
+		CHECK(p && sscanf(p, "width='%d'", &w) == 1 && w == 800 + (int)(34 + 6.5 * 60) - 170); /* 60-character label */
+	}
 }
 
 static void test_fileio(void)

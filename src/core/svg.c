@@ -2,6 +2,7 @@
 #include "core/svg.h"
 
 #include "core/fileio.h"
+#include "core/out.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -179,6 +180,21 @@ static void axis_ticks(FILE *f, const struct frame *fr, int yaxis)
 void gd_chart_svg(const struct gd_chart *c, FILE *f)
 {
 	int W = c->width ? c->width : 800, H = c->height ? c->height : 480;
+	/* The plot keeps its width; the picture grows to the right so that the longest legend
+	 * or ceiling label, and the note under the plot, are never cut off (~6.5 px per
+	 * character at 11 px, ~5.8 at 10 px). */
+	double side = 170, need;
+	for (int i = 0; i < c->nseries; i++)
+		if ((need = 34 + 6.5 * (double)gd_display_width(c->series[i].label ? c->series[i].label : "")) > side)
+			side = need;
+	for (int i = 0; i < c->nlines; i++)
+		if ((need = 12 + 6.5 * (double)gd_display_width(c->lines[i].label ? c->lines[i].label : "")) > side)
+			side = need;
+	if (side > 600)
+		side = 600;
+	W += (int)(side - 170);
+	if (c->note && (need = 80 + 5.8 * (double)gd_display_width(c->note)) > W)
+		W = (int)need < 2400 ? (int)need : 2400;
 	struct frame fr;
 	fr.logx = c->logx;
 	fr.logy = c->logy;
@@ -186,7 +202,7 @@ void gd_chart_svg(const struct gd_chart *c, FILE *f)
 	range(c, 1, &fr.y0, &fr.y1);
 	fr.px = 70;
 	fr.py = 40;
-	fr.pw = W - 70 - 170;
+	fr.pw = (c->width ? c->width : 800) - 70 - 170;
 	fr.ph = H - 40 - 60 - (c->note ? 14 : 0);
 
 	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' "
