@@ -735,8 +735,8 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 		int sms = p->dev[k->device].occ.sm_count;
 		if (sms > 0 && k->grid_blocks < sms) {
 			stake = kshare * (1.0 - (double)k->grid_blocks / sms);
-			snprintf(what, sizeof(what), "grid of %lld blocks leaves %lld of %d SMs idle", k->grid_blocks,
-				 sms - k->grid_blocks, sms);
+			snprintf(what, sizeof(what), "grid of %lld block%s leaves %lld of %d SMs idle", k->grid_blocks,
+				 k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms);
 		} else if (!lib_tuned && isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
 			/* library kernels are often persistent (a grid sized to the SMs, looping over
 			 * tiles), where blocks ÷ resident blocks says nothing about waves */
