@@ -14,6 +14,8 @@
 #include "gpu/cudrv.h"
 #include "gpu/occupancy.h"
 
+#include <cuda.h>
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -223,7 +225,8 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 			return gd_error(GD_ENOGPU,
 					"occupancy: device %d has compute capability %d.%d, for which gpudiag has no "
 					"occupancy table",
-					dev_index, gd_cu_attr(dev_index, 75), gd_cu_attr(dev_index, 76));
+					dev_index, gd_cu_attr(dev_index, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+					gd_cu_attr(dev_index, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
 		arch = gd_arch_find(dev.major, dev.minor);
 		gd_cu_name(dev_index, name, sizeof(name));
 		snprintf(source, sizeof(source), "device %d: %s (%s)", dev_index, name, arch->sm);
@@ -238,7 +241,7 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 	k.barriers = barriers;
 	/* Without an explicit maximum, assume the kernel was given what the launch needs, as a
 	 * program launching with that much dynamic shared memory must have done. */
-	k.max_dyn_smem = max_dyn ? (size_t)max_dyn : (dyn + smem > 48 * 1024 ? (size_t)dyn : 0);
+	k.max_dyn_smem = max_dyn ? (size_t)max_dyn : ((size_t)(dyn + smem) > dev.smem_per_block ? (size_t)dyn : 0);
 
 	gd_occupancy(&dev, &k, &r);
 	if (r.invalid && r.blocks_per_sm == 0 && (k.block_threads > dev.max_threads_per_block ||

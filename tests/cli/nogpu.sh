@@ -22,4 +22,13 @@ expect_rc 0 -- env "${MOCK_ENV[@]}" GPUDIAG_LIBNVML=/nonexistent/nvml.so "$GD" i
 json_check "d['devices'][0]['live']['power_w'] is None"
 json_check "'NVML absent' in d['devices'][0]['unknown_reasons']['live.power_w']"
 json_check "d['devices'][0]['execution']['sm_count'] == 132"
+# a GPU of an architecture gpudiag has no table for: the calculator refuses with the reason
+# (no guessing), info still shows what the driver reports and says what is unknown
+expect_rc 3 -- env "${MOCK_ENV[@]}" MOCK_CUDA_CC=6.1 "$GD" occupancy --threads 128 --regs 32
+expect_err "compute capability 6.1"; expect_err "no occupancy table"; expect_one_line_err
+expect_rc 0 -- env "${MOCK_ENV[@]}" MOCK_CUDA_CC=6.1 "$GD" info --json
+json_check "d['devices'][0]['identity']['compute_capability'] == '6.1'"
+json_check "d['devices'][0]['identity']['arch'] is None"
+json_check "'no table' in d['devices'][0]['unknown_reasons']['identity.arch']"
+json_check "d['devices'][0]['peaks_flops']['fp32']['cuda_cores'] is None"
 finish

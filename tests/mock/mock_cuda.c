@@ -1,7 +1,8 @@
 /* A stand-in for libcuda.so.1 for the CPU tier: answers the driver calls gpudiag's device
  * module makes with the values an H200 reported (see cupti-notes.md §8), so `gpudiag info`
  * and `gpudiag occupancy --device` can be tested end to end on a machine with no GPU.
- * MOCK_CUDA_INIT_ERROR=N makes cuInit fail with CUresult N (100 = no device). */
+ * MOCK_CUDA_INIT_ERROR=N makes cuInit fail with CUresult N (100 = no device);
+ * MOCK_CUDA_CC=M.N reports another compute capability (an architecture gpudiag has no table for). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,12 @@ static const struct {
 
 CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d)
 {
+	const char *cc = getenv("MOCK_CUDA_CC");
 	(void)d;
+	if (cc && (attr == 75 || attr == 76)) { /* COMPUTE_CAPABILITY_MAJOR / _MINOR */
+		*v = attr == 75 ? atoi(cc) : (strchr(cc, '.') ? atoi(strchr(cc, '.') + 1) : 0);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(*attrs); i++)
 		if (attrs[i].attr == attr) {
 			*v = attrs[i].value;
