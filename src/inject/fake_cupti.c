@@ -50,9 +50,55 @@ API CUptiResult cuptiGetVersion(uint32_t *v)
 	*v = getenv("FAKE_CUPTI_VERSION") ? (uint32_t)atoi(getenv("FAKE_CUPTI_VERSION")) : CUPTI_API_VERSION;
 	return CUPTI_SUCCESS;
 }
+static CUpti_CallbackFunc g_cb;
+static unsigned char g_cb_on[2][1024]; /* runtime, driver callback ids enabled on the subscriber */
+static uint64_t g_clock = 1000;
+static uint32_t g_corr = 500000;
 API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, void *ud)
 {
-	return getenv("FAKE_CUPTI_BUSY") ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED : CUPTI_SUCCESS;
+	if (getenv("FAKE_CUPTI_BUSY"))
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	g_cb = f;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle s, CUpti_CallbackDomain d,
+				    CUpti_CallbackId cbid)
+{
+	if ((d != CUPTI_CB_DOMAIN_RUNTIME_API && d != CUPTI_CB_DOMAIN_DRIVER_API) || cbid >= 1024)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	g_enabled_api += enable && !g_cb_on[d == CUPTI_CB_DOMAIN_DRIVER_API][cbid];
+	g_cb_on[d == CUPTI_CB_DOMAIN_DRIVER_API][cbid] = (unsigned char)enable;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiGetTimestamp(uint64_t *t)
+{
+	*t = g_clock += 10;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType t)
+{
+	return CUPTI_SUCCESS;
+}
+/* One API call as the callback API presents it (enter, then exit with the return value), on
+ * the calling thread; `inner` runs between them (a runtime call's nested driver call).
+ * Returns the correlation id given to the call, or 0 when its callback id is not enabled. */
+API uint32_t fake_cupti_call(int driver, uint32_t cbid, int rv, void (*inner)(void));
+API uint32_t fake_cupti_call(int driver, uint32_t cbid, int rv, void (*inner)(void))
+{
+	CUpti_CallbackData d;
+	uint64_t scratch = 0;
+	CUpti_CallbackDomain dom = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	if (!g_cb || cbid >= 1024 || !g_cb_on[driver != 0][cbid])
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.callbackSite = CUPTI_API_ENTER, d.correlationId = ++g_corr, d.correlationData = &scratch;
+	d.functionReturnValue = &rv;
+	g_cb(NULL, dom, cbid, &d);
+	if (inner)
+		inner();
+	d.callbackSite = CUPTI_API_EXIT;
+	g_cb(NULL, dom, cbid, &d);
+	return d.correlationId;
 }
 static int g_latency, g_api_kind;
 API int fake_cupti_latency_enabled(void);
@@ -103,6 +149,8 @@ API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, cons
 			snprintf(g_names[i][cbid], 40, "cudaLaunchKernel_v7000");
 		else if (!i && cbid == 31)
 			snprintf(g_names[i][cbid], 40, "cudaMemcpy_v3020");
+		else if (i && cbid == 307)
+			snprintf(g_names[i][cbid], 40, "cuLaunchKernel");
 		else
 			snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);
 	}

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -480,6 +481,8 @@ static pthread_mutex_t g_flush_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t now_ns(void);
 static int set_heavy(int on);
+static void tbuf_drain_all(void);
+static int g_api_cb;
 static void status_record(uint32_t status, uint32_t detail);
 
 /* --delay/--duration: the heavy record kinds are on only inside [g_gate_start, g_gate_end)
@@ -512,8 +515,11 @@ static void *flush_thread(void *arg)
 				g_gate = 2;
 				flush = 1;
 			}
-			if (flush)
+			if (flush) {
+				if (g_api_cb)
+					tbuf_drain_all();
 				cuptiActivityFlushAll(0);
+			}
 		}
 		pthread_mutex_unlock(&g_flush_lock);
 	}
@@ -535,6 +541,8 @@ static void at_exit(void)
 	atomic_store(&g_stop, 1);
 	pthread_mutex_lock(&g_flush_lock);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (g_api_cb)
+		tbuf_drain_all();
 	pthread_mutex_unlock(&g_flush_lock);
 	pthread_mutex_lock(&g_lock);
 	memset(&e, 0, sizeof(e));
@@ -550,6 +558,121 @@ static void atfork_child(void)
 {
 	atomic_store(&g_disabled, 1);
 	g_fd = -1; /* the inherited descriptor is the parent's; closed by exec or exit */
+}
+
+/* ---- API calls recorded through CUPTI callbacks (GPUDIAG_API_VIA=callback)
+ *
+ * Instead of CUPTI's RUNTIME/DRIVER activity records, the subset's callback ids are enabled on
+ * our subscriber and each call is recorded here: a timestamp on entry (kept in CUPTI's
+ * per-call correlationData slot), the record on exit. Records go to a per-thread buffer (its
+ * own mutex, uncontended except when the flush thread drains it), so the application's thread
+ * never waits for the buffer-completed callback's work. A runtime call's internal driver calls
+ * also reach the driver callback; they are skipped (per-thread nesting depth), so the records
+ * are the same calls the activity path reports. */
+
+#define TBUF_BYTES (64u << 10)
+struct tbuf {
+	pthread_mutex_t mu;
+	struct tbuf *next;
+	size_t len;
+	unsigned char data[TBUF_BYTES];
+};
+static struct tbuf *g_tbufs; /* every thread's buffer; pushed under g_lock, never freed */
+static _Thread_local struct tbuf *t_buf;
+static _Thread_local uint32_t t_tid;
+static _Thread_local int t_rt_depth;
+static int g_api_cb; /* 1: API calls via callbacks */
+
+/* Caller holds b->mu. */
+static void tbuf_drain(struct tbuf *b)
+{
+	if (!b->len)
+		return;
+	pthread_mutex_lock(&g_lock);
+	{
+		unsigned char *dst = out_reserve(b->len);
+		if (dst)
+			memcpy(dst, b->data, b->len);
+		else
+			g_lost += b->len / sizeof(struct gd_raw_api);
+		out_flush();
+	}
+	pthread_mutex_unlock(&g_lock);
+	b->len = 0;
+}
+
+static void tbuf_drain_all(void)
+{
+	struct tbuf *b;
+	pthread_mutex_lock(&g_lock);
+	b = g_tbufs;
+	pthread_mutex_unlock(&g_lock);
+	for (; b; b = b->next) {
+		pthread_mutex_lock(&b->mu);
+		tbuf_drain(b);
+		pthread_mutex_unlock(&b->mu);
+	}
+}
+
+static struct tbuf *tbuf_get(void)
+{
+	struct tbuf *b = t_buf;
+	if (b)
+		return b;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	pthread_mutex_init(&b->mu, NULL);
+	t_tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&g_lock);
+	b->next = g_tbufs;
+	g_tbufs = b;
+	pthread_mutex_unlock(&g_lock);
+	t_buf = b;
+	return b;
+}
+
+static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+	const int drv = dom == CUPTI_CB_DOMAIN_DRIVER_API;
+	uint64_t t = 0;
+	(void)ud;
+	if (dom != CUPTI_CB_DOMAIN_RUNTIME_API && !drv)
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		if (!drv)
+			t_rt_depth++;
+		if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS && cb->correlationData)
+			*cb->correlationData = t;
+		return;
+	}
+	if (!drv && t_rt_depth > 0)
+		t_rt_depth--;
+	else if (drv && t_rt_depth > 0)
+		return; /* inside a runtime call: the runtime record stands for it */
+	if (atomic_load(&g_disabled) || getpid() != g_pid || cbid >= 1024)
+		return;
+	{
+		struct tbuf *b = tbuf_get();
+		struct gd_raw_api *r;
+		if (!b)
+			return;
+		cuptiGetTimestamp(&t);
+		pthread_mutex_lock(&b->mu);
+		if (b->len + sizeof(*r) > TBUF_BYTES)
+			tbuf_drain(b);
+		r = (struct gd_raw_api *)(void *)(b->data + b->len);
+		memset(r, 0, sizeof(*r));
+		r->h.type = GD_RAW_API, r->h.size = sizeof(*r);
+		r->start = cb->correlationData ? *cb->correlationData : t, r->end = t;
+		r->domain = drv ? 2 : 1, r->cbid = cbid, r->tid = t_tid;
+		r->correlation = cb->correlationId;
+		r->return_value = cb->functionReturnValue ? (uint32_t)*(const int *)cb->functionReturnValue : 0;
+		r->name = api_name_id[drv][cbid];
+		b->len += sizeof(*r);
+		pthread_mutex_unlock(&b->mu);
+	}
 }
 
 /* ---- setup */
@@ -580,14 +703,45 @@ static int prefix_in(const char *name, const char *const *list)
  * (cupti_activity.h, cuptiActivityEnableRuntimeApi). A runtime call's internal driver calls
  * are not reported as DRIVER records (checked on the H200 profiles of run 3), so tracing
  * cuLaunchKernel etc. adds records only for programs that call the driver themselves (Triton). */
+static const char *const *g_rt_list = rt_subset, *const *g_drv_list = drv_subset;
+static const char *g_api_list[64]; /* GPUDIAG_API_LIST: name prefixes replacing both subsets */
+
+static void parse_api_list(const char *env)
+{
+	static char copy[1024];
+	size_t n = 0;
+	char *save = NULL, *tok;
+	snprintf(copy, sizeof(copy), "%s", env);
+	for (tok = strtok_r(copy, ",", &save); tok && n + 1 < sizeof(g_api_list) / sizeof(g_api_list[0]);
+	     tok = strtok_r(NULL, ",", &save))
+		if (*tok)
+			g_api_list[n++] = tok;
+	g_api_list[n] = NULL;
+	g_rt_list = g_drv_list = g_api_list;
+}
+
 static void enable_api_subset(int on)
 {
-	for (uint32_t cb = 1; cb < CUPTI_RUNTIME_TRACE_CBID_SIZE && cb < 1024; cb++)
-		if (cb_names[0][cb] && prefix_in(cb_names[0][cb], rt_subset))
-			cuptiActivityEnableRuntimeApi(cb, (uint8_t)on);
-	for (uint32_t cb = 1; cb < CUPTI_DRIVER_TRACE_CBID_SIZE && cb < 1024; cb++)
-		if (cb_names[1][cb] && prefix_in(cb_names[1][cb], drv_subset))
-			cuptiActivityEnableDriverApi(cb, (uint8_t)on);
+	for (int drv = 0; drv < 2; drv++) {
+		uint32_t size = drv ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		for (uint32_t cb = 1; cb < size && cb < 1024; cb++) {
+			if (!cb_names[drv][cb] || !prefix_in(cb_names[drv][cb], drv ? g_drv_list : g_rt_list))
+				continue;
+			if (g_api_cb) {
+				if (on && !api_name_id[drv][cb]) {
+					pthread_mutex_lock(&g_lock);
+					api_name(drv, cb);
+					pthread_mutex_unlock(&g_lock);
+				}
+				cuptiEnableCallback((uint32_t)on, g_sub,
+						    drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+			} else if (drv) {
+				cuptiActivityEnableDriverApi(cb, (uint8_t)on);
+			} else {
+				cuptiActivityEnableRuntimeApi(cb, (uint8_t)on);
+			}
+		}
+	}
 }
 
 static uint32_t g_api_mode;
@@ -595,15 +749,25 @@ static uint32_t g_api_mode;
 /* The record kinds that cost: on for the capture window (the whole run by default). */
 static int set_heavy(int on)
 {
-	static const CUpti_ActivityKind heavy[] = {
-		CUPTI_ACTIVITY_KIND_MEMCPY,          CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_OVERHEAD,
+	static const struct {
+		CUpti_ActivityKind kind;
+		const char *name;
+	} heavy[] = {
+		{CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"}, {CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy"},
+		{CUPTI_ACTIVITY_KIND_MEMSET, "memset"}, {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "sync"},
+		{CUPTI_ACTIVITY_KIND_MEMORY2, "memory"}, {CUPTI_ACTIVITY_KIND_OVERHEAD, "overhead"},
 	};
+	/* GPUDIAG_KINDS=kernel[,memcpy,memset,sync,memory,overhead]: only the kinds listed besides
+	 * kernels (a diagnostic for measuring what each kind costs; tests/gpu/overhead.sh) */
+	const char *only = getenv("GPUDIAG_KINDS");
 	CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 			   : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++)
-		if ((on ? cuptiActivityEnable(heavy[i]) : cuptiActivityDisable(heavy[i])) != CUPTI_SUCCESS)
-			dbg("an optional activity kind could not be switched", (int)heavy[i]);
+	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++) {
+		if (only && !strstr(only, heavy[i].name))
+			continue;
+		if ((on ? cuptiActivityEnable(heavy[i].kind) : cuptiActivityDisable(heavy[i].kind)) != CUPTI_SUCCESS)
+			dbg("an optional activity kind could not be switched", (int)heavy[i].kind);
+	}
 	if (g_api_mode == 2 && on) {
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
 		cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
@@ -682,11 +846,8 @@ static void status_record(uint32_t status, uint32_t detail)
 }
 
 /* Subscribing claims CUPTI (one subscriber per process) so that another tool's failure to
- * subscribe, or ours, is detected; no callback domain is enabled. */
-static void CUPTIAPI no_callback(void *ud, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
-{
-}
-
+ * subscribe, or ours, is detected. No callback domain is enabled unless API calls are recorded
+ * through callbacks (api_callback). */
 EXPORT int InitializeInjection(void);
 EXPORT int InitializeInjection(void)
 {
@@ -734,7 +895,7 @@ EXPORT int InitializeInjection(void)
 		atomic_store(&g_disabled, 1);
 		return 1;
 	}
-	r = cuptiSubscribe(&g_sub, no_callback, NULL);
+	r = cuptiSubscribe(&g_sub, api_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		write_header(r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? GD_RAW_ST_CUPTI_BUSY
 										  : GD_RAW_ST_CUPTI_ERROR,
@@ -747,6 +908,14 @@ EXPORT int InitializeInjection(void)
 	write_header(GD_RAW_ST_OK, version, api_mode);
 	write_process();
 	load_cb_names();
+	/* OS thread ids (gettid) in every record, the ids the callback path records too */
+	if (cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS)
+		dbg("thread id type not set", 0);
+	if (getenv("GPUDIAG_API_LIST") && *getenv("GPUDIAG_API_LIST"))
+		parse_api_list(getenv("GPUDIAG_API_LIST"));
+	/* the subset is recorded through callbacks unless GPUDIAG_API_VIA=activity (CUPTI's API
+	 * records; measured ×1.61 vs ×1.30 step time on a PyTorch step, docs/profiling.md) */
+	g_api_cb = !(getenv("GPUDIAG_API_VIA") && !strcmp(getenv("GPUDIAG_API_VIA"), "activity"));
 
 	/* queued/submitted cost the driver extra work on every launch; only on request
 	 * (gpudiag run --latency). The kernels table then has NULL there. */

@@ -74,6 +74,14 @@ static int bench(void (*emit)(const void *, size_t), CUptiResult (*flush)(uint32
 	return 0;
 }
 
+static void nested_driver_launch(void)
+{
+	uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
+		(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
+	if (call)
+		call(1, 307, 0, NULL);
+}
+
 static int child(const char *inject)
 {
 	void *h = dlopen(inject, RTLD_NOW | RTLD_GLOBAL);
@@ -121,6 +129,20 @@ static int child(const char *inject)
 	}
 	if (getenv("INJECT_BENCH"))
 		return bench(emit, flush);
+	if (getenv("CHECK_CALLBACKS")) {
+		/* API calls through the callback path: a runtime launch with its nested driver
+		 * launch (one record), a driver launch of its own, a failing cudaMemcpy, and a call
+		 * outside the subset (its callback is never enabled) */
+		uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
+			(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
+		CHECK(call != NULL);
+		if (call) {
+			CHECK(call(0, 211, 0, nested_driver_launch) > 0);
+			CHECK(call(1, 307, 0, NULL) > 0);
+			CHECK(call(0, 31, 2, NULL) > 0);
+			CHECK_INT((int)call(0, 5, 0, NULL), 0);
+		}
+	}
 	{
 		CUpti_ActivityDevice5 d;
 		CUpti_ActivityContext3 c;
@@ -296,6 +318,17 @@ int main(int argc, char **argv)
 	CHECK_INT(q1(db, "SELECT traced FROM processes WHERE status='ok' AND end_ns IS NOT NULL AND ppid>0"), 1);
 	snprintf(path, sizeof(path), "%s/FLUSH_IN_CHILD", dir);
 	CHECK(access(path, F_OK) != 0); /* the fork-without-exec child never flushed */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+
+	/* API calls recorded through callbacks (the default): one record per call, the nested
+	 * driver call of a runtime call skipped, OS thread ids, return values kept */
+	CHECK_INT(run(argv[0], argv[1], argv[2], "CHECK_CALLBACKS=1", dir, db), 1);
+	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000"), 3);
+	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v WHERE correlation > 500000 AND domain=2 AND name_str='cuLaunchKernel'"), 1);
+	CHECK_INT(q1(db, "SELECT return_value FROM api_v WHERE correlation > 500000 AND name_str='cudaMemcpy_v3020'"), 2);
+	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000 AND (end <= start OR tid = 42 OR tid = 0)"), 0);
+	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v WHERE name_str LIKE '%Other%'"), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_INT(system(cmd), 0);
 
