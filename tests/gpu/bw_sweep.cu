@@ -164,7 +164,12 @@ __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
 	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 }
 // makes the mbarrier.init visible to the async proxy (the bulk copies' complete_tx)
-__device__ __forceinline__ void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// (and, belt and braces, a proxy fence so the async proxy sees the initialised barriers)
+__device__ __forceinline__ void fence_mbar_init()
+{
+	asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 // orders this thread's generic-proxy shared-memory accesses before later async-proxy ones
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
