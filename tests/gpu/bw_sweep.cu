@@ -2,7 +2,9 @@
 //
 // Build and run (one GPU, nothing else needed but the CUDA runtime):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o bw_sweep tests/gpu/bw_sweep.cu
-//   ./bw_sweep [--quick]
+//   ./bw_sweep [--quick]      (--quick: 53 of the 178 configurations; --dry: list them, no GPU)
+// Expected run time on an H200: roughly 10-30 s full (178 configurations of ~20 launches of a
+// few ms each, plus checks), a few seconds with --quick; well under the 150 s budget.
 //
 // What it measures: copy, write and read bandwidth of device memory (HBM) and read bandwidth of
 // L2, with techniques the gpudiag roofline kernels (grid-stride uint4 loops) do not use:
