@@ -2,8 +2,8 @@
 //
 // Build and run (one GPU, nothing else needed but the CUDA runtime):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o bw_sweep tests/gpu/bw_sweep.cu
-//   ./bw_sweep [--quick]      (--quick: 53 of the 178 configurations; --dry: list them, no GPU)
-// Expected run time on an H200: roughly 10-30 s full (178 configurations of ~20 launches of a
+//   ./bw_sweep [--quick]      (--quick: 55 of the 184 configurations; --dry: list them, no GPU)
+// Expected run time on an H200: roughly 10-30 s full (184 configurations of ~20 launches of a
 // few ms each, plus checks), a few seconds with --quick; well under the 150 s budget.
 //
 // What it measures: copy, write and read bandwidth of device memory (HBM) and read bandwidth of
@@ -222,11 +222,32 @@ __device__ __forceinline__ void bulk_s2g(void *dst, uint32_t src_smem, uint32_t 
 {
 	asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src_smem), "r"(bytes) : "memory");
 }
+// the same two copies with an L2 cache-policy operand (createpolicy evict_first)
+__device__ __forceinline__ void bulk_g2s_hint(uint32_t dst_smem, const void *src, uint32_t bytes, uint32_t bar, uint64_t pol)
+{
+	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(dst_smem),
+		     "l"(src), "r"(bytes), "r"(bar), "l"(pol)
+		     : "memory");
+}
+__device__ __forceinline__ void bulk_s2g_hint(void *dst, uint32_t src_smem, uint32_t bytes, uint64_t pol)
+{
+	asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst), "r"(src_smem), "r"(bytes),
+		     "l"(pol)
+		     : "memory");
+}
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // at most N of this thread's committed bulk groups still reading their source
 template <int N> __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory"); }
 // at most N of this thread's committed bulk groups not yet complete
 template <int N> __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory"); }
+
+// an L2 cache policy: every access it tags is evict_first
+__device__ __forceinline__ uint64_t policy_evict_first()
+{
+	uint64_t pol;
+	asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+	return pol;
+}
 
 // ---------------------------------------------------------------- chunk mapping
 // map 0: contiguous partition (CTA b owns chunks [b*n/G, (b+1)*n/G));
@@ -266,7 +287,8 @@ __device__ __forceinline__ ChunkMap chunk_map(int map, uint64_t n, uint64_t nk_w
 // bulk groups are still reading shared memory (so the store of chunk k-L has read its stage).
 // L = 0: refill the stage just stored (S-1 loads stay in flight during the wait);
 // L = 1: refill the previous one (the newest store may still be reading).
-template <int L>
+// H = 1: loads and stores carry an L2 evict_first cache policy (streamed data).
+template <int L, int H>
 static __global__ void __launch_bounds__(32) k_tma_copy(const char *src, char *dst, uint64_t nchunks, uint32_t C, int S, int map)
 {
 	extern __shared__ __align__(128) unsigned char ring[];
@@ -275,17 +297,26 @@ static __global__ void __launch_bounds__(32) k_tma_copy(const char *src, char *d
 		return;
 	const ChunkMap m = chunk_map(map, nchunks, 0);
 	const uint32_t ring0 = smem_addr(ring), bar0 = smem_addr(bars);
+	const uint64_t pol = H ? policy_evict_first() : 0;
+	auto load = [&](uint32_t stage, uint64_t chunk) {
+		mbar_arrive_expect_tx(bar0 + 8 * stage, C);
+		if constexpr (H)
+			bulk_g2s_hint(ring0 + stage * C, src + chunk * C, C, bar0 + 8 * stage, pol);
+		else
+			bulk_g2s(ring0 + stage * C, src + chunk * C, C, bar0 + 8 * stage);
+	};
 	for (int s = 0; s < S; s++)
 		mbar_init(bar0 + 8 * s, 1);
 	fence_mbar_init();
-	for (int s = 0; s < S && (uint64_t)s < m.nk; s++) {
-		mbar_arrive_expect_tx(bar0 + 8 * s, C);
-		bulk_g2s(ring0 + s * C, src + m.at(s) * C, C, bar0 + 8 * s);
-	}
+	for (int s = 0; s < S && (uint64_t)s < m.nk; s++)
+		load(s, m.at(s));
 	for (uint64_t k = 0; k < m.nk; k++) {
 		const uint32_t st = (uint32_t)(k % S);
 		mbar_wait(bar0 + 8 * st, (uint32_t)((k / S) & 1));
-		bulk_s2g(dst + m.at(k) * C, ring0 + st * C, C);
+		if constexpr (H)
+			bulk_s2g_hint(dst + m.at(k) * C, ring0 + st * C, C, pol);
+		else
+			bulk_s2g(dst + m.at(k) * C, ring0 + st * C, C);
 		bulk_commit();
 		bool refill = k + S < m.nk + L; // chunk k-L+S exists
 		if constexpr (L > 0)
@@ -294,8 +325,7 @@ static __global__ void __launch_bounds__(32) k_tma_copy(const char *src, char *d
 			const uint64_t kr = k - L;
 			const uint32_t s2 = (uint32_t)(kr % S);
 			bulk_wait_read<L>();
-			mbar_arrive_expect_tx(bar0 + 8 * s2, C);
-			bulk_g2s(ring0 + s2 * C, src + m.at(kr + S) * C, C, bar0 + 8 * s2);
+			load(s2, m.at(kr + S));
 		}
 	}
 	bulk_wait_all<0>();
@@ -399,12 +429,6 @@ template <int ST> __device__ __forceinline__ void stv(void *p, uint4 v, uint64_t
 		asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w),
 			     "l"(pol)
 			     : "memory");
-}
-__device__ __forceinline__ uint64_t policy_evict_first()
-{
-	uint64_t pol;
-	asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-	return pol;
 }
 
 // Tiles of blockDim*U 16-byte words; inside a tile warp w moves U*512 contiguous bytes
@@ -665,13 +689,13 @@ static bool set_smem(const void *fn, size_t smem)
 	return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess;
 }
 
-static void tma_copy_one(uint32_t ckb, int S, int L, int cps, int map)
+static void tma_copy_one(uint32_t ckb, int S, int L, int cps, int map, int H = 0)
 {
 	const uint32_t C = ckb << 10;
 	const size_t smem = (size_t)S * C;
-	tma_copy_fn fn = L == 0 ? k_tma_copy<0> : k_tma_copy<1>;
+	tma_copy_fn fn = H ? (L == 0 ? k_tma_copy<0, 1> : k_tma_copy<1, 1>) : (L == 0 ? k_tma_copy<0, 0> : k_tma_copy<1, 0>);
 	char params[96];
-	snprintf(params, sizeof params, "C=%uK S=%d L=%d cps=%d map=%s", ckb, S, L, cps, map_name(map));
+	snprintf(params, sizeof params, "C=%uK S=%d L=%d cps=%d map=%s%s", ckb, S, L, cps, map_name(map), H ? " L2=evict_first" : "");
 	if (dry("copy", "tma", params))
 		return;
 	if (!set_smem((const void *)fn, smem)) {
@@ -1087,6 +1111,17 @@ int main(int argc, char **argv)
 						tma_copy_one(ckb, S, L, cps, map);
 					}
 				}
+
+	// the same ring with an L2 evict_first policy on both copies
+	for (int ckb : {16, 32})
+		for (int L : {0, 1})
+			for (int cps : {1, 2}) {
+				if ((size_t)cps * 4 * (ckb << 10) > (size_t)220 << 10)
+					continue;
+				if (quick && (L == 1 || cps == 2))
+					continue;
+				tma_copy_one(ckb, 4, L, cps, 1, 1);
+			}
 
 	// ---- write: STG with hints
 	uint32_t seed = 0x5EED0001u;
