@@ -37,14 +37,14 @@
 #include <cstring>
 #include <vector>
 
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "bw_sweep: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
-				cudaGetErrorString(e_));                                           \
-			exit(2);                                                                   \
-		}                                                                                  \
+#define CK(call)                                                                                             \
+	do {                                                                                                 \
+		cudaError_t e_ = (call);                                                                     \
+		if (e_ != cudaSuccess) {                                                                     \
+			fprintf(stderr, "bw_sweep: %s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,       \
+				cudaGetErrorString(e_));                                                     \
+			exit(2);                                                                             \
+		}                                                                                            \
 	} while (0)
 
 static const size_t BUF_BYTES = (size_t)2 << 30; // 2 GiB per DRAM buffer
@@ -63,13 +63,23 @@ __host__ __device__ __forceinline__ uint32_t mix32(uint32_t x)
 	x ^= x >> 16;
 	return x;
 }
-__device__ __forceinline__ uint32_t src_word(uint64_t i) { return mix32((uint32_t)i ^ 0xA5A5F00Du); }
-__device__ __forceinline__ uint32_t tile_word(uint32_t w, uint32_t seed) { return mix32(w ^ seed); }
-__device__ __forceinline__ uint32_t sum4(uint4 v) { return v.x + v.y + v.z + v.w; }
+__device__ __forceinline__ uint32_t src_word(uint64_t i)
+{
+	return mix32((uint32_t)i ^ 0xA5A5F00Du);
+}
+__device__ __forceinline__ uint32_t tile_word(uint32_t w, uint32_t seed)
+{
+	return mix32(w ^ seed);
+}
+__device__ __forceinline__ uint32_t sum4(uint4 v)
+{
+	return v.x + v.y + v.z + v.w;
+}
 
 static __global__ void k_fill(uint32_t *p, uint64_t nwords)
 {
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords; i += (uint64_t)gridDim.x * blockDim.x)
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords;
+	     i += (uint64_t)gridDim.x * blockDim.x)
 		p[i] = src_word(i);
 }
 
@@ -77,7 +87,8 @@ static __global__ void k_fill(uint32_t *p, uint64_t nwords)
 static __global__ void k_ref_sum(const uint32_t *p, uint64_t nwords, uint32_t *out)
 {
 	uint32_t s = 0;
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords; i += (uint64_t)gridDim.x * blockDim.x)
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords;
+	     i += (uint64_t)gridDim.x * blockDim.x)
 		s += p[i];
 	atomicAdd(out, s);
 }
@@ -85,7 +96,8 @@ static __global__ void k_ref_sum(const uint32_t *p, uint64_t nwords, uint32_t *o
 static __global__ void k_cmp(const uint4 *a, const uint4 *b, uint64_t n16, unsigned long long *bad)
 {
 	unsigned long long n = 0;
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n16; i += (uint64_t)gridDim.x * blockDim.x) {
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n16;
+	     i += (uint64_t)gridDim.x * blockDim.x) {
 		uint4 x = a[i], y = b[i];
 		n += (x.x != y.x) + (x.y != y.y) + (x.z != y.z) + (x.w != y.w);
 	}
@@ -97,33 +109,39 @@ static __global__ void k_cmp(const uint4 *a, const uint4 *b, uint64_t n16, unsig
 static __global__ void k_check_lin(const uint32_t *p, uint64_t nwords, uint32_t seed, unsigned long long *bad)
 {
 	unsigned long long n = 0;
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords; i += (uint64_t)gridDim.x * blockDim.x)
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords;
+	     i += (uint64_t)gridDim.x * blockDim.x)
 		n += p[i] != ((uint32_t)i ^ seed);
 	if (n)
 		atomicAdd(bad, n);
 }
 
-static __global__ void k_check_const(const uint32_t *p, uint64_t nwords, uint32_t value, unsigned long long *bad)
+static __global__ void k_check_const(const uint32_t *p, uint64_t nwords, uint32_t value,
+				     unsigned long long *bad)
 {
 	unsigned long long n = 0;
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords; i += (uint64_t)gridDim.x * blockDim.x)
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords;
+	     i += (uint64_t)gridDim.x * blockDim.x)
 		n += p[i] != value;
 	if (n)
 		atomicAdd(bad, n);
 }
 
 // TMA write pattern: a tile of tile_words words, word w = tile_word(w, seed), repeated
-static __global__ void k_check_tile(const uint32_t *p, uint64_t nwords, uint32_t tile_mask, uint32_t seed, unsigned long long *bad)
+static __global__ void k_check_tile(const uint32_t *p, uint64_t nwords, uint32_t tile_mask, uint32_t seed,
+				    unsigned long long *bad)
 {
 	unsigned long long n = 0;
-	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords; i += (uint64_t)gridDim.x * blockDim.x)
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nwords;
+	     i += (uint64_t)gridDim.x * blockDim.x)
 		n += p[i] != tile_word((uint32_t)i & tile_mask, seed);
 	if (n)
 		atomicAdd(bad, n);
 }
 
 // per chunk: the sum of the 32 words the TMA read kernels sample (word lane * C/128, lane 0..31)
-static __global__ void k_chunk_samples(const uint32_t *p, uint64_t nchunks, uint32_t chunk_bytes, uint32_t *out)
+static __global__ void k_chunk_samples(const uint32_t *p, uint64_t nchunks, uint32_t chunk_bytes,
+				       uint32_t *out)
 {
 	uint64_t c = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	if (c >= nchunks)
@@ -159,7 +177,10 @@ __device__ __forceinline__ void block_sum_store(uint32_t s, uint32_t *partial)
 }
 
 // ---------------------------------------------------------------- PTX wrappers (sm_90)
-__device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+	return (uint32_t)__cvta_generic_to_shared(p);
+}
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
 {
@@ -173,11 +194,15 @@ __device__ __forceinline__ void fence_mbar_init()
 	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 // orders this thread's generic-proxy shared-memory accesses before later async-proxy ones
-__device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void fence_async_smem()
+{
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
 {
-	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+		     : "memory");
 }
 
 __device__ __forceinline__ uint64_t globaltimer()
@@ -213,33 +238,49 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 // global -> shared (this CTA's window of shared::cluster), completion counted on bar
 __device__ __forceinline__ void bulk_g2s(uint32_t dst_smem, const void *src, uint32_t bytes, uint32_t bar)
 {
-	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst_smem),
-		     "l"(src), "r"(bytes), "r"(bar)
-		     : "memory");
+	asm volatile(
+	    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+		dst_smem),
+	    "l"(src), "r"(bytes), "r"(bar)
+	    : "memory");
 }
 // shared -> global, tracked by bulk groups
 __device__ __forceinline__ void bulk_s2g(void *dst, uint32_t src_smem, uint32_t bytes)
 {
-	asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src_smem), "r"(bytes) : "memory");
+	asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src_smem),
+		     "r"(bytes)
+		     : "memory");
 }
 // the same two copies with an L2 cache-policy operand (createpolicy evict_first)
-__device__ __forceinline__ void bulk_g2s_hint(uint32_t dst_smem, const void *src, uint32_t bytes, uint32_t bar, uint64_t pol)
+__device__ __forceinline__ void bulk_g2s_hint(uint32_t dst_smem, const void *src, uint32_t bytes,
+					      uint32_t bar, uint64_t pol)
 {
-	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(dst_smem),
+	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], "
+		     "[%1], %2, [%3], %4;" ::"r"(dst_smem),
 		     "l"(src), "r"(bytes), "r"(bar), "l"(pol)
 		     : "memory");
 }
 __device__ __forceinline__ void bulk_s2g_hint(void *dst, uint32_t src_smem, uint32_t bytes, uint64_t pol)
 {
-	asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst), "r"(src_smem), "r"(bytes),
-		     "l"(pol)
-		     : "memory");
+	asm volatile(
+	    "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst),
+	    "r"(src_smem), "r"(bytes), "l"(pol)
+	    : "memory");
 }
-__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void bulk_commit()
+{
+	asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
 // at most N of this thread's committed bulk groups still reading their source
-template <int N> __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory"); }
+template <int N> __device__ __forceinline__ void bulk_wait_read()
+{
+	asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
 // at most N of this thread's committed bulk groups not yet complete
-template <int N> __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory"); }
+template <int N> __device__ __forceinline__ void bulk_wait_all()
+{
+	asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
 
 // an L2 cache policy: every access it tags is evict_first
 __device__ __forceinline__ uint64_t policy_evict_first()
@@ -256,7 +297,10 @@ __device__ __forceinline__ uint64_t policy_evict_first()
 struct ChunkMap {
 	uint64_t lo, nk, step, n;
 	int map;
-	__device__ __forceinline__ uint64_t at(uint64_t k) const { return map == 2 ? (lo + k * step) % n : lo + k * step; }
+	__device__ __forceinline__ uint64_t at(uint64_t k) const
+	{
+		return map == 2 ? (lo + k * step) % n : lo + k * step;
+	}
 };
 __device__ __forceinline__ ChunkMap chunk_map(int map, uint64_t n, uint64_t nk_wrap)
 {
@@ -289,7 +333,8 @@ __device__ __forceinline__ ChunkMap chunk_map(int map, uint64_t n, uint64_t nk_w
 // L = 1: refill the previous one (the newest store may still be reading).
 // H = 1: loads and stores carry an L2 evict_first cache policy (streamed data).
 template <int L, int H>
-static __global__ void __launch_bounds__(32) k_tma_copy(const char *src, char *dst, uint64_t nchunks, uint32_t C, int S, int map)
+static __global__ void __launch_bounds__(32)
+    k_tma_copy(const char *src, char *dst, uint64_t nchunks, uint32_t C, int S, int map)
 {
 	extern __shared__ __align__(128) unsigned char ring[];
 	__shared__ __align__(8) uint64_t bars[4];
@@ -334,7 +379,8 @@ static __global__ void __launch_bounds__(32) k_tma_copy(const char *src, char *d
 // Write: 128 threads fill one C-byte tile in shared memory once; one thread then stores it to
 // every chunk of the CTA with bulk groups, keeping at most D groups reading the tile.
 template <int D>
-static __global__ void __launch_bounds__(128) k_tma_write(char *dst, uint64_t nchunks, uint32_t C, int map, uint32_t seed)
+static __global__ void __launch_bounds__(128)
+    k_tma_write(char *dst, uint64_t nchunks, uint32_t C, int map, uint32_t seed)
 {
 	extern __shared__ __align__(128) unsigned char ring[];
 	uint32_t *t32 = (uint32_t *)ring;
@@ -356,8 +402,8 @@ static __global__ void __launch_bounds__(128) k_tma_write(char *dst, uint64_t nc
 
 // Read (DRAM with map 0/1, L2 with map 2): one warp; lane 0 keeps S bulk loads in flight, all
 // lanes wait for a stage, lane l adds word l*C/128 of the chunk, and the stage is refilled.
-static __global__ void __launch_bounds__(32) k_tma_read(const char *src, uint64_t nchunks, uint64_t nk_wrap, uint32_t C, int S, int map,
-							 uint32_t *partial)
+static __global__ void __launch_bounds__(32) k_tma_read(const char *src, uint64_t nchunks, uint64_t nk_wrap,
+							uint32_t C, int S, int map, uint32_t *partial)
 {
 	extern __shared__ __align__(128) unsigned char ring[];
 	__shared__ __align__(8) uint64_t bars[4];
@@ -403,7 +449,9 @@ template <int LD> __device__ __forceinline__ uint4 ldv(const void *p, uint64_t p
 	if constexpr (LD == 0)
 		asm volatile("ld.global.v4.u32 {%0,%1,%2,%3}, [%4];" : V4OUT(v) : "l"(p));
 	else if constexpr (LD == 1)
-		asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : V4OUT(v) : "l"(p));
+		asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+			     : V4OUT(v)
+			     : "l"(p));
 	else if constexpr (LD == 2)
 		asm volatile("ld.global.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : V4OUT(v) : "l"(p));
 	else if constexpr (LD == 3)
@@ -411,23 +459,29 @@ template <int LD> __device__ __forceinline__ uint4 ldv(const void *p, uint64_t p
 	else if constexpr (LD == 4)
 		asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : V4OUT(v) : "l"(p));
 	else
-		asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-			     : V4OUT(v)
-			     : "l"(p), "l"(pol));
+		asm volatile(
+		    "ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+		    : V4OUT(v)
+		    : "l"(p), "l"(pol));
 	return v;
 }
 template <int ST> __device__ __forceinline__ void stv(void *p, uint4 v, uint64_t pol)
 {
 	if constexpr (ST == 0)
-		asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+		asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z),
+			     "r"(v.w)
+			     : "memory");
 	else if constexpr (ST == 1)
-		asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+		asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y),
+			     "r"(v.z), "r"(v.w)
+			     : "memory");
 	else if constexpr (ST == 2)
-		asm volatile("st.global.L1::no_allocate.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+		asm volatile("st.global.L1::no_allocate.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(p), "r"(v.x),
+			     "r"(v.y), "r"(v.z), "r"(v.w)
 			     : "memory");
 	else
-		asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w),
-			     "l"(pol)
+		asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1,%2,%3,%4}, %5;" ::"l"(p), "r"(v.x),
+			     "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
 			     : "memory");
 }
 
@@ -459,7 +513,8 @@ template <int U> __device__ __forceinline__ TileRange tile_range(uint64_t n16, i
 // minimum, ptxas kept these kernels near 32 registers and so interleaved loads with their use
 // (fewer than U loads in flight); with it, ptxas may use the 65536 / (NT*MINB) registers.
 template <int LD, int ST, int U, int NT, int MINB>
-static __global__ void __launch_bounds__(NT, MINB) k_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t n16, int map)
+static __global__ void __launch_bounds__(NT, MINB)
+    k_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t n16, int map)
 {
 	const TileRange r = tile_range<U>(n16, map);
 	uint64_t pol = 0;
@@ -478,7 +533,8 @@ static __global__ void __launch_bounds__(NT, MINB) k_copy(const uint4 *__restric
 }
 
 template <int ST, int U, int NT, int MINB>
-static __global__ void __launch_bounds__(NT, MINB) k_write(uint4 *__restrict__ dst, uint64_t n16, int map, uint32_t seed)
+static __global__ void __launch_bounds__(NT, MINB)
+    k_write(uint4 *__restrict__ dst, uint64_t n16, int map, uint32_t seed)
 {
 	const TileRange r = tile_range<U>(n16, map);
 	uint64_t pol = 0;
@@ -489,13 +545,15 @@ static __global__ void __launch_bounds__(NT, MINB) k_write(uint4 *__restrict__ d
 #pragma unroll
 		for (int u = 0; u < U; u++) {
 			const uint32_t w = (uint32_t)(i + u * 32) * 4; // word index (mod 2^32)
-			stv<ST>(dst + i + u * 32, make_uint4(w ^ seed, (w + 1) ^ seed, (w + 2) ^ seed, (w + 3) ^ seed), pol);
+			stv<ST>(dst + i + u * 32,
+				make_uint4(w ^ seed, (w + 1) ^ seed, (w + 2) ^ seed, (w + 3) ^ seed), pol);
 		}
 	}
 }
 
 template <int LD, int U, int NT, int MINB>
-static __global__ void __launch_bounds__(NT, MINB) k_read(const uint4 *__restrict__ src, uint64_t n16, int map, uint32_t *partial)
+static __global__ void __launch_bounds__(NT, MINB)
+    k_read(const uint4 *__restrict__ src, uint64_t n16, int map, uint32_t *partial)
 {
 	const TileRange r = tile_range<U>(n16, map);
 	uint32_t s = 0;
@@ -521,7 +579,8 @@ static __global__ void __launch_bounds__(NT, MINB) k_read(const uint4 *__restric
 // before any is used.
 // MINB > 0 asks ptxas for registers that let MINB CTAs of NT threads be resident (full occupancy).
 template <int U, int NT, int MINB>
-static __global__ void __launch_bounds__(NT, MINB) k_l2(const char *base, uint32_t Z, int whole, uint32_t D, int nsteps, uint32_t *partial)
+static __global__ void __launch_bounds__(NT, MINB)
+    k_l2(const char *base, uint32_t Z, int whole, uint32_t D, int nsteps, uint32_t *partial)
 {
 	const uint64_t P = whole ? (uint64_t)gridDim.x * NT : NT;
 	const uint64_t t = whole ? (uint64_t)blockIdx.x * NT + threadIdx.x : threadIdx.x;
@@ -549,7 +608,8 @@ static __global__ void __launch_bounds__(NT, MINB) k_l2(const char *base, uint32
 }
 
 // reference for k_l2: same addresses from the closed form, plain loads, 64-bit modulo
-static __global__ void k_l2_ref(const char *base, uint32_t Z, int whole, uint32_t D, int nsteps, int U, uint32_t *partial)
+static __global__ void k_l2_ref(const char *base, uint32_t Z, int whole, uint32_t D, int nsteps, int U,
+				uint32_t *partial)
 {
 	const uint64_t P = whole ? (uint64_t)gridDim.x * blockDim.x : blockDim.x;
 	const uint64_t t = whole ? (uint64_t)blockIdx.x * blockDim.x + threadIdx.x : threadIdx.x;
@@ -572,7 +632,6 @@ static cudaEvent_t ev0, ev1;
 static int g_fail = 0;
 static bool g_dry = false; // --dry: list the configurations, touch no GPU
 static int g_nconf = 0;
-
 
 template <class F> static Timing time_launches(F launch)
 {
@@ -600,15 +659,18 @@ struct Best {
 };
 static Best best_copy, best_write, best_read, best_l2;
 
-static void report(const char *kind, const char *variant, const char *params, double bytes, Timing tm, double anchor, const char *anchor_name,
-		   bool ok, Best *best, double anchor2 = 0, const char *anchor2_name = nullptr)
+static void report(const char *kind, const char *variant, const char *params, double bytes, Timing tm,
+		   double anchor, const char *anchor_name, bool ok, Best *best, double anchor2 = 0,
+		   const char *anchor2_name = nullptr)
 {
 	const double gbs = bytes / (tm.med_ms * 1e-3) / 1e9;
 	char line[256];
-	int n = snprintf(line, sizeof line, "%-5s %-9s %-40s %8.1f GB/s  ratio %.3f (%s)", kind, variant, params, gbs, gbs / anchor, anchor_name);
+	int n = snprintf(line, sizeof line, "%-5s %-9s %-40s %8.1f GB/s  ratio %.3f (%s)", kind, variant,
+			 params, gbs, gbs / anchor, anchor_name);
 	if (anchor2 > 0 && n > 0 && n < (int)sizeof line)
 		snprintf(line + n, sizeof line - n, " %.3f (%s)", gbs / anchor2, anchor2_name);
-	printf("%s  [ms med %.3f min %.3f max %.3f]  CHECK %s\n", line, tm.med_ms, tm.min_ms, tm.max_ms, ok ? "ok" : "FAIL");
+	printf("%s  [ms med %.3f min %.3f max %.3f]  CHECK %s\n", line, tm.med_ms, tm.min_ms, tm.max_ms,
+	       ok ? "ok" : "FAIL");
 	fflush(stdout);
 	if (!ok)
 		g_fail = 1;
@@ -632,7 +694,10 @@ static uint32_t *d_samples;
 static uint32_t g_src_sum; // sum of all words of src
 static double g_memcpy_gbs, g_memset_gbs, g_read_anchor = 0;
 
-static void poison_dst() { CK(cudaMemset(d_dst, 0xFF, BUF_BYTES)); }
+static void poison_dst()
+{
+	CK(cudaMemset(d_dst, 0xFF, BUF_BYTES));
+}
 
 static unsigned long long read_bad()
 {
@@ -669,7 +734,10 @@ static int occupancy(const void *fn, int threads, size_t smem)
 	return n;
 }
 
-static const char *map_name(int map) { return map == 0 ? "contig" : map == 1 ? "inter" : "wrap"; }
+static const char *map_name(int map)
+{
+	return map == 0 ? "contig" : map == 1 ? "inter" : "wrap";
+}
 
 // ---------------------------------------------------------------- TMA sweeps
 typedef void (*tma_copy_fn)(const char *, char *, uint64_t, uint32_t, int, int);
@@ -686,16 +754,19 @@ static bool dry(const char *kind, const char *variant, const char *params)
 
 static bool set_smem(const void *fn, size_t smem)
 {
-	return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) == cudaSuccess;
+	return cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) ==
+	       cudaSuccess;
 }
 
 static void tma_copy_one(uint32_t ckb, int S, int L, int cps, int map, int H = 0)
 {
 	const uint32_t C = ckb << 10;
 	const size_t smem = (size_t)S * C;
-	tma_copy_fn fn = H ? (L == 0 ? k_tma_copy<0, 1> : k_tma_copy<1, 1>) : (L == 0 ? k_tma_copy<0, 0> : k_tma_copy<1, 0>);
+	tma_copy_fn fn = H ? (L == 0 ? k_tma_copy<0, 1> : k_tma_copy<1, 1>)
+			   : (L == 0 ? k_tma_copy<0, 0> : k_tma_copy<1, 0>);
 	char params[96];
-	snprintf(params, sizeof params, "C=%uK S=%d L=%d cps=%d map=%s%s", ckb, S, L, cps, map_name(map), H ? " L2=evict_first" : "");
+	snprintf(params, sizeof params, "C=%uK S=%d L=%d cps=%d map=%s%s", ckb, S, L, cps, map_name(map),
+		 H ? " L2=evict_first" : "");
 	if (dry("copy", "tma", params))
 		return;
 	if (!set_smem((const void *)fn, smem)) {
@@ -739,13 +810,15 @@ static void tma_write_one(uint32_t ckb, int D, int cps, int map, uint32_t seed)
 	k_check_tile<<<g_sms * 8, 256>>>((const uint32_t *)d_dst, BUF_BYTES / 4, C / 4 - 1, seed, d_bad);
 	CK(cudaGetLastError());
 	const bool ok = read_bad() == 0;
-	report("write", "tma", params, (double)BUF_BYTES, tm, g_memset_gbs, "memset", ok, &best_write, DATASHEET_GBS, "4800");
+	report("write", "tma", params, (double)BUF_BYTES, tm, g_memset_gbs, "memset", ok, &best_write,
+	       DATASHEET_GBS, "4800");
 }
 
 // expected sum for k_tma_read: per chunk sample sums (device), times the times each chunk is read
 static uint32_t tma_read_expected(uint64_t nchunks, uint32_t C, int map, int grid, uint64_t nk_wrap)
 {
-	k_chunk_samples<<<(unsigned)((nchunks + 255) / 256), 256>>>((const uint32_t *)d_src, nchunks, C, d_samples);
+	k_chunk_samples<<<(unsigned)((nchunks + 255) / 256), 256>>>((const uint32_t *)d_src, nchunks, C,
+								    d_samples);
 	CK(cudaGetLastError());
 	std::vector<uint32_t> w(nchunks);
 	CK(cudaMemcpy(w.data(), d_samples, nchunks * sizeof(uint32_t), cudaMemcpyDeviceToHost));
@@ -788,7 +861,8 @@ static void tma_read_one(const char *kind, uint32_t ckb, int S, int cps, int map
 	const int grid = g_sms * cps;
 	const uint64_t nchunks = region / C;
 	const uint64_t nk = l2 ? (uint64_t)(L2_BYTES_PER_LAUNCH / C / grid) + 1 : 0;
-	Timing tm = time_launches([&] { k_tma_read<<<grid, 32, smem>>>(d_src, nchunks, nk, C, S, map, d_partial); });
+	Timing tm =
+	    time_launches([&] { k_tma_read<<<grid, 32, smem>>>(d_src, nchunks, nk, C, S, map, d_partial); });
 	const bool ok = sum_partials(grid) == tma_read_expected(nchunks, C, map, grid, nk);
 	const double bytes = l2 ? (double)nk * C * grid : (double)region;
 	if (l2)
@@ -806,21 +880,37 @@ static const char *ld_name[] = {"ld", "ld.nc.na.256B", "ld.256B", "ld.cs", "ld.c
 static const char *st_name[] = {"st", "st.cs", "st.na", "st.ef"};
 
 // the (U, threads, CTAs/SM) shapes the LDG/STG sweeps use; each is its own instantiation
-#define SHAPE_PICK(F, ...)                                                                                  \
-	do {                                                                                                \
-		if (U == 2 && NT == 256 && cps == 4) return (void *)F<__VA_ARGS__, 2, 256, 4>;              \
-		if (U == 4 && NT == 512 && cps == 2) return (void *)F<__VA_ARGS__, 4, 512, 2>;              \
-		if (U == 4 && NT == 256 && cps == 4) return (void *)F<__VA_ARGS__, 4, 256, 4>;              \
-		if (U == 4 && NT == 512 && cps == 1) return (void *)F<__VA_ARGS__, 4, 512, 1>;              \
-		if (U == 8 && NT == 512 && cps == 2) return (void *)F<__VA_ARGS__, 8, 512, 2>;              \
-		if (U == 8 && NT == 512 && cps == 1) return (void *)F<__VA_ARGS__, 8, 512, 1>;              \
-		if (U == 8 && NT == 256 && cps == 4) return (void *)F<__VA_ARGS__, 8, 256, 4>;              \
-		return nullptr;                                                                             \
+#define SHAPE_PICK(F, ...)                                                                                   \
+	do {                                                                                                 \
+		if (U == 2 && NT == 256 && cps == 4)                                                         \
+			return (void *)F<__VA_ARGS__, 2, 256, 4>;                                            \
+		if (U == 4 && NT == 512 && cps == 2)                                                         \
+			return (void *)F<__VA_ARGS__, 4, 512, 2>;                                            \
+		if (U == 4 && NT == 256 && cps == 4)                                                         \
+			return (void *)F<__VA_ARGS__, 4, 256, 4>;                                            \
+		if (U == 4 && NT == 512 && cps == 1)                                                         \
+			return (void *)F<__VA_ARGS__, 4, 512, 1>;                                            \
+		if (U == 8 && NT == 512 && cps == 2)                                                         \
+			return (void *)F<__VA_ARGS__, 8, 512, 2>;                                            \
+		if (U == 8 && NT == 512 && cps == 1)                                                         \
+			return (void *)F<__VA_ARGS__, 8, 512, 1>;                                            \
+		if (U == 8 && NT == 256 && cps == 4)                                                         \
+			return (void *)F<__VA_ARGS__, 8, 256, 4>;                                            \
+		return nullptr;                                                                              \
 	} while (0)
 
-template <int LD, int ST> static void *pick_copy_ls(int U, int NT, int cps) { SHAPE_PICK(k_copy, LD, ST); }
-template <int ST> static void *pick_write_s(int U, int NT, int cps) { SHAPE_PICK(k_write, ST); }
-template <int LD> static void *pick_read_l(int U, int NT, int cps) { SHAPE_PICK(k_read, LD); }
+template <int LD, int ST> static void *pick_copy_ls(int U, int NT, int cps)
+{
+	SHAPE_PICK(k_copy, LD, ST);
+}
+template <int ST> static void *pick_write_s(int U, int NT, int cps)
+{
+	SHAPE_PICK(k_write, ST);
+}
+template <int LD> static void *pick_read_l(int U, int NT, int cps)
+{
+	SHAPE_PICK(k_read, LD);
+}
 
 static void *need(void *f, const char *what)
 {
@@ -833,22 +923,30 @@ static void *need(void *f, const char *what)
 static copy_fn pick_copy(int ld, int st, int U, int NT, int cps)
 {
 	void *f = nullptr;
-	if (ld == 1 && st == 1) f = pick_copy_ls<1, 1>(U, NT, cps);
-	else if (ld == 1 && st == 2) f = pick_copy_ls<1, 2>(U, NT, cps);
-	else if (ld == 2 && st == 1) f = pick_copy_ls<2, 1>(U, NT, cps);
-	else if (ld == 5 && st == 3) f = pick_copy_ls<5, 3>(U, NT, cps);
+	if (ld == 1 && st == 1)
+		f = pick_copy_ls<1, 1>(U, NT, cps);
+	else if (ld == 1 && st == 2)
+		f = pick_copy_ls<1, 2>(U, NT, cps);
+	else if (ld == 2 && st == 1)
+		f = pick_copy_ls<2, 1>(U, NT, cps);
+	else if (ld == 5 && st == 3)
+		f = pick_copy_ls<5, 3>(U, NT, cps);
 	return (copy_fn)need(f, "copy");
 }
 static write_fn pick_write(int st, int U, int NT, int cps)
 {
-	void *f = st == 0 ? pick_write_s<0>(U, NT, cps) : st == 1 ? pick_write_s<1>(U, NT, cps) : st == 2 ? pick_write_s<2>(U, NT, cps)
-													       : pick_write_s<3>(U, NT, cps);
+	void *f = st == 0   ? pick_write_s<0>(U, NT, cps)
+		  : st == 1 ? pick_write_s<1>(U, NT, cps)
+		  : st == 2 ? pick_write_s<2>(U, NT, cps)
+			    : pick_write_s<3>(U, NT, cps);
 	return (write_fn)need(f, "write");
 }
 static read_fn pick_read(int ld, int U, int NT, int cps)
 {
-	void *f = ld == 0 ? pick_read_l<0>(U, NT, cps) : ld == 1 ? pick_read_l<1>(U, NT, cps) : ld == 2 ? pick_read_l<2>(U, NT, cps)
-													    : pick_read_l<3>(U, NT, cps);
+	void *f = ld == 0   ? pick_read_l<0>(U, NT, cps)
+		  : ld == 1 ? pick_read_l<1>(U, NT, cps)
+		  : ld == 2 ? pick_read_l<2>(U, NT, cps)
+			    : pick_read_l<3>(U, NT, cps);
 	return (read_fn)need(f, "read");
 }
 
@@ -856,8 +954,8 @@ static void ldg_copy_one(int ld, int st, int U, int cps, int threads, int map)
 {
 	copy_fn fn = pick_copy(ld, st, U, threads, cps);
 	char params[96];
-	snprintf(params, sizeof params, "%s %s U=%d cps=%d thr=%d map=%s", ld_name[ld], st_name[st], U, cps, threads,
-		 map == 0 ? "block" : "gstride");
+	snprintf(params, sizeof params, "%s %s U=%d cps=%d thr=%d map=%s", ld_name[ld], st_name[st], U, cps,
+		 threads, map == 0 ? "block" : "gstride");
 	if (dry("copy", "ldg", params))
 		return;
 	if (occupancy((const void *)fn, threads, 0) < cps) {
@@ -866,7 +964,8 @@ static void ldg_copy_one(int ld, int st, int U, int cps, int threads, int map)
 	}
 	const int grid = g_sms * cps;
 	poison_dst();
-	Timing tm = time_launches([&] { fn<<<grid, threads>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, map); });
+	Timing tm = time_launches(
+	    [&] { fn<<<grid, threads>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, map); });
 	report("copy", "ldg", params, 2.0 * BUF_BYTES, tm, g_memcpy_gbs, "memcpy", check_copy(), &best_copy);
 }
 
@@ -874,7 +973,8 @@ static void ldg_write_one(int st, int U, int cps, int threads, int map, uint32_t
 {
 	write_fn fn = pick_write(st, U, threads, cps);
 	char params[96];
-	snprintf(params, sizeof params, "%s U=%d cps=%d thr=%d map=%s", st_name[st], U, cps, threads, map == 0 ? "block" : "gstride");
+	snprintf(params, sizeof params, "%s U=%d cps=%d thr=%d map=%s", st_name[st], U, cps, threads,
+		 map == 0 ? "block" : "gstride");
 	if (dry("write", "ldg", params))
 		return;
 	if (occupancy((const void *)fn, threads, 0) < cps) {
@@ -888,7 +988,8 @@ static void ldg_write_one(int st, int U, int cps, int threads, int map, uint32_t
 	k_check_lin<<<g_sms * 8, 256>>>((const uint32_t *)d_dst, BUF_BYTES / 4, seed, d_bad);
 	CK(cudaGetLastError());
 	const bool ok = read_bad() == 0;
-	report("write", "ldg", params, (double)BUF_BYTES, tm, g_memset_gbs, "memset", ok, &best_write, DATASHEET_GBS, "4800");
+	report("write", "ldg", params, (double)BUF_BYTES, tm, g_memset_gbs, "memset", ok, &best_write,
+	       DATASHEET_GBS, "4800");
 }
 
 // returns GB/s; anchor = 0 means "do not print yet" (the simple reads are the read anchor)
@@ -896,7 +997,8 @@ static double ldg_read_one(int ld, int U, int cps, int threads, int map, bool pr
 {
 	read_fn fn = pick_read(ld, U, threads, cps);
 	char params[96];
-	snprintf(params, sizeof params, "%s U=%d cps=%d thr=%d map=%s", ld_name[ld], U, cps, threads, map == 0 ? "block" : "gstride");
+	snprintf(params, sizeof params, "%s U=%d cps=%d thr=%d map=%s", ld_name[ld], U, cps, threads,
+		 map == 0 ? "block" : "gstride");
 	if (g_dry && !print)
 		return 1;
 	if (dry("read", map == 1 && (ld == 0 || ld == 3) ? "simple" : "ldg", params))
@@ -906,12 +1008,13 @@ static double ldg_read_one(int ld, int U, int cps, int threads, int map, bool pr
 		return 0;
 	}
 	const int grid = g_sms * cps;
-	Timing tm = time_launches([&] { fn<<<grid, threads>>>((const uint4 *)d_src, BUF_BYTES / 16, map, d_partial); });
+	Timing tm = time_launches(
+	    [&] { fn<<<grid, threads>>>((const uint4 *)d_src, BUF_BYTES / 16, map, d_partial); });
 	const bool ok = sum_partials(grid) == g_src_sum;
 	const double gbs = (double)BUF_BYTES / (tm.med_ms * 1e-3) / 1e9;
 	if (print)
-		report("read", map == 1 && (ld == 0 || ld == 3) ? "simple" : "ldg", params, (double)BUF_BYTES, tm, g_read_anchor, "simple-read",
-		       ok, &best_read);
+		report("read", map == 1 && (ld == 0 || ld == 3) ? "simple" : "ldg", params, (double)BUF_BYTES,
+		       tm, g_read_anchor, "simple-read", ok, &best_read);
 	else if (!ok) {
 		printf("read  simple    %-40s CHECK FAIL\n", params);
 		g_fail = 1;
@@ -948,8 +1051,8 @@ static void l2_one(size_t set_mb, int whole, int U, int NT, int cps, bool full =
 		Z = (uint32_t)((set / grid) & ~(size_t)511);
 		P = NT;
 	}
-	snprintf(params, sizeof params, "set=%zuMB %s U=%d thr=%d cps=%d%s", set_mb, whole ? "whole" : "slice", U, NT, cps,
-		 full ? " lb=full" : "");
+	snprintf(params, sizeof params, "set=%zuMB %s U=%d thr=%d cps=%d%s", set_mb,
+		 whole ? "whole" : "slice", U, NT, cps, full ? " lb=full" : "");
 	if (dry("l2", "ldg.cg", params))
 		return;
 	if (occupancy((const void *)fn, NT, 0) < cps) {
@@ -981,7 +1084,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--dry"))
 			g_dry = true;
 		else {
-			fprintf(stderr, "bw_sweep: unknown argument '%s' (usage: bw_sweep [--quick] [--dry])\n", argv[i]);
+			fprintf(stderr,
+				"bw_sweep: unknown argument '%s' (usage: bw_sweep [--quick] [--dry])\n",
+				argv[i]);
 			return 2;
 		}
 	}
@@ -996,12 +1101,16 @@ int main(int argc, char **argv)
 		CK(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
 		CK(cudaDriverGetVersion(&drv));
 		CK(cudaRuntimeGetVersion(&rt));
-		printf("# bw_sweep: %s, cc %d.%d, %d SMs, L2 %d MB, smem opt-in %d KB/block, driver API %d, runtime %d%s\n", prop.name,
-		       prop.major, prop.minor, g_sms, prop.l2CacheSize >> 20, smem_optin >> 10, drv, rt, quick ? ", --quick" : "");
-		printf("# buffers 2 x %zu MiB; %d warm-ups, median of %d [min, max]; copy bytes = 2 x size; GB = 1e9 B\n", BUF_BYTES >> 20,
-		       WARMUP, REPS);
+		printf("# bw_sweep: %s, cc %d.%d, %d SMs, L2 %d MB, smem opt-in %d KB/block, driver API %d, "
+		       "runtime %d%s\n",
+		       prop.name, prop.major, prop.minor, g_sms, prop.l2CacheSize >> 20, smem_optin >> 10,
+		       drv, rt, quick ? ", --quick" : "");
+		printf("# buffers 2 x %zu MiB; %d warm-ups, median of %d [min, max]; copy bytes = 2 x size; "
+		       "GB = 1e9 B\n",
+		       BUF_BYTES >> 20, WARMUP, REPS);
 		if (prop.major != 9) {
-			fprintf(stderr, "bw_sweep: needs a cc 9.x GPU (built for sm_90a), found %d.%d\n", prop.major, prop.minor);
+			fprintf(stderr, "bw_sweep: needs a cc 9.x GPU (built for sm_90a), found %d.%d\n",
+				prop.major, prop.minor);
 			return 2;
 		}
 		if (g_sms * 16 > MAX_BLOCKS) {
@@ -1026,24 +1135,26 @@ int main(int argc, char **argv)
 
 		// anchors
 		poison_dst();
-		Timing tcp = time_launches([&] { CK(cudaMemcpyAsync(d_dst, d_src, BUF_BYTES, cudaMemcpyDeviceToDevice)); });
+		Timing tcp = time_launches(
+		    [&] { CK(cudaMemcpyAsync(d_dst, d_src, BUF_BYTES, cudaMemcpyDeviceToDevice)); });
 		g_memcpy_gbs = 2.0 * BUF_BYTES / (tcp.med_ms * 1e-3) / 1e9;
-		report("copy", "memcpy", "cudaMemcpyAsync D2D (anchor)", 2.0 * BUF_BYTES, tcp, g_memcpy_gbs, "memcpy", check_copy(),
-		       nullptr);
+		report("copy", "memcpy", "cudaMemcpyAsync D2D (anchor)", 2.0 * BUF_BYTES, tcp, g_memcpy_gbs,
+		       "memcpy", check_copy(), nullptr);
 		Timing tms = time_launches([&] { CK(cudaMemsetAsync(d_dst, 0x5A, BUF_BYTES)); });
 		g_memset_gbs = (double)BUF_BYTES / (tms.med_ms * 1e-3) / 1e9;
 		CK(cudaMemset(d_bad, 0, sizeof(unsigned long long)));
 		k_check_const<<<g_sms * 8, 256>>>((const uint32_t *)d_dst, BUF_BYTES / 4, 0x5A5A5A5Au, d_bad);
 		CK(cudaGetLastError());
-		report("write", "memset", "cudaMemsetAsync (anchor)", (double)BUF_BYTES, tms, g_memset_gbs, "memset", read_bad() == 0,
-		       nullptr, DATASHEET_GBS, "4800");
+		report("write", "memset", "cudaMemsetAsync (anchor)", (double)BUF_BYTES, tms, g_memset_gbs,
+		       "memset", read_bad() == 0, nullptr, DATASHEET_GBS, "4800");
 	}
 
 	// ---- read: the simple grid-stride reads first (their best is the read anchor)
 	struct RdCfg {
 		int ld, U, cps, thr;
 	};
-	std::vector<RdCfg> simple = {{0, 4, 2, 512}, {0, 8, 2, 512}, {0, 8, 4, 256}, {3, 4, 2, 512}, {3, 8, 2, 512}, {3, 8, 4, 256}};
+	std::vector<RdCfg> simple = {{0, 4, 2, 512}, {0, 8, 2, 512}, {0, 8, 4, 256},
+				     {3, 4, 2, 512}, {3, 8, 2, 512}, {3, 8, 4, 256}};
 	if (quick)
 		simple = {{0, 8, 2, 512}, {3, 8, 4, 256}};
 	for (const RdCfg &c : simple)
@@ -1087,7 +1198,8 @@ int main(int argc, char **argv)
 					{8, 0, 2, 512}, {8, 0, 1, 512}, {4, 1, 2, 512}};
 		for (const CpCfg &c : lds)
 			for (const Shape &h : shapes) {
-				if (quick && !(h.U == 4 && h.map == 0 && h.cps != 1) && !(h.U == 8 && h.cps == 2))
+				if (quick && !(h.U == 4 && h.map == 0 && h.cps != 1) &&
+				    !(h.U == 8 && h.cps == 2))
 					continue;
 				ldg_copy_one(c.ld, c.st, h.U, h.cps, h.thr, h.map);
 			}
@@ -1129,7 +1241,8 @@ int main(int argc, char **argv)
 		struct Shape {
 			int U, map, cps, thr;
 		};
-		const Shape shapes[] = {{2, 0, 4, 256}, {4, 0, 2, 512}, {4, 0, 4, 256}, {8, 0, 2, 512}, {4, 1, 2, 512}};
+		const Shape shapes[] = {
+		    {2, 0, 4, 256}, {4, 0, 2, 512}, {4, 0, 4, 256}, {8, 0, 2, 512}, {4, 1, 2, 512}};
 		for (int st : {1, 2, 3, 0})
 			for (const Shape &h : shapes) {
 				if (quick && !(h.U == 4 && h.map == 0 && h.cps == 2) && !(h.U == 8))
@@ -1148,7 +1261,8 @@ int main(int argc, char **argv)
 						continue;
 					if (D == 8 && ckb != 16 && ckb != 64)
 						continue;
-					if (quick && (D == 1 || cps == 2 || ckb == 4 || ckb == 64 || map == 0))
+					if (quick &&
+					    (D == 1 || cps == 2 || ckb == 4 || ckb == 64 || map == 0))
 						continue;
 					tma_write_one(ckb, D, cps, map, seed++);
 				}
@@ -1177,8 +1291,9 @@ int main(int argc, char **argv)
 	printf("BEST %s\n", best_copy.line[0] ? best_copy.line : "copy: none");
 	printf("BEST %s\n", best_write.line[0] ? best_write.line : "write: none");
 	printf("BEST %s\n", best_l2.line[0] ? best_l2.line : "l2: none");
-	printf("# anchors: memcpy D2D %.1f GB/s, memset %.1f GB/s, simple read %.1f GB/s; datasheet %.0f, L2 target %.0f\n", g_memcpy_gbs,
-	       g_memset_gbs, g_read_anchor, DATASHEET_GBS, L2_TARGET_GBS);
+	printf("# anchors: memcpy D2D %.1f GB/s, memset %.1f GB/s, simple read %.1f GB/s; datasheet %.0f, L2 "
+	       "target %.0f\n",
+	       g_memcpy_gbs, g_memset_gbs, g_read_anchor, DATASHEET_GBS, L2_TARGET_GBS);
 	printf("# %d configurations; %s\n", g_nconf, g_fail ? "SOME CHECKS FAILED" : "all checks ok");
 	CK(cudaFree(d_src));
 	CK(cudaFree(d_dst));
