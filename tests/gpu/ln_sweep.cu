@@ -582,7 +582,8 @@ __device__ __forceinline__ void w_load(uint4 (&u)[WV], const bf16 *x, int r, int
 }
 
 template <int S, int N, int G, int GB>
-__device__ __forceinline__ void w_row(const uint4 (&u)[WV], int r, const LnArgs &a, int lane)
+__device__ __forceinline__ void w_row(const uint4 (&u)[WV], int r, const LnArgs &a, int lane,
+				     const float4 *sgb)
 {
 	float mean, rstd;
 	if (S == 1) {
@@ -648,7 +649,16 @@ __device__ __forceinline__ void w_row(const uint4 (&u)[WV], int r, const LnArgs 
 	for (int i = 0; i < WV; i++) {
 		float f[8], g[8], b[8], o[8];
 		unpack8f(u[i], f);
-		gb_fetch<GB>(a, j0 + 32 * i, g, b);
+		if (GB == 2) {
+			/* shared copy, split in 16-byte quarters so a warp's LDS.128 is conflict-free */
+			const float4 g0 = sgb[0 * NV + j0 + 32 * i], g1 = sgb[1 * NV + j0 + 32 * i];
+			const float4 b0 = sgb[2 * NV + j0 + 32 * i], b1 = sgb[3 * NV + j0 + 32 * i];
+			g[0] = g0.x, g[1] = g0.y, g[2] = g0.z, g[3] = g0.w;
+			g[4] = g1.x, g[5] = g1.y, g[6] = g1.z, g[7] = g1.w;
+			b[0] = b0.x, b[1] = b0.y, b[2] = b0.z, b[3] = b0.w;
+			b[4] = b1.x, b[5] = b1.y, b[6] = b1.z, b[7] = b1.w;
+		} else
+			gb_fetch<GB>(a, j0 + 32 * i, g, b);
 #pragma unroll
 		for (int c = 0; c < 8; c++) {
 			const float t = N ? fmaf(f[c], rstd, nmr) : (f[c] - mean) * rstd;
@@ -664,13 +674,28 @@ __global__ void __launch_bounds__(WPC * 32) ln_warp(LnArgs a)
 	static_assert(PF >= 0 && PF <= 2, "0, 1 or 2 rows ahead");
 	const int lane = threadIdx.x & 31;
 	const int gw = blockIdx.x * WPC + (threadIdx.x >> 5), nw = gridDim.x * WPC, rows = a.rows;
+	/* GB 2: gamma/beta staged once per block in shared memory, as quarters
+	 * [gamma 0-3 | gamma 4-7 | beta 0-3 | beta 4-7] of each vector (32 KB) */
+	__shared__ float4 sgb_[GB == 2 ? 4 * NV : 1];
+	const float4 *sgb = sgb_;
+	if (GB == 2) {
+		for (int j = threadIdx.x; j < NV; j += WPC * 32) {
+			const float4 *g4 = reinterpret_cast<const float4 *>(a.gamma) + 2 * j;
+			const float4 *b4 = reinterpret_cast<const float4 *>(a.beta) + 2 * j;
+			sgb_[0 * NV + j] = g4[0];
+			sgb_[1 * NV + j] = g4[1];
+			sgb_[2 * NV + j] = b4[0];
+			sgb_[3 * NV + j] = b4[1];
+		}
+		__syncthreads();
+	}
 	/* PF + 1 named slots (no indexed array of slots, so they stay in registers): the slot
 	 * being computed and PF slots whose loads are in flight. */
 	uint4 b0[WV], b1[WV], b2[WV];
 	if (PF == 0) {
 		for (int r = gw; r < rows; r += nw) {
 			w_load<LD>(b0, a.x, r, lane);
-			w_row<S, N, G, GB>(b0, r, a, lane);
+			w_row<S, N, G, GB>(b0, r, a, lane, sgb);
 		}
 	} else if (PF == 1) {
 		if (gw < rows)
@@ -679,12 +704,12 @@ __global__ void __launch_bounds__(WPC * 32) ln_warp(LnArgs a)
 			const int r1 = r + nw, r2 = r1 + nw;
 			if (r1 < rows)
 				w_load<LD>(b1, a.x, r1, lane);
-			w_row<S, N, G, GB>(b0, r, a, lane);
+			w_row<S, N, G, GB>(b0, r, a, lane, sgb);
 			if (r1 >= rows)
 				break;
 			if (r2 < rows)
 				w_load<LD>(b0, a.x, r2, lane);
-			w_row<S, N, G, GB>(b1, r1, a, lane);
+			w_row<S, N, G, GB>(b1, r1, a, lane, sgb);
 		}
 	} else {
 		if (gw < rows)
@@ -695,17 +720,17 @@ __global__ void __launch_bounds__(WPC * 32) ln_warp(LnArgs a)
 			const int r1 = r + nw, r2 = r1 + nw, r3 = r2 + nw, r4 = r3 + nw;
 			if (r2 < rows)
 				w_load<LD>(b2, a.x, r2, lane);
-			w_row<S, N, G, GB>(b0, r, a, lane);
+			w_row<S, N, G, GB>(b0, r, a, lane, sgb);
 			if (r1 >= rows)
 				break;
 			if (r3 < rows)
 				w_load<LD>(b0, a.x, r3, lane);
-			w_row<S, N, G, GB>(b1, r1, a, lane);
+			w_row<S, N, G, GB>(b1, r1, a, lane, sgb);
 			if (r2 >= rows)
 				break;
 			if (r4 < rows)
 				w_load<LD>(b1, a.x, r4, lane);
-			w_row<S, N, G, GB>(b2, r2, a, lane);
+			w_row<S, N, G, GB>(b2, r2, a, lane, sgb);
 		}
 	}
 }
@@ -748,7 +773,7 @@ static void add(const char *name, std::string params, LnKernel k, int threads, i
 	g_vars.push_back(Variant{name, params, k, threads, gelu});
 }
 
-static const char *GB_R[] = {"ldg", "reg32", "regbf16"}, *GB_W[] = {"ldg32", "ldgbf16"},
+static const char *GB_R[] = {"ldg", "reg32", "regbf16"}, *GB_W[] = {"ldg32", "ldgbf16", "smem32"},
 		  *GE[] = {"as", "as2", "none"}, *LDN[] = {"cs", "cs256", "nc256"},
 		  *ST[] = {"2pass", "shift"}, *NR[] = {"sub", "fma"};
 
@@ -798,8 +823,13 @@ static void build_variants(void)
 	ADD_R(512, 1, 1, 1, 1, 1, 0);
 	ADD_R(512, 1, 2, 1, 1, 1, 0); /* E */
 	ADD_R(128, 4, 2, 1, 1, 1, 1);
+	ADD_R(128, 4, 1, 1, 1, 0, 0);
+	ADD_R(256, 2, 1, 2, 1, 1, 0);
+	ADD_R(128, 4, 1, 1, 1, 1, 2);
+	ADD_R(256, 2, 2, 1, 1, 1, 1);
 	ADD_R(128, 4, 1, 1, 2, 1, 0);
 	ADD_R(128, 4, 2, 1, 2, 1, 0);
+	ADD_R(512, 1, 2, 1, 2, 1, 0);
 	ADD_R(256, 2, 2, 1, 2, 1, 0);
 	/* W: warp per row (WPC, PF, S, N, G, GB, LD) */
 	ADD_W(8, 1, 0, 0, 0, 0, 0);
@@ -816,6 +846,8 @@ static void build_variants(void)
 	ADD_W(8, 1, 1, 0, 1, 0, 0);
 	ADD_W(8, 1, 1, 1, 0, 0, 0);
 	ADD_W(8, 1, 1, 1, 1, 1, 0);
+	ADD_W(8, 0, 1, 1, 1, 2, 0);
+	ADD_W(8, 1, 1, 1, 1, 2, 0);
 	ADD_W(8, 1, 1, 1, 1, 0, 1);
 	ADD_W(8, 1, 1, 1, 1, 0, 2);
 	ADD_W(8, 2, 1, 1, 1, 0, 1);
