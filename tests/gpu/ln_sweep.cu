@@ -36,7 +36,11 @@
  *      brief's variant E.
  *   W  warp per row: a lane holds 16 uint4 (128 values) of its row packed, statistics by warp
  *      shuffles only (no shared memory, no barrier), rows round robin over the warps of a
- *      persistent grid, pf = rows whose loads are issued before the current row is computed.
+ *      persistent grid, pf = rows whose loads are issued before the current row is computed;
+ *      gamma/beta read per vector through the L1 (gb=ldg32 / ldgbf16) or from a shared copy
+ *      made once per block (gb=smem32). A row is 64 registers per lane, so pf=1 needs 128 for
+ *      the rows alone: ptxas (CUDA 13.0) spills 0.2-3 KB in every pf>=1 warp variant and uses
+ *      254/255 registers (no spill) at pf=0; see the lmem column.
  *   st=2pass: exact two-pass mean/variance; st=shift: one pass of sums of (x-K) and (x-K)^2
  *      with K = the row's first element (4 instead of 5 ops per value; cancellation is bounded
  *      by ((x0 - mean)/std)^2, harmless unless x0 is a far outlier).
