@@ -12,7 +12,9 @@ OUT=${OUT:-/tmp/gpudiag-overhead}
 mkdir -p "$OUT"
 ROUNDS=${ROUNDS:-2}
 G=$(realpath "${GD:-./${BUILD:-build}/gpudiag}")
-P=tests/gpu/progs/train_step.py
+P="tests/gpu/progs/train_step.py --steps ${STEPS:-60}"
+# every configuration on the same CPUs (process-to-process spread otherwise dominates)
+PIN=${PIN:-taskset -c 2-5}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 LOG="$OUT/overhead.log"
@@ -22,14 +24,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noh
 # name|environment|gpudiag run options ("-" = run without gpudiag)
 CFG=${CFG:-"plain||-
 kernels|GPUDIAG_KINDS=kernel|--api none
-k+copies|GPUDIAG_KINDS=kernel,memcpy,memset|--api none
-k+sync|GPUDIAG_KINDS=kernel,sync|--api none
-k+memory|GPUDIAG_KINDS=kernel,memory|--api none
-k+overhead|GPUDIAG_KINDS=kernel,overhead|--api none
 none||--api none
 subset-activity|GPUDIAG_API_VIA=activity|
 subset-callback|GPUDIAG_API_VIA=callback|
-launch-callback|GPUDIAG_API_VIA=callback GPUDIAG_API_LIST=cudaLaunchKernel,cuLaunchKernel|"}
+launch-callback|GPUDIAG_API_VIA=callback GPUDIAG_API_LIST=cudaLaunchKernel,cuLaunchKernel|
+subset-nosync|GPUDIAG_KINDS=kernel,memcpy,memset,memory,overhead|
+drvlaunch-callback|GPUDIAG_API_VIA=callback GPUDIAG_API_LIST=cuLaunch|"}
 CONFIGS=$(printf '%s\n' "$CFG" | cut -d'|' -f1)
 declare -A T
 res() { sed -n 's/^RESULT //p' "$1" | tail -1 | python3 -c "import json,sys; print(json.load(sys.stdin)['median_ms'])" 2>/dev/null; }
@@ -39,9 +39,9 @@ runcfg() {
 	env=$(echo "$line" | cut -d'|' -f2)
 	opts=$(echo "$line" | cut -d'|' -f3)
 	if [ "$opts" = "-" ]; then
-		env $env python3 $P >"$o" 2>&1
+		$PIN env $env python3 $P >"$o" 2>&1
 	else
-		env $env "$G" run $opts -o "$W/$c.$r.sqlite" -- python3 $P >"$o" 2>&1
+		$PIN env $env "$G" run $opts -o "$W/$c.$r.sqlite" -- python3 $P >"$o" 2>&1
 	fi
 	T[$c]="${T[$c]:-} $(res "$o")"
 	echo "round $r $c: $(res "$o") ms"
