@@ -4,9 +4,9 @@
  * gelu(x) = x·Φ(x), Φ(x) = 1 − ½·erfc(x/√2) for x ≥ 0 and ½·erfc(|x|/√2) below 0 (no
  * cancellation for negative x). erfc(a) = t·(a1 + a2·t + … + a5·t⁴)·e^(−a²), t = 1/(1 + p·a)
  * (Abramowitz & Stegun 7.1.26, |error in erf| ≤ 1.5e-7, four orders below a BF16 ulp at 1).
- * Branch-free, two special-function ops (reciprocal, exp2) and about a dozen FP32 ops per
- * value, against ~25 ops and a divergent branch for the library's erff: the fused
- * LayerNorm+GeLU kernel was limited by instruction issue, not by memory, with erff. */
+ * Branch-free, two special-function ops (reciprocal, exp2) and eleven FP32 ops per value,
+ * against ~25 ops and a divergent branch for the library's erff: the fused LayerNorm+GeLU
+ * kernel was limited by instruction issue, not by memory, with erff. */
 #ifndef GPUDIAG_KERNELS_LAB_FUSION_GELU_H
 #define GPUDIAG_KERNELS_LAB_FUSION_GELU_H
 
@@ -52,8 +52,10 @@ GD_FU_HD float gd_fu_gelu_as(float x)
 	q = fmaf(q, t, c3);
 	q = fmaf(q, t, c2);
 	q = fmaf(q, t, c1);
-	const float h = (q * t) * e; /* ½·erfc(|x|/√2) */
-	return x * (x >= 0.f ? 1.f - h : h);
+	/* gelu = ½x + |x|(½ − h), h = ½·erfc(|x|/√2): x(1 − h) for x ≥ 0, x·h below 0, with no
+	 * select; ½ − h is one rounding (|error| ≤ 2^-25·|x|, and exactly 0 once h < 2^-25) */
+	const float s = fmaf(-(q * t), e, 0.5f);
+	return fmaf(fabsf(x), s, 0.5f * x);
 }
 
 #endif
