@@ -23,7 +23,6 @@ echo "== gpudiag tracing overhead matrix, $(date -u +%FT%TZ)"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noheader || true
 # name|environment|gpudiag run options ("-" = run without gpudiag)
 CFG=${CFG:-"plain||-
-kernels|GPUDIAG_KINDS=kernel|--api none
 none||--api none
 subset-activity|GPUDIAG_API_VIA=activity|
 subset-callback|GPUDIAG_API_VIA=callback|
