@@ -278,9 +278,9 @@ __global__ void __launch_bounds__(256) k_l2_t(const uint4 *__restrict__ p, size_
 // grid · nk · C. Sum check: if grid·nk is a multiple of nchunks, every chunk is read
 // grid·nk / nchunks times.
 #define RL_TMA_MAX_STAGES 8
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ void rl_mbar_wait(uint32_t bar, uint32_t parity)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	uint32_t ok = 0;
 	while (!ok)
 		asm volatile("{\n\t.reg .pred p;\n\t"
@@ -289,17 +289,15 @@ __device__ __forceinline__ void rl_mbar_wait(uint32_t bar, uint32_t parity)
 			     : "=r"(ok)
 			     : "r"(bar), "r"(parity)
 			     : "memory");
-#endif
 }
 __device__ __forceinline__ void rl_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
 		     "l"(src), "r"(bytes), "r"(bar)
 		     : "memory");
-#endif
 }
+#endif
 __global__ void __launch_bounds__(32) k_l2_tma(const unsigned char *__restrict__ p, uint32_t nchunks, uint32_t C,
 					       int S, uint32_t nk, uint32_t *partial)
 {
