@@ -19,6 +19,7 @@ const char cmd_lab_usage[] =
     "  --quick            smaller sizes: a fast look\n"
     "  --runs N           timed samples per variant (default 15, 10..64)\n"
     "  --size BYTES       the lab's main size (see 'gpudiag lab help <name>')\n"
+    "  --shape SPEC       the lab's shapes as key=value pairs (fusion, attention)\n"
     "  --csv FILE         results as CSV ('-' = stdout)\n"
     "  --svg FILE         the lab's chart as SVG\n"
     "  --json             results as JSON on stdout (docs/json.md)\n"

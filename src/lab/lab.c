@@ -1446,7 +1446,7 @@ int gd_lab_main(struct gd_ctx *ctx, int argc, char **argv)
 {
 	const struct gd_lab *lab;
 	struct gd_lab_run r;
-	const char *csv = NULL, *svg = NULL;
+	const char *csv = NULL, *svg = NULL, *shape = NULL;
 	int quick = 0, runs = 15, npos = 0, rc, e;
 	long long size = 0;
 	char *pos[2];
@@ -1455,6 +1455,7 @@ int gd_lab_main(struct gd_ctx *ctx, int argc, char **argv)
 		{"quick", GD_OPT_FLAG, &quick, NULL, "smaller sizes: a fast look (a few seconds)"},
 		{"runs", GD_OPT_INT, &runs, "N", "timed samples per variant (default 15, at least 10, at most 64)"},
 		{"size", GD_OPT_LONG, &size, "BYTES", "the lab's main size (see the lab's help); default: the lab's"},
+		{"shape", GD_OPT_STR, &shape, "SPEC", "the lab's shapes as key=value pairs (fusion, attention: see their help)"},
 		{"csv", GD_OPT_STR, &csv, "FILE", "write the results as CSV ('-' = stdout)"},
 		{"svg", GD_OPT_STR, &svg, "FILE", "write the lab's chart as SVG"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -1507,6 +1508,10 @@ int gd_lab_main(struct gd_ctx *ctx, int argc, char **argv)
 				GD_LAB_MIN_RUNS, runs);
 	if (size < 0)
 		return gd_error(GD_EUSAGE, "lab %s: --size must be positive", lab->name);
+	if (shape && !lab->check_shape)
+		return gd_error(GD_EUSAGE, "lab %s: this lab takes no --shape", lab->name);
+	if (shape && lab->check_shape(shape, why, sizeof why))
+		return gd_error(GD_EUSAGE, "lab %s: --shape: %s", lab->name, why);
 
 	/* a lab needs a GPU (listing and help do not, so the table does not set GD_NEEDS_GPU) */
 	if ((rc = gd_cu_open(why, sizeof(why))) != GD_OK)
@@ -1519,6 +1524,7 @@ int gd_lab_main(struct gd_ctx *ctx, int argc, char **argv)
 	r.quick = quick;
 	r.runs = runs;
 	r.size = size;
+	r.shape = shape;
 	device_facts(&r.dev, ctx->device < 0 ? 0 : ctx->device);
 	if ((e = gd_labk_set_device(r.dev.index)) != 0) {
 		gd_lab_run_free(&r);

@@ -65,6 +65,9 @@ struct gd_lab {
 	const char *summary; /* one line for the listing */
 	const char *help;    /* what it measures and how to read it (printed by --help) */
 	int (*run)(struct gd_lab_run *r); /* GD_OK or an error code (printed by the lab) */
+	/* --shape SPEC: checks SPEC before any GPU work (0, or −1 with why); NULL: the lab takes
+	 * no --shape. The lab reads r->shape itself. */
+	int (*check_shape)(const char *spec, char *why, size_t n);
 };
 
 /* The table (src/lab/lab_table.c), terminated by NULL. */
@@ -297,6 +300,7 @@ struct gd_lab_run {
 	int quick;           /* --quick: smaller sizes, for a fast look and for CI smoke runs */
 	int runs;            /* timed samples per variant (≥ GD_LAB_MIN_RUNS) */
 	long long size;      /* --size: the lab's main size parameter, 0 = the lab's default */
+	const char *shape;   /* --shape: the lab's own key=value shapes, NULL = none given */
 	double target_sample_s; /* a timed sample lasts at least this (reps calibration) */
 	int has_measured;    /* a measured ceiling set was loaded */
 	void *ceilings;      /* struct gd_ceilings * (opaque here) */

@@ -244,7 +244,7 @@ int gd_attn_parse_cfg(const char *s, struct gd_attn_cfg *cfg, char *why, size_t 
 	if (!s || !*s)
 		return 0;
 	if (strlen(s) >= sizeof buf) {
-		snprintf(why, n, "GPUDIAG_LAB_ATTENTION is too long");
+		snprintf(why, n, "the shape is too long");
 		return -1;
 	}
 	strcpy(buf, s);
@@ -704,7 +704,7 @@ static int attention_run(struct gd_lab_run *r)
 		if (!cfg.nlens || lim % 64)
 			return gd_error(GD_EUSAGE, "lab attention: --size (the largest L) must be a multiple of 64, at least 512");
 	}
-	if (gd_attn_parse_cfg(getenv("GPUDIAG_LAB_ATTENTION"), &cfg, why, sizeof why))
+	if (gd_attn_parse_cfg(r->shape ? r->shape : getenv("GPUDIAG_LAB_ATTENTION"), &cfg, why, sizeof why))
 		return gd_error(GD_EUSAGE, "lab attention: %s", why);
 
 	a.use_blaslt = gd_blaslt_open(why, sizeof why) == GD_OK;
@@ -824,6 +824,12 @@ static int attention_run(struct gd_lab_run *r)
 	return rc;
 }
 
+static int attention_check_shape(const char *spec, char *why, size_t n)
+{
+	struct gd_attn_cfg cfg = {1, 16, {512, 1024, 2048, 4096, 8192, 16384}, 6, {64, 128}, 2, {0, 1}, 2};
+	return gd_attn_parse_cfg(spec, &cfg, why, n) ? -1 : 0;
+}
+
 const struct gd_lab gd_lab_attention = {
 	"attention", "§9 §4", "attention forward: naive (L×L in VRAM) vs a FlashAttention-style kernel",
 	"Attention forward in BF16 (B=1, 16 heads, L 512…16k, head dim 64 and 128, causal and not):\n"
@@ -834,7 +840,8 @@ const struct gd_lab gd_lab_attention = {
 	"and from the memory model, and the largest L each fits in this card's free memory\n"
 	"(computed). Checks: FP64 CPU reference on rows of the first and last head; flash against\n"
 	"naive on every element.\n"
-	"Shapes: --size sets the largest L; GPUDIAG_LAB_ATTENTION=\"lens=512..16k;heads=16;batch=1;\n"
-	"dims=64,128;causal=both\" sets any of them.\n",
+	"Shapes: --size sets the largest L; --shape \"lens=512..16k;heads=16;batch=1;dims=64,128;\n"
+	"causal=both\" sets any of them (also read from GPUDIAG_LAB_ATTENTION when --shape is absent).\n",
 	attention_run,
+	attention_check_shape,
 };

@@ -533,4 +533,5 @@ const struct gd_lab gd_lab_coalescing = {
     "random 4-byte values); AoS vs SoA; a transpose naive / shared tile / padded tile; and an\n"
     "elementwise op on x.permute(0,2,1) vs a contiguous tensor.\n",
     run,
+    NULL, /* no --shape */
 };

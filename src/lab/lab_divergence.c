@@ -314,4 +314,6 @@ const struct gd_lab gd_lab_divergence = {
     "with a CPU reference. Read 'vs_uniform' (time / warp-uniform time) and 'vs_sum_of_paths'\n"
     "(time / (path A alone + path B alone)): a split warp runs both paths one after the other.\n"
     "--size BYTES sets the input size (default 16 MiB: 4 Mi floats).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

@@ -93,7 +93,7 @@ int gd_fusion_parse_cfg(const char *s, struct gd_fusion_cfg *cfg, char *why, siz
 	char buf[256];
 	if (s && *s) {
 		if (strlen(s) >= sizeof buf) {
-			snprintf(why, n, "GPUDIAG_LAB_FUSION is too long");
+			snprintf(why, n, "the shape is too long");
 			return -1;
 		}
 		strcpy(buf, s);
@@ -617,7 +617,7 @@ static int fusion_run(struct gd_lab_run *r)
 			  : (struct gd_fusion_cfg){8192, 4096, 4096, 1ll << 27};
 	if (r->size > 0)
 		f->cfg.tokens = r->size;
-	if (gd_fusion_parse_cfg(getenv("GPUDIAG_LAB_FUSION"), &f->cfg, why, sizeof why)) {
+	if (gd_fusion_parse_cfg(r->shape ? r->shape : getenv("GPUDIAG_LAB_FUSION"), &f->cfg, why, sizeof why)) {
 		free(f);
 		return gd_error(GD_EUSAGE, "lab fusion: %s", why);
 	}
@@ -630,7 +630,7 @@ static int fusion_run(struct gd_lab_run *r)
 	f->no = (int)f->cfg.out;
 	gd_fusion_account(f->t, f->h, f->no, f->cfg.chain, &f->acct);
 	gd_lab_note(r, "sizes: tokens %d × hidden %d → Linear to %d, BF16; elementwise chain over %lld BF16 values "
-		       "(GPUDIAG_LAB_FUSION=tokens=…,hidden=…,out=…,chain=… changes them)",
+		       "(--shape tokens=…,hidden=…,out=…,chain=… changes them)",
 		    f->t, f->h, f->no, f->cfg.chain);
 	rc = fusion_setup(f, why, sizeof why);
 	if (rc == GD_OK) {
@@ -651,6 +651,12 @@ static int fusion_run(struct gd_lab_run *r)
 	return rc;
 }
 
+static int fusion_check_shape(const char *spec, char *why, size_t n)
+{
+	struct gd_fusion_cfg cfg = {8192, 4096, 4096, 1ll << 27};
+	return gd_fusion_parse_cfg(spec, &cfg, why, n) ? -1 : 0;
+}
+
 const struct gd_lab gd_lab_fusion = {
 	"fusion", "§9", "kernel fusion: LayerNorm → GeLU → Linear unfused, fused, L2-chunked; a pointwise chain",
 	"Runs the guide's LayerNorm → GeLU → Linear (BF16, 8192 tokens × 4096 hidden by default):\n"
@@ -661,6 +667,8 @@ const struct gd_lab gd_lab_fusion = {
 	"Each part is also timed alone: GB/s of the memory-bound kernels against the HBM copy\n"
 	"ceiling, FLOP/s of the GEMM. Every output is checked against an FP64 CPU reference\n"
 	"(GEMMs: 24 full rows, and every element for the poison pattern).\n"
-	"Sizes: --size sets tokens; GPUDIAG_LAB_FUSION=tokens=N,hidden=N,out=N,chain=N sets any.\n",
+	"Sizes: --size sets tokens; --shape tokens=N,hidden=N,out=N,chain=N sets any of them\n"
+	"(hidden and out multiples of 8; also read from GPUDIAG_LAB_FUSION when --shape is absent).\n",
 	fusion_run,
+	fusion_check_shape,
 };

@@ -477,4 +477,6 @@ const struct gd_lab gd_lab_grid = {
     "end of the kernel when fewer than half the SMs had work). Sweeps block sizes 64…1024.\n"
     "--svg draws every block of the 256-thread run on its SM over time.\n"
     "--size BYTES sets N (default 4,000,000 bytes: N = 1,000,000).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

@@ -220,4 +220,6 @@ const struct gd_lab gd_lab_launch = {
     "doing the same 1000 steps and against the 1000 launches replayed as a CUDA Graph, with time per\n"
     "op and the launch cost as a share of the total ('launch_share_pct'). Outputs are checked bit\n"
     "for bit against the CPU. --size BYTES sets the small op's vector (default 256 KiB).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

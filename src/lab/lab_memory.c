@@ -431,4 +431,5 @@ const struct gd_lab gd_lab_memory = {
     "pointer chain inside L1, L2 and VRAM-sized sets: cycles and ns per dependent load.\n"
     "Percentages are of the DRAM read ceiling, so L1 and L2 show above 100 %.\n",
     run,
+    NULL, /* no --shape */
 };

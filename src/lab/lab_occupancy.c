@@ -296,4 +296,6 @@ const struct gd_lab gd_lab_occupancy = {
     "each: the theoretical occupancy from gpudiag's calculator, the CUDA runtime's resident\n"
     "blocks per SM, and the throughput as % of the kernel's best ('of_best_pct').\n"
     "--size BYTES sets the memory-bound kernel's array (default 256 MiB each way).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

@@ -398,4 +398,5 @@ const struct gd_lab gd_lab_precision = {
     "and FP8, each with its error against an FP64 reference (1024 sampled elements; every\n"
     "element checked for being written and finite).\n",
     run,
+    NULL, /* no --shape */
 };

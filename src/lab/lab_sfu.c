@@ -355,4 +355,6 @@ const struct gd_lab gd_lab_sfu = {
     "per thread over its domain ('geval_per_s', 'speedup_vs_accurate'). Accuracy of each on 2^20\n"
     "points against an FP64 CPU reference, checked against the CUDA Programming Guide's documented\n"
     "error bound ('max_ulp', 'max_abs_err'; GELU against the exact x·Φ(x)).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

@@ -307,4 +307,6 @@ const struct gd_lab gd_lab_streams = {
     "copied in 8 chunks while a kernel processes each chunk, from pinned and pageable memory;\n"
     "'overlap_of_ideal' = (copies + kernels − pipelined) / min(copies, kernels). CUDA events time\n"
     "everything. --size BYTES sets part 2's buffer (default 128 MiB).\n",
-    run};
+    run,
+    NULL, /* no --shape */
+};

@@ -29,4 +29,22 @@ for lab in fusion attention; do
 	err=$("$bin" lab $lab --runs 3 2>&1 >/dev/null); rc=$?
 	check "lab $lab --runs 3 exits 2" $([ $rc = 2 ]; echo $?)
 done
+
+# --shape: checked before any GPU work (exit 2, the lab's own message); a valid shape gets as
+# far as the missing driver (exit 3); labs without shapes refuse it
+err=$("$bin" lab fusion --shape hidden=12 2>&1 >/dev/null); rc=$?
+check "lab fusion --shape hidden=12 exits 2 naming the rule" \
+	$([ $rc = 2 ] && grep -q "lab fusion: --shape: hidden 12 must be a multiple of 8" <<<"$err"; echo $?)
+err=$("$bin" lab fusion --shape tokens=64,width=8 2>&1 >/dev/null); rc=$?
+check "lab fusion --shape unknown key exits 2" $([ $rc = 2 ] && grep -q "unknown key 'width'" <<<"$err"; echo $?)
+err=$("$bin" lab attention --shape 'heads=x' 2>&1 >/dev/null); rc=$?
+check "lab attention --shape heads=x exits 2" $([ $rc = 2 ] && grep -q "lab attention: --shape: heads: 'x'" <<<"$err"; echo $?)
+err=$("$bin" lab attention --shape 'lens=512..4k;dims=64;causal=yes' 2>&1 >/dev/null); rc=$?
+check "lab attention valid --shape reaches the GPU check" $([ $rc = 3 ]; echo $?)
+err=$("$bin" lab fusion --shape tokens=64,hidden=64 2>&1 >/dev/null); rc=$?
+check "lab fusion valid --shape reaches the GPU check" $([ $rc = 3 ]; echo $?)
+err=$("$bin" lab memory --shape a=1 2>&1 >/dev/null); rc=$?
+check "lab memory --shape exits 2" $([ $rc = 2 ] && grep -q "lab memory: this lab takes no --shape" <<<"$err"; echo $?)
+out=$("$bin" lab help fusion 2>&1)
+check "lab help fusion documents --shape" $(grep -q -- "--shape tokens=N,hidden=N" <<<"$out"; echo $?)
 exit $fail
