@@ -285,7 +285,9 @@ static void test_fusion(void)
 	r.target_sample_s = 1e-9; /* one launch per sample: the stand-ins are slow */
 	/* an "L2" of 128 rows × 4: variant 3 runs a 128-row chunk and a 64-row tail */
 	r.dev.l2_bytes = 128 * 264 * 2 * 4;
-	setenv("GPUDIAG_LAB_FUSION", "tokens=192,hidden=264,out=72,chain=4000", 1);
+	/* --shape wins over the variable (which here would be a usage error) */
+	r.shape = "tokens=192,hidden=264,out=72,chain=4000";
+	setenv("GPUDIAG_LAB_FUSION", "hidden=12", 1);
 	int rc = gd_lab_fusion.run(&r);
 	CHECK_INT(rc, GD_OK);
 	CHECK_INT(r.nres, 9);
