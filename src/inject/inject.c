@@ -651,7 +651,9 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 		t_rt_depth--;
 	else if (drv && t_rt_depth > 0)
 		return; /* inside a runtime call: the runtime record stands for it */
-	if (atomic_load(&g_disabled) || getpid() != g_pid || cbid >= 1024)
+	/* g_disabled covers a fork-without-exec child (atfork handler); no getpid() here: it is a
+	 * system call on every traced call (≈ 1.3 µs in a VM, measured by inject_check bench) */
+	if (atomic_load_explicit(&g_disabled, memory_order_relaxed) || cbid >= 1024)
 		return;
 	{
 		struct tbuf *b = tbuf_get();

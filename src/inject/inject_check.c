@@ -71,6 +71,25 @@ static int bench(void (*emit)(const void *, size_t), CUptiResult (*flush)(uint32
 	printf("inject bench: %d records per flush (%d kernels + %d runtime API), %d rounds: "
 	       "%.1f ns per record (min over rounds; callback path incl. write(2))\n",
 	       2 * PAIRS, PAIRS, PAIRS, ROUNDS, best * 1e9 / (2.0 * PAIRS));
+	{
+		/* the application thread's cost of one traced API call (enter + exit callbacks,
+		 * timestamps from the fake, the per-thread buffer; draining included) */
+		uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
+			(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
+		enum { CALLS = 1000000 };
+		if (!call || !call(0, 211, 0, NULL))
+			return 1;
+		best = 1e30;
+		for (int r = 0; r < 5; r++) {
+			t = mono();
+			for (int i = 0; i < CALLS; i++)
+				call(0, 211, 0, NULL);
+			t = mono() - t;
+			best = t < best ? t : best;
+		}
+		printf("inject bench: %.1f ns per traced API call on the application's thread "
+		       "(1 M cudaLaunchKernel callbacks through the fake, min of 5)\n", best * 1e9 / CALLS);
+	}
 	return 0;
 }
 
