@@ -286,50 +286,41 @@ __global__ void __launch_bounds__(T)
 	}
 }
 
-template <int T, int V, bool GELU>
-static cudaError_t ln_rows_launch(const bf16 *x, const float *g, const float *b, bf16 *y, int rows,
-				  float eps, cudaStream_t st)
+/* Persistent grid for a row kernel: as many blocks as are resident at once (each loops over
+ * rows), never more than rows. */
+template <class K> static cudaError_t persistent_blocks(K kernel, int threads, int rows, int *blocks)
 {
 	int dev, sms = 0, per_sm = 0;
 	cudaError_t e;
 	if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
 	    (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-	    (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ln_rows_kernel<T, V, GELU>, T, 0)) !=
-		    cudaSuccess)
+	    (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0)) != cudaSuccess)
 		return e;
 	long long cap = (long long)sms * (per_sm > 0 ? per_sm : 1);
-	int blocks = (int)(rows < cap ? rows : cap);
-	ln_rows_kernel<T, V, GELU><<<blocks, T, 0, st>>>(x, g, b, y, rows, eps);
-	return cudaGetLastError();
+	*blocks = (int)(rows < cap ? rows : cap);
+	return cudaSuccess;
 }
 
-/* the fast path's widths; cudaErrorNotSupported for any other */
-template <bool GELU>
-static cudaError_t ln_rows_dispatch(int hidden, const bf16 *x, const float *g, const float *b, bf16 *y,
-				    int rows, float eps, cudaStream_t st)
+template <int T, int V, bool GELU>
+static cudaError_t ln_rows_launch(const bf16 *x, const float *g, const float *b, bf16 *y, int rows,
+				  float eps, cudaStream_t st)
 {
-	/* Only the width verified on a GPU (H200, 2026-12-02). The template also fits 1024
-	 * (128 × 1), 2048 (128 × 2) and 8192 (256 × 4); enable each once the GPU tier has checked
-	 * it (tests/gpu/labfusion.sh with GPUDIAG_LAB_FUSION=hidden=...). */
-	if (hidden == 4096)
-		return ln_rows_launch<128, 4, GELU>(x, g, b, y, rows, eps, st);
-	return cudaErrorNotSupported;
+	int blocks = 0;
+	cudaError_t e = persistent_blocks(ln_rows_kernel<T, V, GELU>, T, rows, &blocks);
+	if (e != cudaSuccess)
+		return e;
+	ln_rows_kernel<T, V, GELU><<<blocks, T, 0, st>>>(x, g, b, y, rows, eps);
+	return cudaGetLastError();
 }
 
 template <int VPT, bool GELU>
 static cudaError_t ln_launch_t(int threads, const bf16 *x, const float *g, const float *b, bf16 *y,
 			       int rows, int hidden, float eps, cudaStream_t st)
 {
-	int dev, sms = 0, per_sm = 0;
-	cudaError_t e;
-	if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-	    (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-	    (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_kernel<VPT, GELU>,
-								threads, 0)) != cudaSuccess)
+	int blocks = 0;
+	cudaError_t e = persistent_blocks(layernorm_kernel<VPT, GELU>, threads, rows, &blocks);
+	if (e != cudaSuccess)
 		return e;
-	/* persistent: as many blocks as are resident at once, each loops over rows */
-	long long cap = (long long)sms * (per_sm > 0 ? per_sm : 1);
-	int blocks = (int)(rows < cap ? rows : cap);
 	layernorm_kernel<VPT, GELU><<<blocks, threads, 0, st>>>(x, g, b, y, rows, hidden, eps);
 	return cudaGetLastError();
 }
@@ -357,19 +348,23 @@ extern "C" int gd_fu_layernorm(const void *x, const float *gamma, const float *b
 	/* Small blocks with 4 vectors (32 values) per thread: a 4096-wide row is 128 threads.
 	 * Rows of ≤ 128 vectors take one warp (VPT 1, 2 or 4); rows over 1024 vectors take
 	 * 256 threads with 8 vectors each. */
-	if (!getenv("GPUDIAG_FU_LN_GENERIC")) {
-		cudaError_t e = gelu ? ln_rows_dispatch<true>(hidden, (const bf16 *)x, gamma, beta, (bf16 *)y, rows,
-							      eps, (cudaStream_t)stream)
-				     : ln_rows_dispatch<false>(hidden, (const bf16 *)x, gamma, beta, (bf16 *)y, rows,
-							       eps, (cudaStream_t)stream);
-		if (e == cudaSuccess)
-			return GD_OK;
-		if (e != cudaErrorNotSupported) {
+	/* The row kernel only for the width verified on a GPU (H200, 2026-12-02). Its template
+	 * also fits 1024 (128 × 1), 2048 (128 × 2) and 8192 (256 × 4); enable each once the GPU
+	 * tier has checked it (tests/gpu/labfusion.sh with GPUDIAG_LAB_FUSION=hidden=...).
+	 * GPUDIAG_FU_LN_GENERIC=1 forces the general kernel (for comparing the two). */
+	static const int generic_only = getenv("GPUDIAG_FU_LN_GENERIC") != NULL;
+	if (hidden == 4096 && !generic_only) {
+		cudaError_t e = gelu ? ln_rows_launch<128, 4, true>((const bf16 *)x, gamma, beta, (bf16 *)y, rows,
+								    eps, (cudaStream_t)stream)
+				     : ln_rows_launch<128, 4, false>((const bf16 *)x, gamma, beta, (bf16 *)y, rows,
+								     eps, (cudaStream_t)stream);
+		if (e != cudaSuccess) {
 			snprintf(why, n, "layernorm launch: %s", cudaGetErrorString(e));
 			return GD_EFAIL;
 		}
+		return GD_OK;
 	}
-	/* any other width (or GPUDIAG_FU_LN_GENERIC set): the general row kernel */
+	/* any other width: the general row kernel */
 	const int nvec = hidden / 8;
 	int vpt, threads;
 	if (nvec <= 32 * 4) {
