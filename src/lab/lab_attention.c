@@ -684,10 +684,13 @@ static void group_results(struct gd_lab_run *r)
 	free(tmp);
 }
 
+/* batch 1, 16 heads, L 512 … 16k, d 64 and 128, causal and not */
+static const struct gd_attn_cfg attn_default = {1, 16, {512, 1024, 2048, 4096, 8192, 16384}, 6, {64, 128}, 2, {0, 1}, 2};
+
 static int attention_run(struct gd_lab_run *r)
 {
 	struct at a;
-	struct gd_attn_cfg cfg = {1, 16, {512, 1024, 2048, 4096, 8192, 16384}, 6, {64, 128}, 2, {0, 1}, 2};
+	struct gd_attn_cfg cfg = attn_default;
 	char why[256] = "", b1[32];
 	int rc = GD_OK;
 	memset(&a, 0, sizeof a);
@@ -826,7 +829,7 @@ static int attention_run(struct gd_lab_run *r)
 
 static int attention_check_shape(const char *spec, char *why, size_t n)
 {
-	struct gd_attn_cfg cfg = {1, 16, {512, 1024, 2048, 4096, 8192, 16384}, 6, {64, 128}, 2, {0, 1}, 2};
+	struct gd_attn_cfg cfg = attn_default;
 	return gd_attn_parse_cfg(spec, &cfg, why, n) ? -1 : 0;
 }
 

@@ -605,6 +605,10 @@ static int fusion_measure(struct fu *f)
 	return GD_OK;
 }
 
+/* tokens, hidden, out, chain */
+static const struct gd_fusion_cfg fusion_default = {8192, 4096, 4096, 1ll << 27},
+				  fusion_quick = {2048, 1024, 1024, 1ll << 24};
+
 static int fusion_run(struct gd_lab_run *r)
 {
 	struct fu *f = calloc(1, sizeof *f);
@@ -613,8 +617,7 @@ static int fusion_run(struct gd_lab_run *r)
 	if (!f)
 		return gd_error(GD_EFAIL, "lab fusion: out of host memory");
 	f->r = r;
-	f->cfg = r->quick ? (struct gd_fusion_cfg){2048, 1024, 1024, 1ll << 24}
-			  : (struct gd_fusion_cfg){8192, 4096, 4096, 1ll << 27};
+	f->cfg = r->quick ? fusion_quick : fusion_default;
 	if (r->size > 0)
 		f->cfg.tokens = r->size;
 	if (gd_fusion_parse_cfg(r->shape ? r->shape : getenv("GPUDIAG_LAB_FUSION"), &f->cfg, why, sizeof why)) {
@@ -653,7 +656,7 @@ static int fusion_run(struct gd_lab_run *r)
 
 static int fusion_check_shape(const char *spec, char *why, size_t n)
 {
-	struct gd_fusion_cfg cfg = {8192, 4096, 4096, 1ll << 27};
+	struct gd_fusion_cfg cfg = fusion_default;
 	return gd_fusion_parse_cfg(spec, &cfg, why, n) ? -1 : 0;
 }
 
