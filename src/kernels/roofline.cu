@@ -279,16 +279,28 @@ __global__ void __launch_bounds__(256) k_l2_t(const uint4 *__restrict__ p, size_
 // grid·nk / nchunks times.
 #define RL_TMA_MAX_STAGES 8
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Waits for the mbarrier phase of the given parity. A phase that never completes would be a
+// bug; after 2 s of waiting the kernel traps, so `roofline` reports a launch failure instead
+// of hanging.
 __device__ __forceinline__ void rl_mbar_wait(uint32_t bar, uint32_t parity)
 {
-	uint32_t ok = 0;
-	while (!ok)
+	uint64_t t0 = 0, t;
+	for (;;) {
+		uint32_t ok;
 		asm volatile("{\n\t.reg .pred p;\n\t"
 			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
 			     "selp.u32 %0, 1, 0, p;\n\t}"
 			     : "=r"(ok)
 			     : "r"(bar), "r"(parity)
 			     : "memory");
+		if (ok)
+			return;
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+		if (!t0)
+			t0 = t;
+		else if (t - t0 > 2000000000ull)
+			__trap();
+	}
 }
 __device__ __forceinline__ void rl_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
 {
@@ -478,6 +490,23 @@ int bw_shapes(gd_rl_run *r, BwKind k, Shape *sh)
 	return n;
 }
 
+// A brief timing for choosing between shapes: one launch to warm up, then the minimum of 3
+// event-timed launches.
+template <class F> cudaError_t brief_ms(cudaEvent_t e0, cudaEvent_t e1, F launch, float *best_ms)
+{
+	cudaError_t e = launch();
+	*best_ms = INFINITY;
+	for (int k = 0; k < 3 && e == cudaSuccess; k++) {
+		float ms = 0;
+		if ((e = cudaEventRecord(e0)) != cudaSuccess || (e = launch()) != cudaSuccess ||
+		    (e = cudaEventRecord(e1)) != cudaSuccess || (e = cudaEventSynchronize(e1)) != cudaSuccess ||
+		    (e = cudaEventElapsedTime(&ms, e0, e1)) != cudaSuccess)
+			break;
+		*best_ms = ms < *best_ms ? ms : *best_ms;
+	}
+	return e;
+}
+
 // Times each shape briefly (the L2 caller sizes a.n16 per shape through `resize`); returns
 // the index of the fastest, or −1 on a CUDA error (r->msg set).
 template <class Resize> int bw_pick(gd_rl_run *r, Scope &s, BwArgs a, const Shape *sh, int n, Resize resize)
@@ -497,17 +526,8 @@ template <class Resize> int bw_pick(gd_rl_run *r, Scope &s, BwArgs a, const Shap
 	double best_rate = -1;
 	for (int c = 0; c < n; c++) {
 		double bytes = resize(a, sh[c]);
-		CKP(bw_launch(a, sh[c]));
 		float mn = INFINITY;
-		for (int k = 0; k < 3; k++) {
-			CKP(cudaEventRecord(e0));
-			CKP(bw_launch(a, sh[c]));
-			CKP(cudaEventRecord(e1));
-			CKP(cudaEventSynchronize(e1));
-			float ms = 0;
-			CKP(cudaEventElapsedTime(&ms, e0, e1));
-			mn = ms < mn ? ms : mn;
-		}
+		CKP(brief_ms(e0, e1, [&] { return bw_launch(a, sh[c]); }, &mn));
 		double rate = bytes / mn;
 		if (rate > best_rate) {
 			best_rate = rate;
@@ -628,29 +648,16 @@ int run_l2_tma(gd_rl_run *r, Scope &s, uint4 *a, size_t cap, uint32_t seed, uint
 	s.evs.push_back(e0);
 	CK(cudaEventCreate(&e1));
 	s.evs.push_back(e1);
-	auto min3 = [&](auto launch, float *best_ms) -> cudaError_t {
-		cudaError_t e = launch();
-		*best_ms = INFINITY;
-		for (int k = 0; k < 3 && e == cudaSuccess; k++) {
-			float ms = 0;
-			if ((e = cudaEventRecord(e0)) != cudaSuccess || (e = launch()) != cudaSuccess ||
-			    (e = cudaEventRecord(e1)) != cudaSuccess || (e = cudaEventSynchronize(e1)) != cudaSuccess ||
-			    (e = cudaEventElapsedTime(&ms, e0, e1)) != cudaSuccess)
-				break;
-			*best_ms = ms < *best_ms ? ms : *best_ms;
-		}
-		return e;
-	};
 	auto go = [&](const Cfg &c) {
 		k_l2_tma<<<sms, 32, (size_t)c.S * C>>>((const unsigned char *)a, c.nchunks, C, c.S, c.nk, partial);
 		return cudaGetLastError();
 	};
 	float ms = 0;
-	CK(min3([&] { return bw_launch(ldg_args, ldg_shape); }, &ms));
+	CK(brief_ms(e0, e1, [&] { return bw_launch(ldg_args, ldg_shape); }, &ms));
 	double best_rate = (double)ldg_args.n16 * 16 * ldg_args.passes / ms;
 	int best = -1;
 	for (int i = 0; i < nc; i++) {
-		CK(min3([&] { return go(cfg[i]); }, &ms));
+		CK(brief_ms(e0, e1, [&] { return go(cfg[i]); }, &ms));
 		double rate = (double)sms * cfg[i].nk * C / ms;
 		if (rate > best_rate)
 			best_rate = rate, best = i;
