@@ -658,8 +658,12 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	{
 		struct tbuf *b = tbuf_get();
 		struct gd_raw_api *r;
-		if (!b)
+		if (!b) { /* no memory for this thread's buffer: counted, never silent */
+			pthread_mutex_lock(&g_lock);
+			g_lost++;
+			pthread_mutex_unlock(&g_lock);
 			return;
+		}
 		cuptiGetTimestamp(&t);
 		pthread_mutex_lock(&b->mu);
 		if (b->len + sizeof(*r) > TBUF_BYTES)
