@@ -437,6 +437,17 @@ static void convert(CUpti_Activity *a)
 	}
 }
 
+/* Records we failed to keep since the last call, as one DROPPED record. Caller holds g_lock. */
+static void lost_record(void)
+{
+	struct gd_raw_dropped *r;
+	if (!g_lost || !(r = out_reserve(sizeof(*r))))
+		return;
+	r->h.type = GD_RAW_DROPPED, r->h.size = sizeof(*r);
+	r->count = g_lost, r->source = 1;
+	g_lost = 0;
+}
+
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
 				      size_t valid)
 {
@@ -462,14 +473,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			r->context = 0; /* the CUcontext pointer is not CUPTI's context id */
 		}
 	}
-	if (g_lost) {
-		struct gd_raw_dropped *r = out_reserve(sizeof(*r));
-		if (r) {
-			r->h.type = GD_RAW_DROPPED, r->h.size = sizeof(*r);
-			r->count = g_lost, r->source = 1;
-			g_lost = 0;
-		}
-	}
+	lost_record();
 	out_flush();
 	pthread_mutex_unlock(&g_lock);
 	free(buffer);
@@ -545,6 +549,8 @@ static void at_exit(void)
 		tbuf_drain_all();
 	pthread_mutex_unlock(&g_flush_lock);
 	pthread_mutex_lock(&g_lock);
+	lost_record(); /* what the last drains could not keep */
+	out_flush();
 	memset(&e, 0, sizeof(e));
 	e.h.type = GD_RAW_END, e.h.size = sizeof(e), e.end_ns = now_ns();
 	write_all(&e, sizeof(e));
