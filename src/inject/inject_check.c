@@ -300,9 +300,16 @@ static int run(const char *self, const char *inject, const char *fake, const cha
 	return nraw;
 }
 
+static void remove_dir(const char *dir)
+{
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
-	char dir[64], db[128], path[200], cmd[200];
+	char dir[64], db[128], path[200];
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return child(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "bench")) {
@@ -337,8 +344,7 @@ int main(int argc, char **argv)
 	CHECK_INT(q1(db, "SELECT traced FROM processes WHERE status='ok' AND end_ns IS NOT NULL AND ppid>0"), 1);
 	snprintf(path, sizeof(path), "%s/FLUSH_IN_CHILD", dir);
 	CHECK(access(path, F_OK) != 0); /* the fork-without-exec child never flushed */
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
+	remove_dir(dir);
 
 	/* API calls recorded through callbacks (the default): one record per call, the nested
 	 * driver call of a runtime call skipped, OS thread ids, return values kept */
@@ -348,20 +354,17 @@ int main(int argc, char **argv)
 	CHECK_INT(q1(db, "SELECT return_value FROM api_v WHERE correlation > 500000 AND name_str='cudaMemcpy_v3020'"), 2);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000 AND (end <= start OR tid = 42 OR tid = 0)"), 0);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v WHERE name_str LIKE '%Other%'"), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
+	remove_dir(dir);
 
 	/* --latency: the child checks that latency timestamps were switched on */
 	CHECK_INT(run(argv[0], argv[1], argv[2], "GPUDIAG_LATENCY=1", dir, db), 1);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels WHERE queued IS NOT NULL"), 3);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
+	remove_dir(dir);
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_BUSY=1", dir, db), 1);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_busy'"), 1);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
+	remove_dir(dir);
 
 	{
 		static char gate[64];
@@ -372,13 +375,11 @@ int main(int argc, char **argv)
 		snprintf(gate, sizeof(gate), "GPUDIAG_CAPTURE_START_NS=%lld", now + 400000000LL);
 		snprintf(gate_end, sizeof(gate_end), "GPUDIAG_CAPTURE_END_NS=%lld", now + 1000000000LL);
 		CHECK_INT(run(argv[0], argv[1], argv[2], gate, dir, db), 1);
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		CHECK_INT(system(cmd), 0);
+		remove_dir(dir);
 	}
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_VERSION=130100", dir, db), 1);
 	CHECK_INT(q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_version' AND cupti_version=130100"), 1);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	CHECK_INT(system(cmd), 0);
+	remove_dir(dir);
 	return TEST_DONE();
 }
