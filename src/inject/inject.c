@@ -9,7 +9,8 @@
  *   - setup is cheap and never touches the GPU; every failure leaves the program running
  *     unprofiled and says why in the raw file's status (gpudiag run prints it);
  *   - no stdio, no sqlite, nothing beyond libc, pthread, dl and libcupti;
- *   - records are converted into the compact format of src/profile/raw.h and appended to
+ *   - API calls of the subset are recorded through CUPTI callbacks into per-thread buffers;
+ *     other records are converted into the compact format of src/profile/raw.h and appended to
  *     "$GPUDIAG_RAW_DIR/raw.<pid>" with write(2), so they survive SIGKILL once written; a
  *     thread flushes CUPTI every 500 ms, and an exit handler flushes the rest;
  *   - a fork-without-exec child must not flush (CUPTI's worker thread is gone and the flush
@@ -17,6 +18,9 @@
  * Environment: GPUDIAG_RAW_DIR (required), GPUDIAG_API=subset|all|none (default subset),
  * GPUDIAG_LATENCY=1 (kernels' queued/submitted timestamps; off by default, costly per launch),
  * GPUDIAG_CAPTURE_START_NS / GPUDIAG_CAPTURE_END_NS (CLOCK_REALTIME; --delay/--duration),
+ * GPUDIAG_API_VIA=activity (the subset as CUPTI API activity records instead of callbacks),
+ * GPUDIAG_API_LIST=prefix,... and GPUDIAG_KINDS=kernel[,memcpy,...] (diagnostics for measuring
+ * what each part costs; docs/profiling.md),
  * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
  * even when the process's libcupti has another API version than ours: at your own risk, the
  * record layouts may differ). */
