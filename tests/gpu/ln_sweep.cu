@@ -2,7 +2,7 @@
  * one `gpudiag lab fusion` should port (src/kernels/lab_fusion.cu is not touched).
  *
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o ln_sweep tests/gpu/ln_sweep.cu
- *   ./ln_sweep                      (about 10 s; no arguments)
+ *   ./ln_sweep [KINDS]              (about 10 s; KINDS, e.g. RT, runs only those variant kinds)
  *
  * What it measures. Shape: x BF16 [8192 x 4096], gamma/beta FP32 [4096], y BF16, eps 1e-5,
  * y = GeLU(LayerNorm(x)) with the erf-form GeLU (PyTorch's default), or plain LayerNorm for the
@@ -41,6 +41,11 @@
  *      made once per block (gb=smem32). A row is 64 registers per lane, so pf=1 needs 128 for
  *      the rows alone: ptxas (CUDA 13.0) spills 0.2-3 KB in every pf>=1 warp variant and uses
  *      254/255 registers (no spill) at pf=0; see the lmem column.
+ *   T  warp per row, rows brought into shared memory by the TMA (cp.async.bulk, 8 KiB per row,
+ *      one mbarrier per slot): wpb warps per block, one block per SM, `slots` rows per warp in
+ *      flight; reg=1 keeps the row in registers and refills its slot at once, reg=0 reads the
+ *      slot three times (sum, squares, output) and refills it after the row; dyn=1 takes rows
+ *      from a global counter (balanced), dyn=0 round robin. gamma/beta FP32 in shared memory.
  *   st=2pass: exact two-pass mean/variance; st=shift: one pass of sums of (x-K) and (x-K)^2
  *      with K = the row's first element (4 instead of 5 ops per value; cancellation is bounded
  *      by ((x0 - mean)/std)^2, harmless unless x0 is a far outlier).
@@ -92,6 +97,7 @@ struct LnArgs {
 	const uint4 *gh, *bh; /* gamma, beta rounded to BF16, 8 per vector */
 	bf16 *y;
 	int rows;
+	int *ctr; /* T variants with dyn=1: this launch's row counter, zero before the launch */
 };
 
 /* ------------------------------------------------------------------ data and references */
@@ -739,6 +745,161 @@ __global__ void __launch_bounds__(WPC * 32) ln_warp(LnArgs a)
 	}
 }
 
+
+/* ------------------------------------------------------------------ T: warp per row, TMA rows */
+/* Each warp owns D row slots of 8 KiB in shared memory; a row arrives by one cp.async.bulk
+ * (the TMA's 1-D copy, no load instructions, no registers) completing on the slot's mbarrier.
+ * reg=1: the warp copies the row into registers (16 uint4 per lane) and re-issues the slot's
+ * bulk load at once; reg=0: the statistics and the output read the slot again, and the slot is
+ * refilled after the row is written. Statistics: two passes (mean, then squares of x - mean),
+ * warp shuffles only, no block barrier. gamma/beta: FP32 in shared memory, split into the low
+ * and high four columns of each 8-column vector so that a warp's float4 reads are contiguous.
+ * dyn=0: warp w of the grid takes rows w, w + W, ...; dyn=1: lane 0 takes the next row from a
+ * global counter (rows in increasing order per warp, so the first row past the end ends it). */
+#define T_ROWB (H * 2)
+__device__ __forceinline__ void t_wait(uint32_t bar, uint32_t parity)
+{
+	uint32_t done = 0;
+	long long t0 = clock64();
+	for (;;) {
+		asm volatile("{\n\t.reg .pred p;\n\t"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+			     "selp.u32 %0, 1, 0, p;\n\t}"
+			     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+		if (done)
+			return;
+		if (clock64() - t0 > 4000000000ll)
+			__trap(); /* a lost bulk copy: fail the launch instead of hanging */
+	}
+}
+
+__device__ __forceinline__ void t_load(uint32_t dst, const void *src, uint32_t bar)
+{
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(T_ROWB) : "memory");
+	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+		     "l"(src), "r"(T_ROWB), "r"(bar)
+		     : "memory");
+}
+
+template <int DYN> __device__ __forceinline__ int t_next(const LnArgs &a, int &k, int lane)
+{
+	if (!DYN)
+		return (int)(blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) + (k++) * (int)(gridDim.x * (blockDim.x >> 5));
+	int r = 0;
+	if (lane == 0)
+		r = atomicAdd(a.ctr, 1);
+	return __shfl_sync(FULL, r, 0);
+}
+
+template <int WPB, int D, int REG, int DYN, int G>
+__global__ void __launch_bounds__(WPB * 32, 1) ln_tma(LnArgs a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	extern __shared__ __align__(128) unsigned char sm[];
+	__shared__ __align__(8) uint64_t bars[WPB * D];
+	float4 *sgl = reinterpret_cast<float4 *>(sm), *sgh = sgl + NV, *sbl = sgh + NV, *sbh = sbl + NV;
+	unsigned char *ring = sm + 4 * NV * sizeof(float4);
+	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, rows = a.rows;
+	const float4 *g4 = reinterpret_cast<const float4 *>(a.gamma), *b4 = reinterpret_cast<const float4 *>(a.beta);
+	for (int j = threadIdx.x; j < NV; j += blockDim.x) {
+		sgl[j] = g4[2 * j], sgh[j] = g4[2 * j + 1];
+		sbl[j] = b4[2 * j], sbh[j] = b4[2 * j + 1];
+	}
+	const uint32_t ring0 = (uint32_t)__cvta_generic_to_shared(ring) + warp * D * T_ROWB;
+	const uint32_t bar0 = (uint32_t)__cvta_generic_to_shared(bars) + warp * D * 8;
+	const uint4 *wring = reinterpret_cast<const uint4 *>(ring + warp * D * T_ROWB);
+	const uint4 *x = reinterpret_cast<const uint4 *>(a.x);
+	uint4 *y = reinterpret_cast<uint4 *>(a.y);
+	int k = 0, rw[D];
+	if (lane == 0) {
+		for (int j = 0; j < D; j++)
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8 * j) : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	}
+	__syncthreads(); /* gamma/beta in shared memory, barriers initialised */
+#pragma unroll
+	for (int j = 0; j < D; j++) {
+		rw[j] = t_next<DYN>(a, k, lane);
+		if (lane == 0 && rw[j] < rows)
+			t_load(ring0 + j * T_ROWB, x + (size_t)rw[j] * NV, bar0 + 8 * j);
+	}
+	uint32_t phase = 0;
+	for (;;) {
+#pragma unroll
+		for (int j = 0; j < D; j++) {
+			const int r = rw[j];
+			if (r >= rows)
+				return; /* warp-uniform; no bulk copy is left in flight */
+			t_wait(bar0 + 8 * j, phase);
+			const uint4 *row = wring + j * NV;
+			uint4 u[REG ? 16 : 1];
+			float s = 0.f;
+#pragma unroll
+			for (int i = 0; i < 16; i++) {
+				const uint4 v = row[lane + 32 * i];
+				if (REG)
+					u[i] = v;
+				float f[8];
+				unpack8f(v, f);
+				s += ((f[0] + f[1]) + (f[2] + f[3])) + ((f[4] + f[5]) + (f[6] + f[7]));
+			}
+			if (REG) { /* the row is in registers: refill the slot now */
+				__syncwarp();
+				rw[j] = t_next<DYN>(a, k, lane);
+				if (lane == 0 && rw[j] < rows) {
+					asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+					t_load(ring0 + j * T_ROWB, x + (size_t)rw[j] * NV, bar0 + 8 * j);
+				}
+			}
+#pragma unroll
+			for (int o = 16; o; o >>= 1)
+				s += __shfl_xor_sync(FULL, s, o);
+			const float mean = s * (1.f / H);
+			float q4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll(REG ? 16 : 4)
+			for (int i = 0; i < 16; i++) {
+				float f[8];
+				unpack8f(REG ? u[i] : row[lane + 32 * i], f);
+#pragma unroll
+				for (int c = 0; c < 8; c++) {
+					const float d = f[c] - mean;
+					q4[c & 3] = fmaf(d, d, q4[c & 3]);
+				}
+			}
+			float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
+#pragma unroll
+			for (int o = 16; o; o >>= 1)
+				q += __shfl_xor_sync(FULL, q, o);
+			const float rstd = rsqrtf(q * (1.f / H) + EPS), nmr = -mean * rstd;
+			uint4 *yr = y + (size_t)r * NV;
+#pragma unroll(REG ? 16 : 2)
+			for (int i = 0; i < 16; i++) {
+				const int jv = lane + 32 * i;
+				float f[8], o[8];
+				unpack8f(REG ? u[i] : row[jv], f);
+				const float4 gl = sgl[jv], gh = sgh[jv], bl = sbl[jv], bh = sbh[jv];
+				const float g[8] = {gl.x, gl.y, gl.z, gl.w, gh.x, gh.y, gh.z, gh.w};
+				const float b[8] = {bl.x, bl.y, bl.z, bl.w, bh.x, bh.y, bh.z, bh.w};
+#pragma unroll
+				for (int c = 0; c < 8; c++)
+					o[c] = act<G>(fmaf(fmaf(f[c], rstd, nmr), g[c], b[c]));
+				__stcs(yr + jv, pack8f(o));
+			}
+			if (!REG) {
+				__syncwarp();
+				rw[j] = t_next<DYN>(a, k, lane);
+				if (lane == 0 && rw[j] < rows) {
+					asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+					t_load(ring0 + j * T_ROWB, x + (size_t)rw[j] * NV, bar0 + 8 * j);
+				}
+			}
+		}
+		phase ^= 1;
+	}
+#endif
+}
+
 /* ------------------------------------------------------------------ copy anchor */
 
 template <int CS>
@@ -768,13 +929,14 @@ struct Variant {
 	std::string name, params;
 	LnKernel k;
 	int threads, gelu;
+	int smem, dyn; /* T variants: dynamic shared memory bytes, row counter used */
 };
 
 static std::vector<Variant> g_vars;
 
 static void add(const char *name, std::string params, LnKernel k, int threads, int gelu)
 {
-	g_vars.push_back(Variant{name, params, k, threads, gelu});
+	g_vars.push_back(Variant{name, params, k, threads, gelu, 0, 0});
 }
 
 static const char *GB_R[] = {"ldg", "reg32", "regbf16"}, *GB_W[] = {"ldg32", "ldgbf16", "smem32"},
@@ -799,6 +961,14 @@ static std::string fmt_w(int WPC, int PF, int S, int N, int G, int GB, int LD)
 
 #define ADD_R(T, V, PF, GB, G, N, LD) \
 	add("R", fmt_r(T, V, PF, GB, G, N, LD), ln_rows<T, V, PF, GB, G, N, LD>, T, G != 2)
+#define ADD_T(WPB, D, REG, DYN, G)                                                                      \
+	do {                                                                                          \
+		char b_[96];                                                                          \
+		snprintf(b_, sizeof b_, "wpb=%d,slots=%d,reg=%d,dyn=%d,gelu=%s (TMA rows)", WPB, D, REG, DYN, GE[G]); \
+		add("T", b_, ln_tma<WPB, D, REG, DYN, G>, (WPB) * 32, G != 2);                      \
+		g_vars.back().smem = 4 * NV * 16 + (WPB) * (D) * T_ROWB;                              \
+		g_vars.back().dyn = DYN;                                                              \
+	} while (0)
 #define ADD_W(WPC, PF, S, N, G, GB, LD) \
 	add("W", fmt_w(WPC, PF, S, N, G, GB, LD), ln_warp<WPC, PF, S, N, G, GB, LD>, (WPC) * 32, G != 2)
 
@@ -811,6 +981,22 @@ static void build_variants(void)
 	ADD_W(16, 1, 1, 1, 1, 0, 0);
 	return;
 #endif
+	/* T: warp per row, TMA rows (WPB, D, REG, DYN, G) */
+	ADD_T(16, 1, 1, 0, 1);
+	ADD_T(16, 1, 1, 1, 1);
+	ADD_T(8, 2, 1, 0, 1);
+	ADD_T(8, 2, 1, 1, 1);
+	ADD_T(8, 3, 1, 1, 1);
+	ADD_T(12, 2, 1, 1, 1);
+	ADD_T(8, 1, 1, 1, 1);
+	ADD_T(16, 1, 0, 1, 1);
+	ADD_T(24, 1, 0, 1, 1);
+	ADD_T(8, 3, 0, 1, 1);
+	ADD_T(12, 2, 0, 1, 1);
+	ADD_T(16, 1, 0, 0, 1);
+	ADD_T(16, 1, 0, 1, 2);
+	ADD_T(24, 1, 0, 1, 2);
+	ADD_T(12, 2, 1, 1, 2);
 	add("A", "VPT=4,T=128,gelu=as (lab kernel)", ln_base<4, true>, 128, 1);
 	add("A", "VPT=2,T=256,gelu=as", ln_base<2, true>, 256, 1);
 	add("A", "VPT=8,T=64,gelu=as", ln_base<8, true>, 64, 1);
@@ -865,7 +1051,9 @@ struct Bufs {
 	float *gamma, *beta, *ref_ln, *ref_gelu;
 	bf16 *gh, *bh;
 	CmpOut *cmp;
+	int *ctr; /* one row counter per launch of a variant (T, dyn=1) */
 };
+#define NCTR 64
 
 struct Timing {
 	double med, mn, mx;
@@ -955,8 +1143,9 @@ static void cpu_cmp(const T *dev, const std::vector<double> &ref, double *maxerr
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *only = argc > 1 ? argv[1] : NULL; /* e.g. "RT": run only these kinds */
 	int dev = 0, sms = 0;
 	cudaDeviceProp prop;
 	CK(cudaGetDevice(&dev));
@@ -979,6 +1168,7 @@ int main(void)
 	CK(cudaMalloc(&B.ref_ln, (size_t)ROWS * H * sizeof(float)));
 	CK(cudaMalloc(&B.ref_gelu, (size_t)ROWS * H * sizeof(float)));
 	CK(cudaMalloc(&B.cmp, sizeof(CmpOut)));
+	CK(cudaMalloc(&B.ctr, NCTR * sizeof(int)));
 	for (int i = 0; i < TIMED; i++) {
 		CK(cudaEventCreate(&g_ev0[i]));
 		CK(cudaEventCreate(&g_ev1[i]));
@@ -1060,19 +1250,26 @@ int main(void)
 		const Variant &v = g_vars[vi];
 		cudaFuncAttributes fa;
 		int per_sm = 0;
+		if (only && !strchr(only, v.name[0]))
+			continue;
+		if (v.smem > 48 * 1024)
+			CK(cudaFuncSetAttribute((const void *)v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
 		CK(cudaFuncGetAttributes(&fa, (const void *)v.k));
-		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)v.k, v.threads, 0));
+		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)v.k, v.threads, v.smem));
 		const bool warp_kernel = v.name == "W";
 		int grid = sms * (per_sm > 0 ? per_sm : 1);
 		const int max_grid = warp_kernel ? ROWS / (v.threads / 32) : ROWS;
 		grid = std::min(grid, max_grid);
 		for (int i = 0; i < NBUF; i++)
 			CK(cudaMemsetAsync(B.y[i], 0xFF, XBYTES));
-		LnArgs a{nullptr, B.gamma, B.beta, (const uint4 *)B.gh, (const uint4 *)B.bh, nullptr, ROWS};
+		LnArgs a{nullptr, B.gamma, B.beta, (const uint4 *)B.gh, (const uint4 *)B.bh, nullptr, ROWS, nullptr};
+		CK(cudaMemset(B.ctr, 0, NCTR * sizeof(int)));
+		int launch_no = 0;
 		Timing t = time_it([&](int bi) {
 			a.x = B.x[bi];
 			a.y = B.y[bi];
-			v.k<<<grid, v.threads>>>(a);
+			a.ctr = B.ctr + launch_no++;
+			v.k<<<grid, v.threads, v.smem>>>(a);
 			CK(cudaGetLastError());
 		});
 		/* every element of every buffer against the GPU reference */
