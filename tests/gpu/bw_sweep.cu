@@ -3,8 +3,11 @@
 // Build and run (one GPU, nothing else needed but the CUDA runtime):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o bw_sweep tests/gpu/bw_sweep.cu
 //   ./bw_sweep [--quick]      (--quick: 55 of the 184 configurations; --dry: list them, no GPU)
+//   ./bw_sweep --copy2        (only the copy experiments below: 63 configurations; with --dry too)
 // Expected run time on an H200: roughly 10-30 s full (184 configurations of ~20 launches of a
 // few ms each, plus checks), a few seconds with --quick; well under the 150 s budget.
+// --copy2: a few seconds to ~15 s (63 configurations of 18 copies of 2 GiB, ~1-3 ms each, plus
+// an 8.5 GiB allocation and fill); needs ~10 GiB of device memory.
 //
 // What it measures: copy, write and read bandwidth of device memory (HBM) and read bandwidth of
 // L2, with techniques the gpudiag roofline kernels (grid-stride uint4 loops) do not use:
@@ -27,7 +30,40 @@
 // write -> device check of the written pattern; read / L2 -> the kernels' sums of what they
 // loaded against a plain reference kernel (so the loads cannot be optimised away).
 // Output: one line per configuration, "kind variant params GB/s ratio [...] CHECK ok|FAIL",
-// then the best of each kind. Exit status 1 on any CHECK FAIL or CUDA error.
+// then the best of each kind. Exit status 1 on any CHECK FAIL (2 on a CUDA error).
+//
+// --copy2: why does no SM kernel copy as fast as cudaMemcpyAsync D2D (sweep 2: best kernel 3951
+// GB/s = 0.93 of memcpy's 4258, while reads alone reach 4533 and writes 4450-4487)? Runs only the
+// memcpy anchor, the sweep's best copy (ld.nc.na.256B + st.cs, U=4, 2 x 512 threads per SM,
+// grid-stride; "ldg" line) and these groups, each timed and checked like every copy above
+// (median of 15 after 3 warm-ups, device compare of dst with src, ratio to memcpy of this run):
+//   place   read and write streams colliding in DRAM channels/banks? One allocation, src at its
+//           start, dst at src + size + {0, 4K, 64K, 1M+4K, 2M+8K, size/2+12K} (and two separate
+//           allocations); memcpy D2D and the best kernel at each placement (the kernel's line
+//           also gives its ratio to memcpy at the same placement). Offsets are virtual: within a
+//           2 MiB page they are physical offsets too; beyond, the driver's page placement decides.
+//   pf      L2 prefetch-ahead: a block copies C-byte chunks (32-128K; its chunks interleaved over
+//           the grid, or one contiguous range) with 16-byte ld.nc/st.cs, and before chunk k issues
+//           cp.async.bulk.prefetch.L2.global for its chunk k+D (D = 0 control, 1, 2, 4), so DRAM
+//           reads arrive as large bursts; 1-2 blocks of 512 threads per SM; "ahead" = grid*D*C
+//           (configurations with ahead > 72 MB, far beyond the 60 MB L2, are left out).
+//   blocks  the best kernel on a grid of 2 x {66, 100, 120, 128, 132} blocks (static grid-stride;
+//           the block scheduler spreads them, so this is fewer warps rather than fewer SMs)
+//   sms     the best kernel's loop on SMs with %smid < {66, 100, 120, 128, 132} only: 2 x SMs
+//           blocks are launched, the others exit at once, and the copying blocks take 4-tile
+//           batches from a global counter (a fresh zeroed counter per launch); prints how many
+//           distinct SMs copied. DRAM-side contention or SM issue: does 100-120 SMs still copy at
+//           the full rate?
+//   burst   one block per SM alternating a long read phase and a long write phase through 96,
+//           128 or 192 KiB of shared memory: 512 threads ld.global 16 B x 12/16/24 into registers,
+//           st.shared, __syncthreads, st.global.cs; or one thread with cp.async.bulk global->shared
+//           (32K pieces on an mbarrier), wait, bulk shared->global, wait for the read.
+//   lgs     (own idea) cp.async.cg 16-byte (LDGSTS) ring per thread (S stages of U words in
+//           shared memory, no block barrier): 96-112 KiB of loads in flight per SM that hold no
+//           registers, stores from shared with st.cs. Public material on Ampere/Hopper async
+//           copies presents LDGSTS as the way to keep many loads in flight with low register
+//           and L1 cost; it tests whether the register path (LSU -> registers -> LSU) is what
+//           costs the kernels the last 7 %.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -623,6 +659,190 @@ static __global__ void k_l2_ref(const char *base, uint32_t Z, int whole, uint32_
 	block_sum_store(s, partial);
 }
 
+// ---------------------------------------------------------------- --copy2 kernels
+// L2 prefetch-ahead copy: block b copies chunks b, b+G, ... (map 1) or a contiguous chunk range
+// (map 0) of C bytes; before copying its chunk k it issues cp.async.bulk.prefetch.L2 for its chunk
+// k+D (in 16 KiB pieces, one per thread of the first C/16K threads), so the reads reach DRAM as
+// large bursts ahead of the loads. D = 0: no prefetch (control). Inside a chunk, load batch u of
+// a thread reads word j + u*NT + tid (coalesced); C is a multiple of NT*U*16 (host checks).
+static const uint32_t PF_PIECE = 16384;
+__device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes)
+{
+	asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+}
+template <int NT, int U, int MINB>
+static __global__ void __launch_bounds__(NT, MINB)
+    k_pf_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t nchunks, uint32_t C, int D,
+	      int map)
+{
+	const ChunkMap m = chunk_map(map, nchunks, 0);
+	const uint64_t c16 = C / 16;
+	auto prefetch = [&](uint64_t k) {
+		if (threadIdx.x < C / PF_PIECE)
+			prefetch_l2((const char *)src + m.at(k) * C + (uint64_t)threadIdx.x * PF_PIECE, PF_PIECE);
+	};
+	for (uint64_t k = 0; k < (uint64_t)D && k < m.nk; k++)
+		prefetch(k);
+	for (uint64_t k = 0; k < m.nk; k++) {
+		if (D > 0 && k + D < m.nk)
+			prefetch(k + D);
+		const uint64_t base = m.at(k) * c16 + threadIdx.x;
+		for (uint64_t j = 0; j < c16; j += (uint64_t)NT * U) {
+			uint4 v[U];
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				v[u] = ldv<1>(src + base + j + u * NT, 0);
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				stv<1>(dst + base + j + u * NT, v[u], 0);
+		}
+	}
+}
+
+// Fewer SMs: the best copy's tile loop (ld.nc.na.256B / st.cs, tiles of NT*U words, warp w
+// moving U*512 contiguous bytes), but a block on an SM with %smid >= nsm exits at once and the
+// remaining blocks take batches of 4 tiles from a global counter (ctr, zeroed per launch by the
+// host using a fresh slot), so exactly the SMs with %smid < nsm copy everything whatever the
+// block placement. Each copying block sets its SM's bit in smmask (256 bits).
+static const uint64_t SMS_BATCH = 4;
+template <int U, int NT, int MINB>
+static __global__ void __launch_bounds__(NT, MINB)
+    k_copy_sms(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t n16, uint32_t nsm,
+	       unsigned long long *ctr, uint32_t *smmask)
+{
+	uint32_t smid;
+	asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+	if (smid >= nsm) // the whole block leaves (smid is the same for all its threads)
+		return;
+	__shared__ unsigned long long tk[2];
+	if (threadIdx.x == 0) {
+		if (smid < 256)
+			atomicOr(&smmask[smid >> 5], 1u << (smid & 31));
+		tk[0] = atomicAdd(ctr, 1ull);
+	}
+	__syncthreads();
+	const uint64_t tile = (uint64_t)NT * U, T = n16 / tile;
+	const uint64_t off = (threadIdx.x >> 5) * 32 * U + (threadIdx.x & 31);
+	for (int it = 0;; it++) {
+		const uint64_t t0 = tk[it & 1] * SMS_BATCH;
+		if (t0 >= T)
+			break; // uniform: every thread read the same ticket
+		if (threadIdx.x == 0) // the next ticket, in the other slot (read after the barrier below)
+			tk[(it + 1) & 1] = atomicAdd(ctr, 1ull);
+		const uint64_t t1 = t0 + SMS_BATCH < T ? t0 + SMS_BATCH : T;
+		for (uint64_t t = t0; t < t1; t++) {
+			const uint64_t i = t * tile + off;
+			uint4 v[U];
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				v[u] = ldv<1>(src + i + u * 32, 0);
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				stv<1>(dst + i + u * 32, v[u], 0);
+		}
+		__syncthreads(); // all threads have read tk[it & 1] before it is overwritten
+	}
+}
+
+// Read burst / write burst, one block of 512 threads per SM, staging B = NL*512*16 bytes of
+// shared memory: the block reads chunk c (NL loads in flight per thread, ld.nc.na.256B) into
+// registers, stores them to shared memory (which waits for every load), __syncthreads, then
+// writes the whole chunk out with st.global.cs and synchronises again, so each SM alternates a
+// long read phase and a long write phase. Chunks c = b, b+G, ...; the last chunk may be partial
+// (2 GiB is not a multiple of 96 or 192 KiB): every word index is bounded by n16.
+template <int NL>
+static __global__ void __launch_bounds__(512, 1)
+    k_burst_ldg(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t n16)
+{
+	extern __shared__ __align__(16) uint4 stage[];
+	const uint64_t B16 = (uint64_t)NL * 512, nchunks = (n16 + B16 - 1) / B16;
+	for (uint64_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
+		const uint64_t base = c * B16 + threadIdx.x;
+		uint4 v[NL];
+#pragma unroll
+		for (int u = 0; u < NL; u++)
+			v[u] = base + u * 512 < n16 ? ldv<1>(src + base + u * 512, 0) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+		for (int u = 0; u < NL; u++)
+			stage[u * 512 + threadIdx.x] = v[u];
+		__syncthreads();
+#pragma unroll
+		for (int u = 0; u < NL; u++)
+			if (base + u * 512 < n16)
+				stv<1>(dst + base + u * 512, stage[u * 512 + threadIdx.x], 0);
+		__syncthreads();
+	}
+}
+
+// The same with bulk copies: one thread per block loads chunk c (B bytes, the last chunk
+// shorter) into shared memory with cp.async.bulk in 32 KiB pieces on one mbarrier, waits, stores
+// it with bulk shared->global copies, and waits until they have read shared memory before the
+// next chunk's loads overwrite it.
+static __global__ void __launch_bounds__(32) k_burst_tma(const char *src, char *dst, uint64_t bytes, uint32_t B)
+{
+	extern __shared__ __align__(128) unsigned char buf[];
+	__shared__ __align__(8) uint64_t bar[1];
+	if (threadIdx.x != 0)
+		return;
+	const uint32_t s0 = smem_addr(buf), b0 = smem_addr(bar);
+	mbar_init(b0, 1);
+	fence_mbar_init();
+	const uint64_t nchunks = (bytes + B - 1) / B;
+	uint32_t phase = 0;
+	for (uint64_t c = blockIdx.x; c < nchunks; c += gridDim.x, phase ^= 1) {
+		const uint64_t at = c * B;
+		const uint32_t n = (uint32_t)(bytes - at < B ? bytes - at : B);
+		mbar_arrive_expect_tx(b0, n);
+		for (uint32_t o = 0; o < n; o += 32768)
+			bulk_g2s(s0 + o, src + at + o, n - o < 32768 ? n - o : 32768, b0);
+		mbar_wait(b0, phase);
+		for (uint32_t o = 0; o < n; o += 32768)
+			bulk_s2g(dst + at + o, s0 + o, n - o < 32768 ? n - o : 32768);
+		bulk_commit();
+		bulk_wait_read<0>();
+	}
+	bulk_wait_all<0>();
+}
+
+// cp.async (LDGSTS, 16 B, .cg) ring: every thread streams its own words through S private
+// stages of U 16-byte slots in shared memory (slot (s*U+u)*NT + tid, so no block barrier is
+// needed): tile k+S-1 is requested while tile k (waited with cp.async.wait_group S-1) is stored
+// with st.global.cs. Tiles and the in-tile mapping are the best copy's (grid-stride, warp w moves
+// U*512 contiguous bytes). Loads need no registers while in flight: (S-1)*U*16 bytes per thread.
+template <int S, int U, int NT, int MINB>
+static __global__ void __launch_bounds__(NT, MINB)
+    k_lgs_copy(const uint4 *__restrict__ src, uint4 *__restrict__ dst, uint64_t n16)
+{
+	extern __shared__ __align__(16) uint4 ring16[];
+	const TileRange r = tile_range<U>(n16, 1);
+	const uint64_t nk = r.t0 < r.t1 ? (r.t1 - r.t0 + r.ts - 1) / r.ts : 0;
+	auto issue = [&](uint64_t k) {
+		if (k < nk) {
+			const uint64_t i = (r.t0 + k * r.ts) * r.tile + r.off;
+			const int s = (int)(k % S);
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+						 smem_addr(&ring16[(s * U + u) * NT + threadIdx.x])),
+					     "l"(src + i + u * 32)
+					     : "memory");
+		}
+		asm volatile("cp.async.commit_group;" ::: "memory"); // possibly empty: keeps the count
+	};
+	for (int s = 0; s < S - 1; s++)
+		issue((uint64_t)s);
+	for (uint64_t k = 0; k < nk; k++) {
+		issue(k + S - 1);
+		asm volatile("cp.async.wait_group %0;" ::"n"(S - 1) : "memory"); // tile k has landed
+		const uint64_t i = (r.t0 + k * r.ts) * r.tile + r.off;
+		const int s = (int)(k % S);
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			stv<1>(dst + i + u * 32, ring16[(s * U + u) * NT + threadIdx.x], 0);
+	}
+	asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
 // ---------------------------------------------------------------- host harness
 struct Timing {
 	double med_ms, min_ms, max_ms;
@@ -1070,6 +1290,255 @@ static void l2_one(size_t set_mb, int whole, int U, int NT, int cps, bool full =
 	report("l2", "ldg.cg", params, per_step * nsteps, tm, L2_TARGET_GBS, "10TB/s", ok, &best_l2);
 }
 
+// ---------------------------------------------------------------- --copy2: copy experiments
+// Runs only the memcpy anchor, the best copy of the second sweep and these groups:
+//   place  memcpy D2D and the best copy with dst at src + size + offset in one allocation
+//   pf     L2 prefetch-ahead copy (k_pf_copy)
+//   sms    the best copy on fewer blocks (static grid) or on fewer SMs (k_copy_sms)
+//   burst  read-burst / write-burst through 96-192 KiB of shared memory (k_burst_ldg/_tma)
+//   lgs    cp.async 16-byte ring (k_lgs_copy)
+static char *d_big;			       // src at d_big, dst at d_big + BUF_BYTES + offset
+static const size_t BIG_BYTES = 2 * BUF_BYTES + BUF_BYTES / 2 + ((size_t)64 << 10);
+static const int NCTR = 64;		       // per-launch tile counters of k_copy_sms
+static unsigned long long *d_ctr;
+static uint32_t *d_smmask;		       // 256 bits: SMs that copied (k_copy_sms)
+static const double PF_L2_LIMIT = 72e6; // prefetched-ahead bytes allowed (L2 is 60 MB: a few beyond it)
+static_assert(WARMUP + REPS <= NCTR, "one counter per launch");
+
+// time the copy d_src -> d_dst one launch does, check it, print it; GB/s (0 in --dry or skipped)
+template <class F>
+static double copy2_time(const char *variant, const char *params, F launch, double anchor2 = 0,
+			 const char *anchor2_name = nullptr)
+{
+	poison_dst();
+	const Timing tm = time_launches(launch);
+	report("copy", variant, params, 2.0 * BUF_BYTES, tm, g_memcpy_gbs, "memcpy", check_copy(), &best_copy,
+	       anchor2, anchor2_name);
+	return 2.0 * BUF_BYTES / (tm.med_ms * 1e-3) / 1e9;
+}
+template <class F>
+static double copy2_one(const char *variant, const char *params, F launch, double anchor2 = 0,
+			const char *anchor2_name = nullptr)
+{
+	if (dry("copy", variant, params))
+		return 0;
+	return copy2_time(variant, params, launch, anchor2, anchor2_name);
+}
+
+// the best copy configuration of the second sweep (3951 GB/s = 0.93 of memcpy there)
+#define BEST_COPY k_copy<1, 1, 4, 512, 2>
+static const char *BEST_PARAMS = "ld.nc.na.256B st.cs U=4 cps=2 thr=512 map=gstride";
+
+static bool smem_ok(const char *variant, const char *params, const void *fn, int threads, size_t smem,
+		    int cps)
+{
+	if (!set_smem(fn, smem)) {
+		(void)cudaGetLastError();
+		report_skip("copy", variant, params, "smem too large");
+		return false;
+	}
+	if (occupancy(fn, threads, smem) < cps) {
+		report_skip("copy", variant, params, "occupancy");
+		return false;
+	}
+	return true;
+}
+
+static void copy2_prefetch(int map, int cps, uint32_t ckb, int D)
+{
+	typedef void (*pf_fn)(const uint4 *, uint4 *, uint64_t, uint32_t, int, int);
+	pf_fn fn = cps == 1 ? k_pf_copy<512, 4, 1> : k_pf_copy<512, 4, 2>;
+	const uint32_t C = ckb << 10;
+	const int grid = g_sms * cps;
+	char params[96];
+	snprintf(params, sizeof params, "C=%uK D=%d ahead=%.0fMB cps=%d thr=512 U=4 map=%s", ckb, D,
+		 (double)grid * D * C / 1e6, cps, map_name(map));
+	if (C % (512 * 4 * 16) || C % PF_PIECE || C / PF_PIECE > 512 || BUF_BYTES % C) {
+		fprintf(stderr, "bw_sweep: bad prefetch chunk %u\n", C); // a bug in the list below
+		exit(2);
+	}
+	if (dry("copy", "pf", params))
+		return;
+	if (occupancy((const void *)fn, 512, 0) < cps) {
+		report_skip("copy", "pf", params, "occupancy");
+		return;
+	}
+	const uint64_t nchunks = BUF_BYTES / C;
+	poison_dst();
+	const Timing tm = time_launches(
+	    [&] { fn<<<grid, 512>>>((const uint4 *)d_src, (uint4 *)d_dst, nchunks, C, D, map); });
+	report("copy", "pf", params, 2.0 * BUF_BYTES, tm, g_memcpy_gbs, "memcpy", check_copy(), &best_copy);
+}
+
+static void copy2_sms(int nsm)
+{
+	char params[96];
+	snprintf(params, sizeof params, "%s SMs=%d (smid<%d, dynamic tiles)", "best kernel", nsm, nsm);
+	if (dry("copy", "sms", params))
+		return;
+	if (nsm > g_sms) {
+		report_skip("copy", "sms", params, "fewer SMs on this GPU");
+		return;
+	}
+	auto fn = k_copy_sms<4, 512, 2>;
+	if (occupancy((const void *)fn, 512, 0) < 2) {
+		report_skip("copy", "sms", params, "occupancy");
+		return;
+	}
+	CK(cudaMemset(d_ctr, 0, NCTR * sizeof(unsigned long long)));
+	CK(cudaMemset(d_smmask, 0, 8 * sizeof(uint32_t)));
+	int slot = 0;
+	poison_dst();
+	const Timing tm = time_launches([&] {
+		fn<<<2 * g_sms, 512>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, (uint32_t)nsm,
+				       d_ctr + slot, d_smmask);
+		slot++;
+	});
+	report("copy", "sms", params, 2.0 * BUF_BYTES, tm, g_memcpy_gbs, "memcpy", check_copy(), &best_copy);
+	uint32_t mask[8];
+	CK(cudaMemcpy(mask, d_smmask, sizeof mask, cudaMemcpyDeviceToHost));
+	int used = 0;
+	for (uint32_t w : mask)
+		used += __builtin_popcount(w);
+	printf("#   SMs that copied in the runs above: %d (blocks per copying SM: up to 2)\n", used);
+}
+
+static void copy2_burst_ldg(int NL)
+{
+	typedef void (*b_fn)(const uint4 *, uint4 *, uint64_t);
+	b_fn fn = NL == 12 ? k_burst_ldg<12> : NL == 16 ? k_burst_ldg<16> : k_burst_ldg<24>;
+	const size_t B = (size_t)NL * 512 * 16;
+	char params[96];
+	snprintf(params, sizeof params, "ld.nc.na.256B->smem %zuK, sync, st.cs; cps=1 thr=512", B >> 10);
+	if (dry("copy", "burst", params))
+		return;
+	if (!smem_ok("burst", params, (const void *)fn, 512, B, 1))
+		return;
+	copy2_time("burst", params,
+		  [&] { fn<<<g_sms, 512, B>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16); });
+}
+
+static void copy2_burst_tma(uint32_t bkb)
+{
+	const uint32_t B = bkb << 10;
+	char params[96];
+	snprintf(params, sizeof params, "bulk g2s %uK, wait, bulk s2g; cps=1", bkb);
+	if (dry("copy", "burst", params))
+		return;
+	if (!smem_ok("burst", params, (const void *)k_burst_tma, 32, B, 1))
+		return;
+	copy2_time("burst", params, [&] { k_burst_tma<<<g_sms, 32, B>>>(d_src, d_dst, BUF_BYTES, B); });
+}
+
+static void copy2_lgs(int S, int U, int NT, int cps)
+{
+	typedef void (*l_fn)(const uint4 *, uint4 *, uint64_t);
+	l_fn fn = nullptr;
+	if (S == 4 && U == 4 && NT == 512 && cps == 1)
+		fn = k_lgs_copy<4, 4, 512, 1>;
+	else if (S == 4 && U == 2 && NT == 512 && cps == 2)
+		fn = k_lgs_copy<4, 2, 512, 2>;
+	else if (S == 4 && U == 4 && NT == 256 && cps == 2)
+		fn = k_lgs_copy<4, 4, 256, 2>;
+	else if (S == 8 && U == 2 && NT == 512 && cps == 1)
+		fn = k_lgs_copy<8, 2, 512, 1>;
+	need((void *)fn, "cp.async copy");
+	const size_t smem = (size_t)NT * S * U * 16;
+	char params[96];
+	snprintf(params, sizeof params, "cp.async.cg S=%d U=%d cps=%d thr=%d smem=%zuK, st.cs", S, U, cps, NT,
+		 smem >> 10);
+	if (dry("copy", "lgs", params))
+		return;
+	if (!smem_ok("lgs", params, (const void *)fn, NT, smem, cps))
+		return;
+	copy2_time("lgs", params,
+		  [&] { fn<<<g_sms * cps, NT, smem>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16); });
+}
+
+static void run_copy2()
+{
+	char *sep_src = d_src, *sep_dst = d_dst;
+	// ---- anchors: memcpy D2D and the best copy of the second sweep, separate allocations
+	if (!dry("copy", "memcpy", "cudaMemcpyAsync D2D (anchor)")) {
+		poison_dst();
+		const Timing tcp = time_launches(
+		    [&] { CK(cudaMemcpyAsync(d_dst, d_src, BUF_BYTES, cudaMemcpyDeviceToDevice)); });
+		g_memcpy_gbs = 2.0 * BUF_BYTES / (tcp.med_ms * 1e-3) / 1e9;
+		report("copy", "memcpy", "cudaMemcpyAsync D2D (anchor)", 2.0 * BUF_BYTES, tcp, g_memcpy_gbs,
+		       "memcpy", check_copy(), nullptr);
+	}
+	copy2_one("ldg", BEST_PARAMS, [&] {
+		BEST_COPY<<<2 * g_sms, 512>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, 1);
+	});
+
+	// ---- 1. placement: dst = src + size + offset inside one allocation (and separate again)
+	struct Place {
+		const char *name;
+		size_t off;
+	};
+	const size_t K = 1024, M = K * K;
+	const Place places[] = {{"separate", 0},	 {"src+size+0", 0},	  {"src+size+4K", 4 * K},
+				{"src+size+64K", 64 * K}, {"src+size+1M+4K", M + 4 * K},
+				{"src+size+2M+8K", 2 * M + 8 * K},
+				{"src+size+size/2+12K", BUF_BYTES / 2 + 12 * K}};
+	for (const Place &p : places) {
+		const bool sep = p.name[0] == 's' && p.name[1] == 'e';
+		d_src = sep ? sep_src : d_big;
+		d_dst = sep ? sep_dst : d_big + BUF_BYTES + p.off;
+		char params[96];
+		snprintf(params, sizeof params, "place dst=%s D2D", p.name);
+		const double m = copy2_one("memcpy", params, [&] {
+			CK(cudaMemcpyAsync(d_dst, d_src, BUF_BYTES, cudaMemcpyDeviceToDevice));
+		});
+		snprintf(params, sizeof params, "place dst=%s best kernel", p.name);
+		copy2_one(
+		    "ldg", params,
+		    [&] { BEST_COPY<<<2 * g_sms, 512>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, 1); },
+		    m, "memcpy same place");
+	}
+	d_src = sep_src;
+	d_dst = sep_dst;
+
+	// ---- 2. L2 prefetch-ahead copy
+	for (int map : {1, 0})
+		for (int cps : {1, 2})
+			for (uint32_t ckb : {32u, 64u, 128u})
+				for (int D : {0, 1, 2, 4}) {
+					if (map == 0 && !(ckb == 64 && (D == 0 || D == 2)))
+						continue;
+					if ((double)g_sms * cps * D * (ckb << 10) > PF_L2_LIMIT)
+						continue; // the prefetched chunks would not fit in L2
+					copy2_prefetch(map, cps, ckb, D);
+				}
+
+	// ---- 3. fewer blocks (static grid-stride grid of 2 x N blocks) and fewer SMs (smid < N)
+	for (int n : {66, 100, 120, 128, 132}) {
+		char params[96];
+		snprintf(params, sizeof params, "best kernel grid=2x%d blocks (static)", n);
+		if (!g_dry && n > g_sms) {
+			report_skip("copy", "blocks", params, "fewer SMs on this GPU");
+			continue;
+		}
+		copy2_one("blocks", params, [&] {
+			BEST_COPY<<<2 * n, 512>>>((const uint4 *)d_src, (uint4 *)d_dst, BUF_BYTES / 16, 1);
+		});
+	}
+	for (int n : {66, 100, 120, 128, 132})
+		copy2_sms(n);
+
+	// ---- 4. read burst / write burst per SM through shared memory
+	for (int NL : {12, 16, 24})
+		copy2_burst_ldg(NL);
+	for (uint32_t bkb : {96u, 128u, 192u})
+		copy2_burst_tma(bkb);
+
+	// ---- 5. cp.async (LDGSTS) ring: loads in flight without registers
+	copy2_lgs(4, 4, 512, 1);
+	copy2_lgs(4, 2, 512, 2);
+	copy2_lgs(4, 4, 256, 2);
+	copy2_lgs(8, 2, 512, 1);
+}
+
 // ---------------------------------------------------------------- main
 struct Occ {
 	int cps, thr; // CTAs per SM, threads per CTA
@@ -1077,15 +1546,17 @@ struct Occ {
 
 int main(int argc, char **argv)
 {
-	bool quick = false;
+	bool quick = false, copy2 = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = true;
 		else if (!strcmp(argv[i], "--dry"))
 			g_dry = true;
+		else if (!strcmp(argv[i], "--copy2"))
+			copy2 = true;
 		else {
 			fprintf(stderr,
-				"bw_sweep: unknown argument '%s' (usage: bw_sweep [--quick] [--dry])\n",
+				"bw_sweep: unknown argument '%s' (usage: bw_sweep [--quick | --copy2] [--dry])\n",
 				argv[i]);
 			return 2;
 		}
@@ -1104,7 +1575,7 @@ int main(int argc, char **argv)
 		printf("# bw_sweep: %s, cc %d.%d, %d SMs, L2 %d MB, smem opt-in %d KB/block, driver API %d, "
 		       "runtime %d%s\n",
 		       prop.name, prop.major, prop.minor, g_sms, prop.l2CacheSize >> 20, smem_optin >> 10,
-		       drv, rt, quick ? ", --quick" : "");
+		       drv, rt, copy2 ? ", --copy2" : quick ? ", --quick" : "");
 		printf("# buffers 2 x %zu MiB; %d warm-ups, median of %d [min, max]; copy bytes = 2 x size; "
 		       "GB = 1e9 B\n",
 		       BUF_BYTES >> 20, WARMUP, REPS);
@@ -1132,7 +1603,33 @@ int main(int argc, char **argv)
 		k_ref_sum<<<g_sms * 8, 256>>>((const uint32_t *)d_src, BUF_BYTES / 4, d_ref);
 		CK(cudaGetLastError());
 		CK(cudaMemcpy(&g_src_sum, d_ref, sizeof g_src_sum, cudaMemcpyDeviceToHost));
-
+		if (copy2) { // one buffer for the placement runs: src at its start (same data)
+			CK(cudaMalloc(&d_big, BIG_BYTES));
+			CK(cudaMalloc(&d_ctr, NCTR * sizeof(unsigned long long)));
+			CK(cudaMalloc(&d_smmask, 8 * sizeof(uint32_t)));
+			k_fill<<<g_sms * 8, 256>>>((uint32_t *)d_big, BUF_BYTES / 4);
+			CK(cudaGetLastError());
+			CK(cudaDeviceSynchronize());
+			printf("# --copy2: placement runs use one more allocation of %zu MiB (src at its start, "
+			       "dst at src + size + offset); every ratio is against memcpy D2D of this run\n",
+			       BIG_BYTES >> 20);
+		}
+	}
+	if (copy2) {
+		run_copy2();
+		if (g_dry) {
+			printf("# %d configurations\n", g_nconf);
+			return 0;
+		}
+		printf("BEST %s\n", best_copy.line[0] ? best_copy.line : "copy: none");
+		printf("# anchor: memcpy D2D %.1f GB/s (separate allocations)\n", g_memcpy_gbs);
+		printf("# %d configurations; %s\n", g_nconf, g_fail ? "SOME CHECKS FAILED" : "all checks ok");
+		CK(cudaFree(d_big));
+		CK(cudaFree(d_src));
+		CK(cudaFree(d_dst));
+		return g_fail ? 1 : 0;
+	}
+	if (!g_dry) {
 		// anchors
 		poison_dst();
 		Timing tcp = time_launches(
