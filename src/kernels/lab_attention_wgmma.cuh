@@ -287,9 +287,18 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	typedef Cfg<D, BN, NWG> C;
 	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || L / C::BM > 65535)
 		return cudaErrorInvalidValue;
-	cudaError_t e = cudaFuncSetAttribute(fwd_kernel<D, BN, NWG>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
+	static int opted_in_dev = -1;
+	int dev;
+	cudaError_t e = cudaGetDevice(&dev);
 	if (e != cudaSuccess)
 		return e;
+	if (opted_in_dev != dev) {
+		e = cudaFuncSetAttribute(fwd_kernel<D, BN, NWG>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+		if (e != cudaSuccess)
+			return e;
+		opted_in_dev = dev;
+	}
 	dim3 grid(bh, L / C::BM);
 	fwd_kernel<D, BN, NWG><<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v,
 								  (bf16 *)o, L, causal, scale * 1.4426950408889634f);
