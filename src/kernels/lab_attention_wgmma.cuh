@@ -77,6 +77,7 @@ __device__ __forceinline__ void fwg_rs_n128(float *d, const uint32_t *a, uint64_
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
 // Keeps the compiler from moving accesses of an accumulator across the wgmma issue/wait.
 __device__ __forceinline__ void fence_reg(float &r) { asm volatile("" : "+f"(r)::"memory"); }
 __device__ __forceinline__ void fence_reg(uint32_t &r) { asm volatile("" : "+r"(r)::"memory"); }
@@ -278,15 +279,179 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 		}
 }
 
+// The same computation with the softmax of tile t overlapping the P·V product of tile t−1
+// (FA3's intra-warpgroup overlap). Per warpgroup and iteration t (t = 0 … ntiles):
+//   issue S_t = Q·K_tᵀ;  issue O += P_{t−1}·V_{t−1};  wait for S_t only (wait_group 1);
+//   softmax of S_t in place (exp2 into the S registers, max and sum), the tensor cores busy
+//   with P_{t−1}·V_{t−1} meanwhile;  wait_group 0;  O ·= 2^(m_{t−1} − m_t);  P_t = bf16(S_t).
+// Loads: iteration t issues K_{t+1} (K buffer (t+1)&1) and V_t (V buffer t&1) as one cp.async
+// group and waits for the previous group (K_t, V_{t−1}); K_{t−1} and V_{t−2}, the buffers'
+// previous tiles, were consumed by wgmmas completed before the last iteration's barrier.
+template <int D, int BN, int NWG>
+__global__ void __launch_bounds__(128 * NWG, 1)
+	fwd_kernel_ov(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
+		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
+{
+	static_assert(D == 64 || D == 128, "head dim 64 or 128");
+	static_assert(BN == 64 || BN == 128, "key tile 64 or 128");
+	static_assert(NWG == 1 || NWG == 2, "one or two warpgroups");
+	typedef Cfg<D, BN, NWG> C;
+	constexpr int BM = C::BM, THREADS = C::THREADS;
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + 2 * C::KV_BYTES;
+
+	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
+	const int nqb = L / BM;
+	const int qb = causal ? nqb - 1 - (int)blockIdx.y : (int)blockIdx.y;
+	const size_t head = (size_t)blockIdx.x * (size_t)L * D;
+	const int q0 = qb * BM;
+	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
+	const int wrow0 = q0 + 64 * wg;
+	const int ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
+	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);
+	const int c0 = 2 * (lane & 3);
+
+	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
+	load_tile<BN, D, THREADS>(sK, K + head, tid);
+	cp_commit();
+
+	float o[D / 2];
+#pragma unroll
+	for (int i = 0; i < D / 2; i++)
+		o[i] = 0.0f;
+	uint32_t p[BN / 16][4];
+#pragma unroll
+	for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+		for (int q = 0; q < 4; q++)
+			p[kk][q] = 0u;
+	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+	for (int t = 0; t <= ntiles; t++) {
+		if (t + 1 < ntiles)
+			load_tile<BN, D, THREADS>(sK + ((t + 1) & 1) * C::KV_BYTES, K + head + (size_t)(t + 1) * BN * D, tid);
+		if (t < ntiles)
+			load_tile<BN, D, THREADS>(sV + (t & 1) * C::KV_BYTES, V + head + (size_t)t * BN * D, tid);
+		cp_commit();
+		cp_wait<1>(); // K_t and V_{t-1} (and Q) have landed
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		__syncthreads();
+		const bool do_s = t < ntiles_wg, do_pv = t >= 1 && t - 1 < ntiles_wg;
+		float s[BN / 2];
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			fence_reg(o[i]);
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				fence_reg(p[kk][q]);
+		wg_fence();
+		if (do_s) {
+			const uint32_t kt = sK + (t & 1) * C::KV_BYTES;
+#pragma unroll
+			for (int k = 0; k < D / 16; k++)
+				wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * wg, k), fwg_desc_k(kt, BN, 0, k), k > 0);
+			wg_commit();
+		}
+		if (do_pv) {
+			const uint32_t vt = sV + ((t - 1) & 1) * C::KV_BYTES;
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+				wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
+			wg_commit();
+		}
+		float alpha[2] = {1.0f, 1.0f};
+		if (do_s) {
+			if (do_pv)
+				wg_wait1();
+			else
+				wg_wait0();
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++)
+				fence_reg(s[i]);
+			const int k0 = t * BN;
+			if (causal && k0 + BN - 1 > wrow0) {
+#pragma unroll
+				for (int i = 0; i < BN / 2; i++) {
+					int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+					if (col > row)
+						s[i] = -INFINITY;
+				}
+			}
+			float mx[2] = {m[0], m[1]};
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++) {
+				float v = s[i] * scale_log2;
+				s[i] = v;
+				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], v);
+			}
+			float mu[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
+				alpha[h] = ex2(m[h] - mu[h]);
+				m[h] = mx[h];
+			}
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++) {
+				const int h = (i & 3) >> 1;
+				s[i] = ex2(s[i] - mu[h]);
+				sum[h] += s[i];
+			}
+#pragma unroll
+			for (int h = 0; h < 2; h++)
+				l[h] = l[h] * alpha[h] + sum[h];
+		}
+		if (do_pv) {
+			wg_wait0();
+#pragma unroll
+			for (int i = 0; i < D / 2; i++)
+				fence_reg(o[i]);
+		}
+		if (do_s) {
+#pragma unroll
+			for (int i = 0; i < D / 2; i++)
+				o[i] *= alpha[(i & 3) >> 1];
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+				for (int q = 0; q < 4; q++)
+					p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+		}
+		__syncthreads(); // K_t and V_{t-1} consumed by every warpgroup before they are replaced
+	}
+
+	float inv[2];
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float v = l[h];
+		v += __shfl_xor_sync(0xffffffffu, v, 1);
+		v += __shfl_xor_sync(0xffffffffu, v, 2);
+		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
+	}
+#pragma unroll
+	for (int j = 0; j < D / 8; j++)
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
+			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
+		}
+}
+
 // Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
 // or cudaErrorInvalidValue when L, d or B·H do not fit the kernel (L % 128, d ∈ {64, 128}).
-template <int D, int BN, int NWG>
+template <int D, int BN, int NWG, bool OV>
 inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
 			      float scale, cudaStream_t st)
 {
 	typedef Cfg<D, BN, NWG> C;
 	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || L / C::BM > 65535)
 		return cudaErrorInvalidValue;
+	auto kern = OV ? fwd_kernel_ov<D, BN, NWG> : fwd_kernel<D, BN, NWG>;
 	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
 	static int opted_in_dev = -1;
 	int dev;
@@ -294,29 +459,30 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	if (e != cudaSuccess)
 		return e;
 	if (opted_in_dev != dev) {
-		e = cudaFuncSetAttribute(fwd_kernel<D, BN, NWG>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
 		if (e != cudaSuccess)
 			return e;
 		opted_in_dev = dev;
 	}
 	dim3 grid(bh, L / C::BM);
-	fwd_kernel<D, BN, NWG><<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v,
-								  (bf16 *)o, L, causal, scale * 1.4426950408889634f);
+	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
+						 scale * 1.4426950408889634f);
 	return cudaGetLastError();
 }
 
 // The configurations built (cfg index → BN, NWG): the lab uses cfg 0.
-enum { NCFG = 4 };
+// Configurations 4 and 5 overlap the softmax with P·V (fwd_kernel_ov).
+enum { NCFG = 6 };
 inline const char *cfg_name(int c)
 {
-	static const char *n[NCFG] = {"BN128 2wg", "BN64 2wg", "BN128 1wg", "BN64 1wg"};
+	static const char *n[NCFG] = {"BN128 2wg", "BN64 2wg", "BN128 1wg", "BN64 1wg", "BN128 2wg ov", "BN64 2wg ov"};
 	return c >= 0 && c < NCFG ? n[c] : "?";
 }
 inline size_t cfg_smem(int c, int d)
 {
 	if (d != 64 && d != 128)
 		return 0;
-	int bn = (c == 0 || c == 2) ? 128 : 64, nwg = c < 2 ? 2 : 1;
+	int bn = (c == 0 || c == 2 || c == 4) ? 128 : 64, nwg = (c < 2 || c >= 4) ? 2 : 1;
 	return (size_t)(64 * nwg * d * 2 + 4 * bn * d * 2 + 1024);
 }
 
@@ -325,10 +491,12 @@ inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, 
 			    float scale, cudaStream_t st)
 {
 	switch (c) {
-	case 0: return launch_cfg<D, 128, 2>(q, k, v, o, bh, L, causal, scale, st);
-	case 1: return launch_cfg<D, 64, 2>(q, k, v, o, bh, L, causal, scale, st);
-	case 2: return launch_cfg<D, 128, 1>(q, k, v, o, bh, L, causal, scale, st);
-	case 3: return launch_cfg<D, 64, 1>(q, k, v, o, bh, L, causal, scale, st);
+	case 0: return launch_cfg<D, 128, 2, false>(q, k, v, o, bh, L, causal, scale, st);
+	case 1: return launch_cfg<D, 64, 2, false>(q, k, v, o, bh, L, causal, scale, st);
+	case 2: return launch_cfg<D, 128, 1, false>(q, k, v, o, bh, L, causal, scale, st);
+	case 3: return launch_cfg<D, 64, 1, false>(q, k, v, o, bh, L, causal, scale, st);
+	case 4: return launch_cfg<D, 128, 2, true>(q, k, v, o, bh, L, causal, scale, st);
+	case 5: return launch_cfg<D, 64, 2, true>(q, k, v, o, bh, L, causal, scale, st);
 	default: return cudaErrorInvalidValue;
 	}
 }

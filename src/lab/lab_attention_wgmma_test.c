@@ -81,9 +81,114 @@ static void load_tile(uint8_t *sm, uint32_t base, const uint16_t *g, int R, int 
 			memcpy(sm + base + fwg_chunk_off(R, row, c), g + (size_t)row * D + c * 8, 16);
 }
 
-/* One head, every block of fwd_kernel<D, BN, NWG>; O as floats. */
+/* S = Q·Kᵀ for warpgroup wg: D/16 wgmmas m64nBNk16 (both operands from descriptors) */
+static void wg_s(const uint8_t *sm, struct thr *W, float *acc, uint32_t sQ, int BM, int wg, uint32_t kt, int BN, int D)
+{
+	memset(acc, 0, sizeof(float) * 64 * 128);
+	for (int k = 0; k < D / 16; k++) {
+		uint64_t da = fwg_desc_k(sQ, BM, 64 * wg, k), db = fwg_desc_k(kt, BN, 0, k);
+		for (int r = 0; r < 64; r++)
+			for (int nn = 0; nn < BN; nn++) {
+				float sum = 0;
+				for (int kk = 0; kk < 16; kk++)
+					sum += op_kmajor(sm, da, r, kk) * op_kmajor(sm, db, nn, kk);
+				acc[r * 128 + nn] += sum;
+			}
+	}
+	for (int th = 0; th < 128; th++)
+		for (int i = 0; i < BN / 2; i++) {
+			int row, col;
+			fwg_acc_pos(th, i, &row, &col);
+			W[th].s[i] = acc[row * 128 + col];
+		}
+}
+
+/* O += P·V: BN/16 wgmmas m64nDk16, A from the threads' P registers, V N-major */
+static void wg_pv(const uint8_t *sm, struct thr *W, float *acc, uint32_t vt, int BN, int D)
+{
+	memset(acc, 0, sizeof(float) * 64 * 128);
+	for (int kk = 0; kk < BN / 16; kk++) {
+		float A[64][16];
+		for (int th = 0; th < 128; th++)
+			for (int q = 0; q < 4; q++)
+				for (int h = 0; h < 2; h++) {
+					int row, col;
+					fwg_afrag_pos(th, q, h, &row, &col);
+					A[row][col] = bf2f((uint16_t)(W[th].p[kk][q] >> (16 * h)));
+				}
+		uint64_t db = fwg_desc_mn(vt, BN, kk);
+		for (int r = 0; r < 64; r++)
+			for (int nn = 0; nn < D; nn++) {
+				float sum = 0;
+				for (int k = 0; k < 16; k++)
+					sum += A[r][k] * op_mnmajor(sm, db, nn, k);
+				acc[r * 128 + nn] += sum;
+			}
+	}
+	for (int th = 0; th < 128; th++)
+		for (int i = 0; i < D / 2; i++) {
+			int row, col;
+			fwg_acc_pos(th, i, &row, &col);
+			W[th].o[i] += acc[row * 128 + col];
+		}
+}
+
+/* mask, scale, max over the quad, exp2 in place, l update; alpha per thread and row half */
+static void wg_softmax(struct thr *W, float (*alpha)[2], int causal, int wrow0, int k0, int BN, float sl2)
+{
+	float mxq[128][2];
+	for (int th = 0; th < 128; th++) {
+		const int lane = th & 31, r0 = wrow0 + 16 * (th >> 5) + (lane >> 2), c0 = 2 * (lane & 3);
+		struct thr *x = &W[th];
+		if (causal && k0 + BN - 1 > wrow0)
+			for (int i = 0; i < BN / 2; i++) {
+				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+				if (col > row)
+					x->s[i] = -INFINITY;
+			}
+		mxq[th][0] = x->m[0];
+		mxq[th][1] = x->m[1];
+		for (int i = 0; i < BN / 2; i++) {
+			x->s[i] *= sl2;
+			mxq[th][(i & 3) >> 1] = fmaxf(mxq[th][(i & 3) >> 1], x->s[i]);
+		}
+	}
+	for (int th = 0; th < 128; th++) {
+		struct thr *x = &W[th];
+		const int qd = th & ~3;
+		float mu[2], sum[2] = {0, 0};
+		for (int h = 0; h < 2; h++) {
+			float mx = fmaxf(fmaxf(mxq[qd][h], mxq[qd + 1][h]), fmaxf(mxq[qd + 2][h], mxq[qd + 3][h]));
+			mu[h] = mx == -INFINITY ? 0.0f : mx;
+			alpha[th][h] = exp2f(x->m[h] - mu[h]);
+			x->m[h] = mx;
+		}
+		for (int i = 0; i < BN / 2; i++) {
+			x->s[i] = exp2f(x->s[i] - mu[(i & 3) >> 1]);
+			sum[(i & 3) >> 1] += x->s[i];
+		}
+		for (int h = 0; h < 2; h++)
+			x->l[h] = x->l[h] * alpha[th][h] + sum[h];
+	}
+}
+
+/* O ·= alpha, then P = bf16(S) packed as the kernel packs it */
+static void wg_rescale_pack(struct thr *W, float (*alpha)[2], int BN, int D)
+{
+	for (int th = 0; th < 128; th++) {
+		struct thr *x = &W[th];
+		for (int i = 0; i < D / 2; i++)
+			x->o[i] *= alpha[th][(i & 3) >> 1];
+		for (int kk = 0; kk < BN / 16; kk++)
+			for (int q = 0; q < 4; q++)
+				x->p[kk][q] = pack(x->s[fwg_p_src(kk, q, 0)], x->s[fwg_p_src(kk, q, 1)]);
+	}
+}
+
+/* One head, every block of fwd_kernel<D, BN, NWG> (ov = 0) or fwd_kernel_ov (ov = 1), with
+ * their loads, buffers and per-warpgroup tile skipping; O as floats. */
 static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, float *O, int L, int D, int BN, int NWG,
-		    int causal, float scale)
+		    int causal, float scale, int ov)
 {
 	const int BM = 64 * NWG, QB = BM * D * 2, KVB = BN * D * 2;
 	const uint32_t sQ = 0, sK = (uint32_t)QB, sV = sK + 2u * (uint32_t)KVB;
@@ -91,113 +196,60 @@ static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, flo
 	uint8_t *sm = calloc(1, (size_t)QB + 4u * (size_t)KVB);
 	struct thr *T = calloc((size_t)NWG * 128, sizeof *T);
 	float *acc = malloc(sizeof(float) * 64 * 128);
-	if (!sm || !T || !acc)
+	float(*alpha)[2] = malloc(sizeof(float) * 2 * 128);
+	if (!sm || !T || !acc || !alpha)
 		abort();
 	const int nqb = L / BM;
 	for (int by = 0; by < nqb; by++) {
 		const int qb = causal ? nqb - 1 - by : by, q0 = qb * BM;
 		const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
+		memset(sm, 0xEE, (size_t)QB + 4u * (size_t)KVB); /* stale data from "another block" */
 		load_tile(sm, sQ, Q + (size_t)q0 * D, BM, D);
 		for (int i = 0; i < NWG * 128; i++) {
 			memset(&T[i], 0, sizeof T[i]);
 			T[i].m[0] = T[i].m[1] = -INFINITY;
 		}
-		for (int t = 0; t < ntiles; t++) {
-			const int buf = t & 1;
-			load_tile(sm, sK + (uint32_t)(buf * KVB), K + (size_t)t * BN * D, BN, D);
-			load_tile(sm, sV + (uint32_t)(buf * KVB), V + (size_t)t * BN * D, BN, D);
-			for (int wg = 0; wg < NWG; wg++) {
-				const int wrow0 = q0 + 64 * wg, ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
-				if (t >= ntiles_wg)
-					continue;
-				struct thr *W = T + wg * 128;
+		if (!ov) {
+			load_tile(sm, sK, K, BN, D);
+			load_tile(sm, sV, V, BN, D);
+			for (int t = 0; t < ntiles; t++) {
+				const int buf = t & 1;
 				const uint32_t kt = sK + (uint32_t)(buf * KVB), vt = sV + (uint32_t)(buf * KVB);
-				/* S = Q·Kᵀ: D/16 wgmmas m64nBNk16 */
-				memset(acc, 0, sizeof(float) * 64 * 128);
-				for (int k = 0; k < D / 16; k++) {
-					uint64_t da = fwg_desc_k(sQ, BM, 64 * wg, k), db = fwg_desc_k(kt, BN, 0, k);
-					for (int r = 0; r < 64; r++)
-						for (int nn = 0; nn < BN; nn++) {
-							float sum = 0;
-							for (int kk = 0; kk < 16; kk++)
-								sum += op_kmajor(sm, da, r, kk) * op_kmajor(sm, db, nn, kk);
-							acc[r * 128 + nn] += sum;
-						}
+				if (t + 1 < ntiles) {
+					load_tile(sm, sK + (uint32_t)((buf ^ 1) * KVB), K + (size_t)(t + 1) * BN * D, BN, D);
+					load_tile(sm, sV + (uint32_t)((buf ^ 1) * KVB), V + (size_t)(t + 1) * BN * D, BN, D);
 				}
-				for (int th = 0; th < 128; th++)
-					for (int i = 0; i < BN / 2; i++) {
-						int row, col;
-						fwg_acc_pos(th, i, &row, &col);
-						W[th].s[i] = acc[row * 128 + col];
-					}
-				/* softmax, as the kernel: mask, max over the quad, exp2, P */
-				const int k0 = t * BN;
-				float mxq[128][2];
-				for (int th = 0; th < 128; th++) {
-					const int lane = th & 31, r0 = wrow0 + 16 * (th >> 5) + (lane >> 2), c0 = 2 * (lane & 3);
-					struct thr *x = &W[th];
-					if (causal && k0 + BN - 1 > wrow0)
-						for (int i = 0; i < BN / 2; i++) {
-							int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
-							if (col > row)
-								x->s[i] = -INFINITY;
-						}
-					mxq[th][0] = x->m[0];
-					mxq[th][1] = x->m[1];
-					for (int i = 0; i < BN / 2; i++) {
-						x->s[i] *= sl2;
-						mxq[th][(i & 3) >> 1] = fmaxf(mxq[th][(i & 3) >> 1], x->s[i]);
+				for (int wg = 0; wg < NWG; wg++) {
+					const int wrow0 = q0 + 64 * wg, ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
+					if (t >= ntiles_wg)
+						continue;
+					struct thr *W = T + wg * 128;
+					wg_s(sm, W, acc, sQ, BM, wg, kt, BN, D);
+					wg_softmax(W, alpha, causal, wrow0, t * BN, BN, sl2);
+					wg_rescale_pack(W, alpha, BN, D);
+					wg_pv(sm, W, acc, vt, BN, D);
+				}
+			}
+		} else {
+			load_tile(sm, sK, K, BN, D);
+			for (int t = 0; t <= ntiles; t++) {
+				if (t + 1 < ntiles)
+					load_tile(sm, sK + (uint32_t)(((t + 1) & 1) * KVB), K + (size_t)(t + 1) * BN * D, BN, D);
+				if (t < ntiles)
+					load_tile(sm, sV + (uint32_t)((t & 1) * KVB), V + (size_t)t * BN * D, BN, D);
+				for (int wg = 0; wg < NWG; wg++) {
+					const int wrow0 = q0 + 64 * wg, ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
+					const int do_s = t < ntiles_wg, do_pv = t >= 1 && t - 1 < ntiles_wg;
+					struct thr *W = T + wg * 128;
+					if (do_s)
+						wg_s(sm, W, acc, sQ, BM, wg, sK + (uint32_t)((t & 1) * KVB), BN, D);
+					if (do_pv)
+						wg_pv(sm, W, acc, sV + (uint32_t)(((t - 1) & 1) * KVB), BN, D);
+					if (do_s) {
+						wg_softmax(W, alpha, causal, wrow0, t * BN, BN, sl2);
+						wg_rescale_pack(W, alpha, BN, D);
 					}
 				}
-				for (int th = 0; th < 128; th++) {
-					struct thr *x = &W[th];
-					const int qd = th & ~3;
-					float alpha[2], mu[2], sum[2] = {0, 0};
-					for (int h = 0; h < 2; h++) {
-						float mx = fmaxf(fmaxf(mxq[qd][h], mxq[qd + 1][h]), fmaxf(mxq[qd + 2][h], mxq[qd + 3][h]));
-						mu[h] = mx == -INFINITY ? 0.0f : mx;
-						alpha[h] = exp2f(x->m[h] - mu[h]);
-						x->m[h] = mx;
-					}
-					for (int kk = 0; kk < BN / 16; kk++)
-						for (int q = 0; q < 4; q++) {
-							const int h = q & 1;
-							float a = exp2f(x->s[fwg_p_src(kk, q, 0)] - mu[h]);
-							float b = exp2f(x->s[fwg_p_src(kk, q, 1)] - mu[h]);
-							sum[h] += a + b;
-							x->p[kk][q] = pack(a, b);
-						}
-					for (int h = 0; h < 2; h++)
-						x->l[h] = x->l[h] * alpha[h] + sum[h];
-					for (int i = 0; i < D / 2; i++)
-						x->o[i] *= alpha[(i & 3) >> 1];
-				}
-				/* O += P·V: BN/16 wgmmas m64nDk16, A from the threads' registers */
-				memset(acc, 0, sizeof(float) * 64 * 128);
-				for (int kk = 0; kk < BN / 16; kk++) {
-					float A[64][16];
-					for (int th = 0; th < 128; th++)
-						for (int q = 0; q < 4; q++)
-							for (int h = 0; h < 2; h++) {
-								int row, col;
-								fwg_afrag_pos(th, q, h, &row, &col);
-								A[row][col] = bf2f((uint16_t)(W[th].p[kk][q] >> (16 * h)));
-							}
-					uint64_t db = fwg_desc_mn(vt, BN, kk);
-					for (int r = 0; r < 64; r++)
-						for (int nn = 0; nn < D; nn++) {
-							float sum = 0;
-							for (int k = 0; k < 16; k++)
-								sum += A[r][k] * op_mnmajor(sm, db, nn, k);
-							acc[r * 128 + nn] += sum;
-						}
-				}
-				for (int th = 0; th < 128; th++)
-					for (int i = 0; i < D / 2; i++) {
-						int row, col;
-						fwg_acc_pos(th, i, &row, &col);
-						W[th].o[i] += acc[row * 128 + col];
-					}
 			}
 		}
 		/* epilogue */
@@ -216,6 +268,7 @@ static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, flo
 	free(sm);
 	free(T);
 	free(acc);
+	free(alpha);
 }
 
 static void test_layout_functions(void)
@@ -274,7 +327,8 @@ static void test_layout_functions(void)
 static void test_emulated_kernel(void)
 {
 	const int L = 256, BH = 1;
-	const int cfgs[4][2] = {{128, 2}, {64, 2}, {128, 1}, {64, 1}}; /* fwg::cfg_name order */
+	/* fwg::cfg_name order: BN, warpgroups, overlapped (fwd_kernel_ov) */
+	const int cfgs[6][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0}, {128, 2, 1}, {64, 2, 1}};
 	uint64_t seed = 12345;
 	for (int D = 64; D <= 128; D *= 2) {
 		size_t cnt = (size_t)BH * L * D;
@@ -297,11 +351,11 @@ static void test_emulated_kernel(void)
 		for (int causal = 0; causal < 2; causal++) {
 			const double scale = 1.0 / sqrt((double)D);
 			gd_attn_ref(qf, kf, vf, ref, BH, L, D, causal, scale);
-			for (int c = 0; c < 4; c++) {
+			for (int c = 0; c < 6; c++) {
 				for (size_t i = 0; i < cnt; i++)
 					o[i] = NAN;
 				g_bad_desc = 0;
-				emulate(q, k, v, o, L, D, cfgs[c][0], cfgs[c][1], causal, (float)scale);
+				emulate(q, k, v, o, L, D, cfgs[c][0], cfgs[c][1], causal, (float)scale, cfgs[c][2]);
 				double worst = 0;
 				for (size_t i = 0; i < cnt; i++) {
 					double e = fabs(o[i] - ref[i]) / (2e-3 + fabs(ref[i]) / 64);
@@ -309,8 +363,8 @@ static void test_emulated_kernel(void)
 						worst = e;
 				}
 				if (!(worst <= 1))
-					fprintf(stderr, "d=%d causal=%d BN=%d NWG=%d: worst error %.3g × tolerance\n", D, causal,
-						cfgs[c][0], cfgs[c][1], worst);
+					fprintf(stderr, "d=%d causal=%d BN=%d NWG=%d ov=%d: worst error %.3g × tolerance\n", D,
+						causal, cfgs[c][0], cfgs[c][1], cfgs[c][2], worst);
 				CHECK(worst <= 1);
 				CHECK_INT(g_bad_desc, 0);
 			}
