@@ -206,18 +206,18 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 						s[i] = -INFINITY;
 				}
 			}
-			float mx[2] = {m[0], m[1]};
+			// raw row max of the tile; m and mu are in the scaled log2 domain, so that
+			// p = 2^(s·scale_log2 − mu) is one FFMA and one MUFU.EX2 per score
+			float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-			for (int i = 0; i < BN / 2; i++) {
-				float v = s[i] * scale_log2;
-				s[i] = v;
-				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], v);
-			}
+			for (int i = 0; i < BN / 2; i++)
+				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
 			float alpha[2], mu[2], sum[2] = {0.0f, 0.0f};
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
 				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
 				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+				mx[h] = fmaxf(m[h], mx[h] * scale_log2);   // the running max after this tile
 				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; // a row with nothing unmasked yet
 				alpha[h] = ex2(m[h] - mu[h]);              // 2^-inf = 0 on the first tile
 				m[h] = mx[h];
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 #pragma unroll
 				for (int q = 0; q < 4; q++) {
 					const int i = 8 * kk + 2 * q, h = q & 1; // registers 8kk+2q, +1: row half q&1
-					float a = ex2(s[i] - mu[h]), b = ex2(s[i + 1] - mu[h]);
+					float a = ex2(fmaf(s[i], scale_log2, -mu[h])), b = ex2(fmaf(s[i + 1], scale_log2, -mu[h]));
 					sum[h] += a + b;
 					p[kk][q] = pack_bf16(a, b);
 				}
@@ -380,18 +380,18 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 						s[i] = -INFINITY;
 				}
 			}
-			float mx[2] = {m[0], m[1]};
+			// raw row max of the tile; m and mu are in the scaled log2 domain, so that
+			// p = 2^(s·scale_log2 − mu) is one FFMA and one MUFU.EX2 per score
+			float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
-			for (int i = 0; i < BN / 2; i++) {
-				float v = s[i] * scale_log2;
-				s[i] = v;
-				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], v);
-			}
+			for (int i = 0; i < BN / 2; i++)
+				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
 			float mu[2], sum[2] = {0.0f, 0.0f};
 #pragma unroll
 			for (int h = 0; h < 2; h++) {
 				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
 				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+				mx[h] = fmaxf(m[h], mx[h] * scale_log2);
 				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
 				alpha[h] = ex2(m[h] - mu[h]);
 				m[h] = mx[h];
@@ -399,7 +399,7 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 #pragma unroll
 			for (int i = 0; i < BN / 2; i++) {
 				const int h = (i & 3) >> 1;
-				s[i] = ex2(s[i] - mu[h]);
+				s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
 				sum[h] += s[i];
 			}
 #pragma unroll
@@ -451,7 +451,11 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	typedef Cfg<D, BN, NWG> C;
 	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || L / C::BM > 65535)
 		return cudaErrorInvalidValue;
-	auto kern = OV ? fwd_kernel_ov<D, BN, NWG> : fwd_kernel<D, BN, NWG>;
+	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
+	if constexpr (OV)
+		kern = fwd_kernel_ov<D, BN, NWG>;
+	else
+		kern = fwd_kernel<D, BN, NWG>;
 	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
 	static int opted_in_dev = -1;
 	int dev;

@@ -146,12 +146,9 @@ static void wg_softmax(struct thr *W, float (*alpha)[2], int causal, int wrow0, 
 				if (col > row)
 					x->s[i] = -INFINITY;
 			}
-		mxq[th][0] = x->m[0];
-		mxq[th][1] = x->m[1];
-		for (int i = 0; i < BN / 2; i++) {
-			x->s[i] *= sl2;
+		mxq[th][0] = mxq[th][1] = -INFINITY; /* the tile's raw row max */
+		for (int i = 0; i < BN / 2; i++)
 			mxq[th][(i & 3) >> 1] = fmaxf(mxq[th][(i & 3) >> 1], x->s[i]);
-		}
 	}
 	for (int th = 0; th < 128; th++) {
 		struct thr *x = &W[th];
@@ -159,12 +156,13 @@ static void wg_softmax(struct thr *W, float (*alpha)[2], int causal, int wrow0, 
 		float mu[2], sum[2] = {0, 0};
 		for (int h = 0; h < 2; h++) {
 			float mx = fmaxf(fmaxf(mxq[qd][h], mxq[qd + 1][h]), fmaxf(mxq[qd + 2][h], mxq[qd + 3][h]));
+			mx = fmaxf(x->m[h], mx * sl2);
 			mu[h] = mx == -INFINITY ? 0.0f : mx;
 			alpha[th][h] = exp2f(x->m[h] - mu[h]);
 			x->m[h] = mx;
 		}
 		for (int i = 0; i < BN / 2; i++) {
-			x->s[i] = exp2f(x->s[i] - mu[(i & 3) >> 1]);
+			x->s[i] = exp2f(fmaf(x->s[i], sl2, -mu[(i & 3) >> 1]));
 			sum[(i & 3) >> 1] += x->s[i];
 		}
 		for (int h = 0; h < 2; h++)
