@@ -17,7 +17,7 @@
 //                   two adjacent n8 blocks is exactly the A register fragment of one k16 slice
 //   O += P·V        wgmma m64nDk16, A = P from registers, B = V from shared memory, MN-major
 //                   (transpose bit), BN/16 k-steps
-// Causal: query blocks run longest first (blockIdx.y reversed), key tiles past the diagonal
+// Causal: query blocks run longest first (fwg_block), key tiles past the diagonal
 // are skipped per block and per warpgroup, the diagonal tile is masked element by element.
 // Shared-memory writes (cp.async, generic proxy) are made visible to wgmma (async proxy) by
 // cp.async.wait_group + fence.proxy.async.shared::cta + __syncthreads before the wgmmas.
@@ -151,9 +151,9 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + 2 * C::KV_BYTES;
 
 	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
-	const int nqb = L / BM;
-	const int qb = causal ? nqb - 1 - (int)blockIdx.y : (int)blockIdx.y;
-	const size_t head = (size_t)blockIdx.x * (size_t)L * D;
+	int hd, qb;
+	fwg_block((int)blockIdx.x, (int)(gridDim.x / (unsigned)(L / BM)), L / BM, causal, &hd, &qb);
+	const size_t head = (size_t)hd * (size_t)L * D;
 	const int q0 = qb * BM;
 	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
 	const int wrow0 = q0 + 64 * wg; // first query row of this warpgroup
@@ -302,9 +302,9 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + 2 * C::KV_BYTES;
 
 	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
-	const int nqb = L / BM;
-	const int qb = causal ? nqb - 1 - (int)blockIdx.y : (int)blockIdx.y;
-	const size_t head = (size_t)blockIdx.x * (size_t)L * D;
+	int hd, qb;
+	fwg_block((int)blockIdx.x, (int)(gridDim.x / (unsigned)(L / BM)), L / BM, causal, &hd, &qb);
+	const size_t head = (size_t)hd * (size_t)L * D;
 	const int q0 = qb * BM;
 	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
 	const int wrow0 = q0 + 64 * wg;
@@ -449,7 +449,7 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 			      float scale, cudaStream_t st)
 {
 	typedef Cfg<D, BN, NWG> C;
-	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || L / C::BM > 65535)
+	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
 		return cudaErrorInvalidValue;
 	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
 	if constexpr (OV)
@@ -468,7 +468,7 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 			return e;
 		opted_in_dev = dev;
 	}
-	dim3 grid(bh, L / C::BM);
+	dim3 grid(bh * (L / C::BM));
 	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
 						 scale * 1.4426950408889634f);
 	return cudaGetLastError();

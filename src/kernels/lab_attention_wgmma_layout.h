@@ -90,4 +90,18 @@ FWG_HD void fwg_afrag_pos(int th, int q, int h, int *row, int *col)
  * P[kk] register q = pack(S[8kk + 2q], S[8kk + 2q + 1]) (low half = first). */
 FWG_HD int fwg_p_src(int kk, int q, int h) { return 8 * kk + 2 * q + h; }
 
+/* Block order: blockIdx.x = idx ∈ [0, bh·nqb). Not causal: head-major (the q-blocks of one
+ * head run together and share its K/V in L2). Causal: the longest rows first (the last
+ * q-block of every head, then the one before, …), as the mma.sync kernel does. */
+FWG_HD void fwg_block(int idx, int bh, int nqb, int causal, int *head, int *qb)
+{
+	if (causal) {
+		*qb = nqb - 1 - idx / bh;
+		*head = idx % bh;
+	} else {
+		*head = idx / nqb;
+		*qb = idx % nqb;
+	}
+}
+
 #endif

@@ -199,7 +199,9 @@ static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, flo
 		abort();
 	const int nqb = L / BM;
 	for (int by = 0; by < nqb; by++) {
-		const int qb = causal ? nqb - 1 - by : by, q0 = qb * BM;
+		int hd, qb;
+		fwg_block(by, 1, nqb, causal, &hd, &qb);
+		const int q0 = qb * BM;
 		const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
 		memset(sm, 0xEE, (size_t)QB + 4u * (size_t)KVB); /* stale data from "another block" */
 		load_tile(sm, sQ, Q + (size_t)q0 * D, BM, D);
@@ -320,6 +322,24 @@ static void test_layout_functions(void)
 			bad += r < 0 || r >= 64 || c < 0 || c >= 128 || cov[r][c]++;
 		}
 	CHECK_INT(bad, 0);
+	/* the block order visits every (head, q-block) once; causal starts with the last q-block */
+	for (int causal = 0; causal < 2; causal++)
+		for (int bh = 1; bh <= 5; bh += 2)
+			for (int nqb = 1; nqb <= 4; nqb++) {
+				unsigned char seen[5][4];
+				memset(seen, 0, sizeof seen);
+				bad = 0;
+				for (int idx = 0; idx < bh * nqb; idx++) {
+					int h, q;
+					fwg_block(idx, bh, nqb, causal, &h, &q);
+					bad += h < 0 || h >= bh || q < 0 || q >= nqb || seen[h][q]++;
+					if (causal && idx < bh)
+						bad += q != nqb - 1;
+					if (!causal && idx < nqb)
+						bad += h != 0;
+				}
+				CHECK_INT(bad, 0);
+			}
 }
 
 static void test_emulated_kernel(void)
