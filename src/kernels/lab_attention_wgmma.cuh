@@ -129,11 +129,12 @@ __device__ __forceinline__ void load_tile(uint32_t sdst, const bf16 *__restrict_
 	}
 }
 
-template <int D, int BN, int NWG> struct Cfg {
+template <int D, int BN, int NWG, int ST = 2> struct Cfg {
 	static constexpr int BM = 64 * NWG, THREADS = 128 * NWG;
 	static constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;
-	// Q, K[2], V[2], and up to 1023 bytes to align the base to 1024.
-	static constexpr int SMEM = Q_BYTES + 4 * KV_BYTES + 1024;
+	// Q, K[ST], V[ST], and up to 1023 bytes to align the base to 1024.
+	static constexpr int SMEM = Q_BYTES + 2 * ST * KV_BYTES + 1024;
+	static_assert(SMEM <= 227 * 1024, "more shared memory than an SM has");
 };
 
 template <int D, int BN, int NWG>
@@ -280,14 +281,21 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 }
 
 // The same computation with the softmax of tile t overlapping the P·V product of tile t−1
-// (FA3's intra-warpgroup overlap). Per warpgroup and iteration t (t = 0 … ntiles):
+// (FA3's intra-warpgroup overlap). Per warpgroup, iteration t = 1 … ntiles−1:
 //   issue S_t = Q·K_tᵀ;  issue O += P_{t−1}·V_{t−1};  wait for S_t only (wait_group 1);
-//   softmax of S_t in place (exp2 into the S registers, max and sum), the tensor cores busy
-//   with P_{t−1}·V_{t−1} meanwhile;  wait_group 0;  O ·= 2^(m_{t−1} − m_t);  P_t = bf16(S_t).
-// Loads: iteration t issues K_{t+1} (K buffer (t+1)&1) and V_t (V buffer t&1) as one cp.async
-// group and waits for the previous group (K_t, V_{t−1}); K_{t−1} and V_{t−2}, the buffers'
-// previous tiles, were consumed by wgmmas completed before the last iteration's barrier.
-template <int D, int BN, int NWG>
+//   softmax of S_t (exp2 into the S registers, max and sum) while the tensor cores run
+//   P_{t−1}·V_{t−1};  wait_group 0;  O ·= 2^(m_{t−1} − m_t);  P_t = bf16(S_t).
+// Iteration 0 computes S_0 alone, iteration ntiles P_{ntiles−1}·V_{ntiles−1} alone. Every
+// condition around a wgmma depends on t and the block only, never on the thread: ptxas
+// serialises wgmmas whose issue and wait sit on paths it cannot prove warpgroup-uniform.
+// So a warpgroup whose rows all lie above a causal tile (possible when BN < 64·NWG) computes
+// that tile fully masked (P = 0, alpha = 1) instead of skipping it.
+// Loads, ST buffers each for K and V (ST = 2 or 3): iteration t issues K_{t+ST−1} (K buffer
+// (t+ST−1) % ST) and V_{t+ST−2} (V buffer (t+ST−2) % ST) as one cp.async group and waits for
+// the group issued ST−1 iterations earlier (K_t, V_{t−1}; the prologue issues Q, K_0 and, for
+// ST = 3, K_1, V_0); the tiles they replace, K_{t−1} and V_{t−2}, were consumed by wgmmas
+// completed before the last iteration's barrier.
+template <int D, int BN, int NWG, int ST>
 __global__ void __launch_bounds__(128 * NWG, 1)
 	fwd_kernel_ov(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
 		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
@@ -295,11 +303,12 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	static_assert(D == 64 || D == 128, "head dim 64 or 128");
 	static_assert(BN == 64 || BN == 128, "key tile 64 or 128");
 	static_assert(NWG == 1 || NWG == 2, "one or two warpgroups");
-	typedef Cfg<D, BN, NWG> C;
+	static_assert(ST == 2 || ST == 3, "two or three K/V buffers");
+	typedef Cfg<D, BN, NWG, ST> C;
 	constexpr int BM = C::BM, THREADS = C::THREADS;
 	extern __shared__ uint8_t smem_raw[];
 	const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
-	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + 2 * C::KV_BYTES;
+	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + ST * C::KV_BYTES;
 
 	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
 	int hd, qb;
@@ -308,122 +317,144 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	const int q0 = qb * BM;
 	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
 	const int wrow0 = q0 + 64 * wg;
-	const int ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
 	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);
 	const int c0 = 2 * (lane & 3);
 
-	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
-	load_tile<BN, D, THREADS>(sK, K + head, tid);
-	cp_commit();
-
-	float o[D / 2];
+	float o[D / 2], s[BN / 2];
+	uint32_t p[BN / 16][4];
+	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
 #pragma unroll
 	for (int i = 0; i < D / 2; i++)
 		o[i] = 0.0f;
-	uint32_t p[BN / 16][4];
-#pragma unroll
-	for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-		for (int q = 0; q < 4; q++)
-			p[kk][q] = 0u;
-	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
 
-	for (int t = 0; t <= ntiles; t++) {
-		if (t + 1 < ntiles)
-			load_tile<BN, D, THREADS>(sK + ((t + 1) & 1) * C::KV_BYTES, K + head + (size_t)(t + 1) * BN * D, tid);
-		if (t < ntiles)
-			load_tile<BN, D, THREADS>(sV + (t & 1) * C::KV_BYTES, V + head + (size_t)t * BN * D, tid);
+	// loads of iteration t (see above), then wait for K_t and V_{t-1} and publish them
+	auto stage = [&](int t) {
+		const int tk = t + ST - 1, tv = t + ST - 2;
+		if (tk < ntiles)
+			load_tile<BN, D, THREADS>(sK + (tk % ST) * C::KV_BYTES, K + head + (size_t)tk * BN * D, tid);
+		if (tv < ntiles)
+			load_tile<BN, D, THREADS>(sV + (tv % ST) * C::KV_BYTES, V + head + (size_t)tv * BN * D, tid);
 		cp_commit();
-		cp_wait<1>(); // K_t and V_{t-1} (and Q) have landed
+		cp_wait<ST - 1>();
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 		__syncthreads();
-		const bool do_s = t < ntiles_wg, do_pv = t >= 1 && t - 1 < ntiles_wg;
-		float s[BN / 2];
+	};
+	auto issue_s = [&](int t) {
+		const uint32_t kt = sK + (t % ST) * C::KV_BYTES;
+#pragma unroll
+		for (int k = 0; k < D / 16; k++)
+			wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * wg, k), fwg_desc_k(kt, BN, 0, k), k > 0);
+		wg_commit();
+	};
+	auto issue_pv = [&](int t) { // P_t · V_t
+		const uint32_t vt = sV + (t % ST) * C::KV_BYTES;
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+			wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
+		wg_commit();
+	};
+	auto fence_o = [&]() {
 #pragma unroll
 		for (int i = 0; i < D / 2; i++)
 			fence_reg(o[i]);
+	};
+	auto fence_p = [&]() {
 #pragma unroll
 		for (int kk = 0; kk < BN / 16; kk++)
 #pragma unroll
 			for (int q = 0; q < 4; q++)
 				fence_reg(p[kk][q]);
-		wg_fence();
-		if (do_s) {
-			const uint32_t kt = sK + (t & 1) * C::KV_BYTES;
+	};
+	// softmax of S_t in place: mask, running max, exp2, row sums; alpha for O
+	auto softmax = [&](int t) {
 #pragma unroll
-			for (int k = 0; k < D / 16; k++)
-				wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * wg, k), fwg_desc_k(kt, BN, 0, k), k > 0);
-			wg_commit();
-		}
-		if (do_pv) {
-			const uint32_t vt = sV + ((t - 1) & 1) * C::KV_BYTES;
-#pragma unroll
-			for (int kk = 0; kk < BN / 16; kk++)
-				wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
-			wg_commit();
-		}
-		float alpha[2] = {1.0f, 1.0f};
-		if (do_s) {
-			if (do_pv)
-				wg_wait1();
-			else
-				wg_wait0();
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++)
-				fence_reg(s[i]);
-			const int k0 = t * BN;
-			if (causal && k0 + BN - 1 > wrow0) {
-#pragma unroll
-				for (int i = 0; i < BN / 2; i++) {
-					int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
-					if (col > row)
-						s[i] = -INFINITY;
-				}
-			}
-			// raw row max of the tile; m and mu are in the scaled log2 domain, so that
-			// p = 2^(s·scale_log2 − mu) is one FFMA and one MUFU.EX2 per score
-			float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++)
-				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
-			float mu[2], sum[2] = {0.0f, 0.0f};
-#pragma unroll
-			for (int h = 0; h < 2; h++) {
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-				mx[h] = fmaxf(m[h], mx[h] * scale_log2);
-				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
-				alpha[h] = ex2(m[h] - mu[h]);
-				m[h] = mx[h];
-			}
+		for (int i = 0; i < BN / 2; i++)
+			fence_reg(s[i]);
+		const int k0 = t * BN;
+		if (causal && k0 + BN - 1 > wrow0) {
 #pragma unroll
 			for (int i = 0; i < BN / 2; i++) {
-				const int h = (i & 3) >> 1;
-				s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
-				sum[h] += s[i];
+				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+				if (col > row)
+					s[i] = -INFINITY;
 			}
-#pragma unroll
-			for (int h = 0; h < 2; h++)
-				l[h] = l[h] * alpha[h] + sum[h];
 		}
-		if (do_pv) {
-			wg_wait0();
+		float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
 #pragma unroll
-			for (int i = 0; i < D / 2; i++)
-				fence_reg(o[i]);
+		for (int i = 0; i < BN / 2; i++)
+			mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+			mx[h] = fmaxf(m[h], mx[h] * scale_log2);
+			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
+			alpha[h] = ex2(m[h] - mu[h]);
+			m[h] = mx[h];
 		}
-		if (do_s) {
 #pragma unroll
-			for (int i = 0; i < D / 2; i++)
-				o[i] *= alpha[(i & 3) >> 1];
-#pragma unroll
-			for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-				for (int q = 0; q < 4; q++)
-					p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+		for (int i = 0; i < BN / 2; i++) {
+			const int h = (i & 3) >> 1;
+			s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
+			sum[h] += s[i];
 		}
+#pragma unroll
+		for (int h = 0; h < 2; h++)
+			l[h] = l[h] * alpha[h] + sum[h];
+	};
+	auto rescale_pack = [&]() {
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			o[i] *= alpha[(i & 3) >> 1];
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+	};
+
+	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
+	load_tile<BN, D, THREADS>(sK, K + head, tid);
+	cp_commit();
+	if (ST == 3) {
+		if (1 < ntiles)
+			load_tile<BN, D, THREADS>(sK + C::KV_BYTES, K + head + (size_t)BN * D, tid);
+		load_tile<BN, D, THREADS>(sV, V + head, tid);
+		cp_commit();
+	}
+
+	// t = 0: S_0 alone
+	stage(0);
+	wg_fence();
+	issue_s(0);
+	wg_wait0();
+	softmax(0);
+	rescale_pack(); // O = 0: the rescale is a no-op
+	__syncthreads();
+	// t = 1 … ntiles−1: S_t overlapped with P_{t−1}·V_{t−1}
+#pragma unroll 1
+	for (int t = 1; t < ntiles; t++) {
+		stage(t);
+		fence_o();
+		fence_p();
+		wg_fence();
+		issue_s(t);
+		issue_pv(t - 1);
+		wg_wait1(); // S_t done; P_{t-1}·V_{t-1} may still run
+		softmax(t);
+		wg_wait0();
+		fence_o();
+		rescale_pack();
 		__syncthreads(); // K_t and V_{t-1} consumed by every warpgroup before they are replaced
 	}
+	// t = ntiles: the last P·V
+	stage(ntiles);
+	fence_o();
+	fence_p();
+	wg_fence();
+	issue_pv(ntiles - 1);
+	wg_wait0();
+	fence_o();
 
 	float inv[2];
 #pragma unroll
@@ -444,16 +475,17 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 
 // Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
 // or cudaErrorInvalidValue when L, d or B·H do not fit the kernel (L % 128, d ∈ {64, 128}).
-template <int D, int BN, int NWG, bool OV>
+// OV = 0: fwd_kernel (two K/V buffers); OV = 2 or 3: fwd_kernel_ov with that many buffers.
+template <int D, int BN, int NWG, int OV>
 inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
 			      float scale, cudaStream_t st)
 {
-	typedef Cfg<D, BN, NWG> C;
+	typedef Cfg<D, BN, NWG, OV ? OV : 2> C;
 	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
 		return cudaErrorInvalidValue;
 	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
-	if constexpr (OV)
-		kern = fwd_kernel_ov<D, BN, NWG>;
+	if constexpr (OV != 0)
+		kern = fwd_kernel_ov<D, BN, NWG, OV ? OV : 2>;
 	else
 		kern = fwd_kernel<D, BN, NWG>;
 	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
@@ -474,20 +506,27 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	return cudaGetLastError();
 }
 
-// The configurations built (cfg index → BN, NWG): the lab uses cfg 0.
-// Configurations 4 and 5 overlap the softmax with P·V (fwd_kernel_ov).
-enum { NCFG = 6 };
-inline const char *cfg_name(int c)
+// The configurations built: the lab uses cfg 0. "ov": fwd_kernel_ov (softmax overlapped
+// with P·V), "ov3": the same with three K/V buffers.
+enum { NCFG = 8 };
+struct CfgInfo {
+	const char *name;
+	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov
+};
+inline const CfgInfo &cfg_info(int c)
 {
-	static const char *n[NCFG] = {"BN128 2wg", "BN64 2wg", "BN128 1wg", "BN64 1wg", "BN128 2wg ov", "BN64 2wg ov"};
-	return c >= 0 && c < NCFG ? n[c] : "?";
+	static const CfgInfo t[NCFG + 1] = {{"BN128 2wg", 128, 2, 0},    {"BN64 2wg", 64, 2, 0},	   {"BN128 1wg", 128, 1, 0},
+					    {"BN64 1wg", 64, 1, 0},      {"BN128 2wg ov", 128, 2, 2}, {"BN64 2wg ov", 64, 2, 2},
+					    {"BN128 2wg ov3", 128, 2, 3}, {"BN64 2wg ov3", 64, 2, 3},  {"?", 0, 0, 0}};
+	return t[c >= 0 && c < NCFG ? c : NCFG];
 }
+inline const char *cfg_name(int c) { return cfg_info(c).name; }
 inline size_t cfg_smem(int c, int d)
 {
-	if (d != 64 && d != 128)
+	const CfgInfo &i = cfg_info(c);
+	if ((d != 64 && d != 128) || !i.bn)
 		return 0;
-	int bn = (c == 0 || c == 2 || c == 4) ? 128 : 64, nwg = (c < 2 || c >= 4) ? 2 : 1;
-	return (size_t)(64 * nwg * d * 2 + 4 * bn * d * 2 + 1024);
+	return (size_t)(64 * i.nwg * d * 2 + 2 * (i.ov == 3 ? 3 : 2) * i.bn * d * 2 + 1024);
 }
 
 template <int D>
@@ -495,12 +534,14 @@ inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, 
 			    float scale, cudaStream_t st)
 {
 	switch (c) {
-	case 0: return launch_cfg<D, 128, 2, false>(q, k, v, o, bh, L, causal, scale, st);
-	case 1: return launch_cfg<D, 64, 2, false>(q, k, v, o, bh, L, causal, scale, st);
-	case 2: return launch_cfg<D, 128, 1, false>(q, k, v, o, bh, L, causal, scale, st);
-	case 3: return launch_cfg<D, 64, 1, false>(q, k, v, o, bh, L, causal, scale, st);
-	case 4: return launch_cfg<D, 128, 2, true>(q, k, v, o, bh, L, causal, scale, st);
-	case 5: return launch_cfg<D, 64, 2, true>(q, k, v, o, bh, L, causal, scale, st);
+	case 0: return launch_cfg<D, 128, 2, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 1: return launch_cfg<D, 64, 2, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 2: return launch_cfg<D, 128, 1, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 3: return launch_cfg<D, 64, 1, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 4: return launch_cfg<D, 128, 2, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 5: return launch_cfg<D, 64, 2, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 6: return launch_cfg<D, 128, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 7: return launch_cfg<D, 64, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
 	default: return cudaErrorInvalidValue;
 	}
 }

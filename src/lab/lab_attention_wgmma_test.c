@@ -183,15 +183,18 @@ static void wg_rescale_pack(struct thr *W, float (*alpha)[2], int BN, int D)
 	}
 }
 
-/* One head, every block of fwd_kernel<D, BN, NWG> (ov = 0) or fwd_kernel_ov (ov = 1), with
- * their loads, buffers and per-warpgroup tile skipping; O as floats. */
+/* One head, every block of fwd_kernel<D, BN, NWG> (ov = 0) or fwd_kernel_ov with ov K/V
+ * buffers (ov = 2 or 3), with their loads, buffers and per-warpgroup tile skipping; O as
+ * floats. Loads land at once: a kernel reading a buffer the current iteration refills would
+ * read the wrong tile here. */
 static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, float *O, int L, int D, int BN, int NWG,
 		    int causal, float scale, int ov)
 {
-	const int BM = 64 * NWG, QB = BM * D * 2, KVB = BN * D * 2;
-	const uint32_t sQ = 0, sK = (uint32_t)QB, sV = sK + 2u * (uint32_t)KVB;
+	const int BM = 64 * NWG, QB = BM * D * 2, KVB = BN * D * 2, ST = ov ? ov : 2;
+	const uint32_t sQ = 0, sK = (uint32_t)QB, sV = sK + (uint32_t)ST * (uint32_t)KVB;
 	const float sl2 = scale * 1.4426950408889634f;
-	uint8_t *sm = calloc(1, (size_t)QB + 4u * (size_t)KVB);
+	const size_t smb = (size_t)QB + 2u * (size_t)ST * (size_t)KVB;
+	uint8_t *sm = calloc(1, smb);
 	struct thr *T = calloc((size_t)NWG * 128, sizeof *T);
 	float *acc = malloc(sizeof(float) * 64 * 128);
 	float(*alpha)[2] = malloc(sizeof(float) * 2 * 128);
@@ -203,7 +206,7 @@ static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, flo
 		fwg_block(by, 1, nqb, causal, &hd, &qb);
 		const int q0 = qb * BM;
 		const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
-		memset(sm, 0xEE, (size_t)QB + 4u * (size_t)KVB); /* stale data from "another block" */
+		memset(sm, 0xEE, smb); /* stale data from "another block" */
 		load_tile(sm, sQ, Q + (size_t)q0 * D, BM, D);
 		for (int i = 0; i < NWG * 128; i++) {
 			memset(&T[i], 0, sizeof T[i]);
@@ -232,19 +235,27 @@ static void emulate(const uint16_t *Q, const uint16_t *K, const uint16_t *V, flo
 			}
 		} else {
 			load_tile(sm, sK, K, BN, D);
+			if (ST == 3) {
+				if (1 < ntiles)
+					load_tile(sm, sK + (uint32_t)KVB, K + (size_t)BN * D, BN, D);
+				load_tile(sm, sV, V, BN, D);
+			}
 			for (int t = 0; t <= ntiles; t++) {
-				if (t + 1 < ntiles)
-					load_tile(sm, sK + (uint32_t)(((t + 1) & 1) * KVB), K + (size_t)(t + 1) * BN * D, BN, D);
-				if (t < ntiles)
-					load_tile(sm, sV + (uint32_t)((t & 1) * KVB), V + (size_t)t * BN * D, BN, D);
+				const int tk = t + ST - 1, tv = t + ST - 2;
+				if (tk < ntiles)
+					load_tile(sm, sK + (uint32_t)((tk % ST) * KVB), K + (size_t)tk * BN * D, BN, D);
+				if (tv < ntiles)
+					load_tile(sm, sV + (uint32_t)((tv % ST) * KVB), V + (size_t)tv * BN * D, BN, D);
 				for (int wg = 0; wg < NWG; wg++) {
-					const int wrow0 = q0 + 64 * wg, ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
-					const int do_s = t < ntiles_wg, do_pv = t >= 1 && t - 1 < ntiles_wg;
+					/* no per-warpgroup skipping: a tile above all of a warpgroup's rows is
+					 * computed fully masked */
+					const int wrow0 = q0 + 64 * wg;
+					const int do_s = t < ntiles, do_pv = t >= 1;
 					struct thr *W = T + wg * 128;
 					if (do_s)
-						wg_s(sm, W, acc, sQ, BM, wg, sK + (uint32_t)((t & 1) * KVB), BN, D);
+						wg_s(sm, W, acc, sQ, BM, wg, sK + (uint32_t)((t % ST) * KVB), BN, D);
 					if (do_pv)
-						wg_pv(sm, W, acc, sV + (uint32_t)(((t - 1) & 1) * KVB), BN, D);
+						wg_pv(sm, W, acc, sV + (uint32_t)(((t - 1) % ST) * KVB), BN, D);
 					if (do_s) {
 						wg_softmax(W, alpha, causal, wrow0, t * BN, BN, sl2);
 						wg_rescale_pack(W, alpha, BN, D);
@@ -345,8 +356,9 @@ static void test_layout_functions(void)
 static void test_emulated_kernel(void)
 {
 	const int L = 256, BH = 1;
-	/* fwg::cfg_name order: BN, warpgroups, overlapped (fwd_kernel_ov) */
-	const int cfgs[6][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0}, {128, 2, 1}, {64, 2, 1}};
+	/* fwg::cfg_info order: BN, warpgroups, fwd_kernel_ov buffers (0: fwd_kernel) */
+	const int cfgs[8][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0},
+				{128, 2, 2}, {64, 2, 2}, {128, 2, 3}, {64, 2, 3}};
 	uint64_t seed = 12345;
 	for (int D = 64; D <= 128; D *= 2) {
 		size_t cnt = (size_t)BH * L * D;
@@ -369,7 +381,7 @@ static void test_emulated_kernel(void)
 		for (int causal = 0; causal < 2; causal++) {
 			const double scale = 1.0 / sqrt((double)D);
 			gd_attn_ref(qf, kf, vf, ref, BH, L, D, causal, scale);
-			for (int c = 0; c < 6; c++) {
+			for (int c = 0; c < 8; c++) {
 				for (size_t i = 0; i < cnt; i++)
 					o[i] = NAN;
 				g_bad_desc = 0;
