@@ -290,11 +290,12 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 // serialises wgmmas whose issue and wait sit on paths it cannot prove warpgroup-uniform.
 // So a warpgroup whose rows all lie above a causal tile (possible when BN < 64·NWG) computes
 // that tile fully masked (P = 0, alpha = 1) instead of skipping it.
-// Loads, ST buffers each for K and V (ST = 2 or 3): iteration t issues K_{t+ST−1} (K buffer
-// (t+ST−1) % ST) and V_{t+ST−2} (V buffer (t+ST−2) % ST) as one cp.async group and waits for
-// the group issued ST−1 iterations earlier (K_t, V_{t−1}; the prologue issues Q, K_0 and, for
-// ST = 3, K_1, V_0); the tiles they replace, K_{t−1} and V_{t−2}, were consumed by wgmmas
-// completed before the last iteration's barrier.
+// Loads, ST buffers each for K and V (ST = 2 or 3), one barrier per iteration: iteration t
+// waits for the cp.async group holding K_t and V_{t−1} (cp.async.wait_group ST−2; the
+// prologue issues Q, K_0 and, for ST = 3, K_1, V_0), fences, passes the barrier, and only then
+// issues K_{t+ST−1} (K buffer (t+ST−1) % ST) and V_{t+ST−2} (V buffer (t+ST−2) % ST) as one
+// group: the tiles they replace, K_{t−1} and V_{t−2}, were read by wgmmas every thread waited
+// for before it reached this barrier.
 template <int D, int BN, int NWG, int ST>
 __global__ void __launch_bounds__(128 * NWG, 1)
 	fwd_kernel_ov(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
@@ -327,17 +328,18 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	for (int i = 0; i < D / 2; i++)
 		o[i] = 0.0f;
 
-	// loads of iteration t (see above), then wait for K_t and V_{t-1} and publish them
+	// wait for K_t and V_{t-1}, publish them to the async proxy and every thread, then start
+	// the loads of iteration t (see above)
 	auto stage = [&](int t) {
+		cp_wait<ST - 2>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		__syncthreads();
 		const int tk = t + ST - 1, tv = t + ST - 2;
 		if (tk < ntiles)
 			load_tile<BN, D, THREADS>(sK + (tk % ST) * C::KV_BYTES, K + head + (size_t)tk * BN * D, tid);
 		if (tv < ntiles)
 			load_tile<BN, D, THREADS>(sV + (tv % ST) * C::KV_BYTES, V + head + (size_t)tv * BN * D, tid);
 		cp_commit();
-		cp_wait<ST - 1>();
-		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-		__syncthreads();
 	};
 	auto issue_s = [&](int t) {
 		const uint32_t kt = sK + (t % ST) * C::KV_BYTES;
@@ -430,7 +432,6 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	wg_wait0();
 	softmax(0);
 	rescale_pack(); // O = 0: the rescale is a no-op
-	__syncthreads();
 	// t = 1 … ntiles−1: S_t overlapped with P_{t−1}·V_{t−1}
 #pragma unroll 1
 	for (int t = 1; t < ntiles; t++) {
@@ -445,7 +446,6 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 		wg_wait0();
 		fence_o();
 		rescale_pack();
-		__syncthreads(); // K_t and V_{t-1} consumed by every warpgroup before they are replaced
 	}
 	// t = ntiles: the last P·V
 	stage(ntiles);
