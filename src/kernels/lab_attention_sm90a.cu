@@ -7,10 +7,21 @@
 #include "kernels/cuda_why.cuh"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-// The configuration the lab runs (fwg::cfg_name: 0 = 128-key tiles, two consumer
-// warpgroups, 128 query rows per block). tests/gpu/flash_sweep.cu times all of them.
-#define FWG_LAB_CFG 0
+// The configuration the lab runs (fwg::cfg_info): 4 = fwd_kernel_ov, 128-key tiles, two
+// consumer warpgroups (128 query rows per block), two K/V buffers, softmax overlapped with
+// P·V. tests/gpu/flash_sweep.cu times all of them. GPUDIAG_FLASH_WGMMA_CFG=<0…7> overrides it
+// (a diagnostic knob: e.g. 0, the kernel without the overlap).
+#define FWG_LAB_CFG 4
+
+static int lab_cfg(void)
+{
+	const char *e = getenv("GPUDIAG_FLASH_WGMMA_CFG");
+	if (e && e[0] >= '0' && e[0] < '0' + fwg::NCFG && !e[1])
+		return e[0] - '0';
+	return FWG_LAB_CFG;
+}
 
 extern "C" int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
 				   int causal, float scale, void *stream, char *why, size_t n)
@@ -32,10 +43,12 @@ extern "C" int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, 
 		snprintf(why, n, "flash wgmma: L must be a positive multiple of %d and B·H ≤ 65535", GD_ATTN_WGMMA_L_MULTIPLE);
 		return GD_EUSAGE;
 	}
-	GD_CUDA_WHY(fwg::launch(FWG_LAB_CFG, q, k, v, o, bh, l, d, causal, scale, (cudaStream_t)stream));
+	GD_CUDA_WHY(fwg::launch(lab_cfg(), q, k, v, o, bh, l, d, causal, scale, (cudaStream_t)stream));
 	return GD_OK;
 }
 
-extern "C" size_t gd_attn_flash_wgmma_smem(int d) { return fwg::cfg_smem(FWG_LAB_CFG, d); }
+extern "C" size_t gd_attn_flash_wgmma_smem(int d) { return fwg::cfg_smem(lab_cfg(), d); }
+
+extern "C" const char *gd_attn_flash_wgmma_config(void) { return fwg::cfg_name(lab_cfg()); }
 
 extern "C" int gd_attn_flash_wgmma_built(void) { return 1; }
