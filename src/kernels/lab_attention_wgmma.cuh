@@ -17,8 +17,10 @@
 //                   two adjacent n8 blocks is exactly the A register fragment of one k16 slice
 //   O += P·V        wgmma m64nDk16, A = P from registers, B = V from shared memory, MN-major
 //                   (transpose bit), BN/16 k-steps
-// Causal: query blocks run longest first (fwg_block), key tiles past the diagonal
-// are skipped per block and per warpgroup, the diagonal tile is masked element by element.
+// Causal: query blocks run longest first (fwg_block), key tiles past the diagonal are skipped
+// per block (fwd_kernel: also per warpgroup), the diagonal tile is masked element by element.
+// Two kernels: fwd_kernel waits for S before each softmax; fwd_kernel_ov (the lab's) runs the
+// softmax of tile t while the tensor cores compute P_{t−1}·V_{t−1} (see there).
 // Shared-memory writes (cp.async, generic proxy) are made visible to wgmma (async proxy) by
 // cp.async.wait_group + fence.proxy.async.shared::cta + __syncthreads before the wgmmas.
 #pragma once
@@ -34,7 +36,7 @@ namespace fwg {
 
 typedef __nv_bfloat16 bf16;
 
-// ---- generated operand lists (tests/gpu/flash_sweep.cu does not regenerate them):
+// ---- the wgmma instructions, operand lists written out by a script (one "+f" per accumulator):
 // fwg_ss_nN: D(64×N f32) = or += A·B, A and B from shared-memory descriptors, both K-major.
 // fwg_rs_nN: D += A·B, A (64×16 BF16) from four registers, B from a descriptor, N-major (transposed).
 __device__ __forceinline__ void fwg_ss_n64(float *d, uint64_t da, uint64_t db, int acc)
