@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// The configuration the lab runs (fwg::cfg_info): 4 = fwd_kernel_ov, 128-key tiles, two
-// consumer warpgroups (128 query rows per block), two K/V buffers, softmax overlapped with
-// P·V. tests/gpu/flash_sweep.cu times all of them. GPUDIAG_FLASH_WGMMA_CFG=<0…7> overrides it
+// The configuration the lab runs is fwg::LAB_CFG (4 = fwd_kernel_ov, 128-key tiles, two
+// consumer warpgroups = 128 query rows per block, two K/V buffers, softmax overlapped with
+// P·V); tests/gpu/flash_sweep.cu times all of them. GPUDIAG_FLASH_WGMMA_CFG=<0…7> overrides it
 // (a diagnostic knob: e.g. 0, the kernel without the overlap).
-#define FWG_LAB_CFG 4
+#define FWG_LAB_CFG fwg::LAB_CFG
 
 static int lab_cfg(void)
 {

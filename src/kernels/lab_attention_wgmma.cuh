@@ -508,7 +508,11 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	return cudaGetLastError();
 }
 
-// The configurations built: the lab uses cfg 0. "ov": fwd_kernel_ov (softmax overlapped
+// The configuration `gpudiag lab attention` runs (GPUDIAG_FLASH_WGMMA_CFG overrides it there):
+// fwd_kernel_ov, 128-key tiles, two warpgroups, two K/V buffers.
+constexpr int LAB_CFG = 4;
+
+// The configurations built. "ov": fwd_kernel_ov (softmax overlapped
 // with P·V), "ov3": the same with three K/V buffers.
 enum { NCFG = 8 };
 struct CfgInfo {

@@ -1,7 +1,8 @@
 // Checks and times the Hopper wgmma FlashAttention forward kernel of `gpudiag lab attention`
 // ("flash wgmma"), compiling the very kernel source the lab uses
 // (src/kernels/lab_attention_wgmma.cuh), in every configuration it is built in
-// (fwg::cfg_name: key tile BN 128 or 64 × 1 or 2 consumer warpgroups).
+// (fwg::cfg_info: key tile BN 128 or 64 × 1 or 2 consumer warpgroups, and the kernel that
+// overlaps the softmax with P·V, with 2 or 3 K/V buffers).
 //
 // Build (from the repository root, CUDA 12.x, on any machine):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o build/flash_sweep tests/gpu/flash_sweep.cu
@@ -21,7 +22,7 @@
 //  4. Timing: B = 1, H = 16, d ∈ {64, 128}, L ∈ {1024, 4096, 8192, 16384}, causal and not, each
 //     configuration: 3 warm-up launches, then 10 launches each timed with its own CUDA event
 //     pair; median (min … max) and TFLOP/s = 4·B·H·L²·d / median (halved when causal).
-//     The last lines summarise the best configuration per shape and the lab's (cfg 0).
+//     The last lines summarise the best configuration per shape and the lab's (fwg::LAB_CFG).
 // Exit status: 0 all checks passed; 1 a check failed or a CUDA error; 2 the watchdog fired
 // (the whole program runs under alarm(): 120 s, --quick 60 s), i.e. a kernel hung.
 #include "../../src/kernels/lab_attention_wgmma.cuh"
@@ -363,7 +364,7 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 				const float scale = (float)(1.0 / sqrt((double)d));
 				const double flops = 4.0 * H * (double)L * L * d / (causal ? 2 : 1);
 				for (int c = 0; c < fwg::NCFG; c++) {
-					if (quick && c != 0 && d == 64)
+					if (quick && c != fwg::LAB_CFG && d == 64)
 						continue;
 					bool ok = true;
 					for (int w = 0; w < 3 && ok; w++)
@@ -430,14 +431,14 @@ int main(int argc, char **argv)
 	check_large(b, quick);
 	std::vector<Timing> res;
 	time_all(b, quick, res);
-	printf("== summary (TFLOP/s, median; lab = cfg 0 \"%s\")\n", fwg::cfg_name(0));
+	printf("== summary (TFLOP/s, median; the lab runs cfg %d \"%s\")\n", fwg::LAB_CFG, fwg::cfg_name(fwg::LAB_CFG));
 	for (size_t i = 0; i < res.size();) {
 		size_t j = i;
 		const Timing *best = &res[i], *lab = nullptr;
 		for (; j < res.size() && res[j].d == res[i].d && res[j].L == res[i].L && res[j].causal == res[i].causal; j++) {
 			if (res[j].tflops > best->tflops)
 				best = &res[j];
-			if (res[j].c == 0)
+			if (res[j].c == fwg::LAB_CFG)
 				lab = &res[j];
 		}
 		printf("  d=%-3d L=%-5d causal=%d  best %-10s %6.1f   lab cfg %6.1f\n", res[i].d, res[i].L, res[i].causal,
