@@ -29,6 +29,25 @@ size_t gd_attn_flash_smem(int d, int rows_per_warp);
 int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
 		  int causal, float scale, int rows_per_warp, void *stream, char *why, size_t n);
 
+/* The Hopper flash kernel (lab_attention_sm90a.cu, kernel in lab_attention_wgmma.cuh):
+ * wgmma.mma_async m64nNk16 (BF16 in, FP32 accumulate), 128 query rows per block in two
+ * consumer warpgroups of 64, K/V tiles of 128 keys double-buffered through cp.async into
+ * 128B-swizzled shared memory, S = Q·Kᵀ with both operands from shared memory, P kept in
+ * registers as the A operand of O += P·V (V read N-major), the softmax of one tile overlapped
+ * with the previous tile's P·V. Online softmax as gd_attn_flash. The environment variable
+ * GPUDIAG_FLASH_WGMMA_CFG=<0…7> picks another built configuration (diagnostics).
+ * Only for compute capability 9.0 (GD_ENOGPU otherwise); d ∈ {64, 128}; L a multiple of
+ * GD_ATTN_WGMMA_L_MULTIPLE (GD_EUSAGE otherwise: use gd_attn_flash). Allocates nothing. */
+#define GD_ATTN_WGMMA_L_MULTIPLE 128
+int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
+			int causal, float scale, void *stream, char *why, size_t n);
+/* Shared memory bytes one block of it uses (0 for a head dim not built). */
+size_t gd_attn_flash_wgmma_smem(int d);
+/* Non-zero when the sm_90a code is compiled into this binary. */
+int gd_attn_flash_wgmma_built(void);
+/* The configuration it runs, e.g. "BN128 2wg ov" (key tile, warpgroups, overlap). */
+const char *gd_attn_flash_wgmma_config(void);
+
 /* Naive path, step 2: row softmax of S (bh·L rows of L BF16 values) in place, scaled by
  * scale; with causal, entries with column > row become 0. Reductions in FP32. L % 8 == 0. */
 int gd_attn_softmax_rows(void *s, int bh, int l, int causal, float scale, void *stream,

@@ -3,7 +3,8 @@
  *
  * Naive: Vᵀ by a transpose kernel; per head S = Q·Kᵀ (cuBLASLt, BF16 out) into one
  * [B·H][L][L] buffer; softmax in place (scale, causal mask → 0); per head O = P·(Vᵀ)ᵀ.
- * Flash: src/kernels/lab_attention.cu (mma.sync m16n8k16, ldmatrix, cp.async).
+ * Flash: src/kernels/lab_attention.cu (mma.sync m16n8k16, ldmatrix, cp.async); on cc 9.0
+ * also "flash wgmma": src/kernels/lab_attention_wgmma.cuh (wgmma.mma_async, sm_90a).
  * Shapes: GPUDIAG_LAB_ATTENTION="lens=512..16k;heads=16;batch=1;dims=64,128;causal=both";
  * --size sets the largest L. The harness owns the command line, hence the variable. */
 #include "lab/lab_attention.h"
@@ -308,6 +309,8 @@ int gd_attn_parse_cfg(const char *s, struct gd_attn_cfg *cfg, char *why, size_t 
 /* ------------------------------------------------------------------ the lab */
 
 #define FLASH32 "flash 2×m16"
+#define FLASHWG "flash wgmma"
+#define AT_NFLASH 3 /* flash, flash 2×m16, flash wgmma */
 #define AT_REF_FULL_L 1024 /* up to this L the checked heads are compared on every row */
 #define AT_REF_ROWS 64     /* beyond it, this many rows per checked head */
 
@@ -373,6 +376,12 @@ static int launch_flash32(void *arg, long iter, char *why, size_t n)
 {
 	struct at *a = arg;
 	return gd_attn_flash(a->q, a->k, a->v, a->o, a->bh, a->s.l, a->s.d, a->s.causal, a->scale, 32, NULL, why, n);
+}
+
+static int launch_flash_wgmma(void *arg, long iter, char *why, size_t n)
+{
+	struct at *a = arg;
+	return gd_attn_flash_wgmma(a->q, a->k, a->v, a->o, a->bh, a->s.l, a->s.d, a->s.causal, a->scale, NULL, why, n);
 }
 
 /* The FP64 reference on the chosen rows of the first and last head. */
@@ -544,7 +553,7 @@ static int at_prepare(struct at *a)
 /* Runs every kernel once on a tiny shape before anything is measured: CUDA loads kernels
  * lazily, and a first launch inside a measurement would show the loaded code as that
  * variant's VRAM. */
-static int at_warm(struct at *a, const struct gd_attn_cfg *cfg, int flash_ok)
+static int at_warm(struct at *a, const struct gd_attn_cfg *cfg, int flash_ok, int wgmma_ok)
 {
 	struct at w = *a;
 	char why[256] = "";
@@ -568,6 +577,8 @@ static int at_warm(struct at *a, const struct gd_attn_cfg *cfg, int flash_ok)
 				rc = launch_flash(&w, 0, why, sizeof why);
 			if (rc == GD_OK && flash_ok)
 				rc = launch_flash32(&w, 0, why, sizeof why);
+			if (rc == GD_OK && wgmma_ok)
+				rc = launch_flash_wgmma(&w, 0, why, sizeof why);
 		}
 	if (rc == GD_OK && gd_labk_sync())
 		snprintf(why, sizeof why, "%s", gd_labk_error(gd_labk_sync()));
@@ -583,7 +594,7 @@ static void group_name(char *b, size_t n, const char *variant, int d, int causal
 	snprintf(b, n, "%s d=%d%s", variant, d, causal ? " causal" : "");
 }
 
-static int at_shape(struct at *a, int flash_ok, unsigned long long avail)
+static int at_shape(struct at *a, int flash_ok, int wgmma_ok, unsigned long long avail)
 {
 	struct gd_lab_run *r = a->r;
 	const int L = a->s.l, D = a->s.d;
@@ -620,16 +631,25 @@ static int at_shape(struct at *a, int flash_ok, unsigned long long avail)
 			    L, gd_fmt_bytes(b1, sizeof b1, (double)(need_naive - io)),
 			    gd_fmt_bytes(b2, sizeof b2, (double)free_io));
 	}
-	for (int fv = 0; fv < 2 && flash_ok; fv++) {
+	static const char *const fnames[AT_NFLASH] = {"flash", FLASH32, FLASHWG};
+	int (*const fns[AT_NFLASH])(void *, long, char *, size_t) = {launch_flash, launch_flash32, launch_flash_wgmma};
+	for (int fv = 0; fv < AT_NFLASH && flash_ok; fv++) {
 		char gx[64];
+		if (fv == 2 && !wgmma_ok)
+			continue;
 		if (fv == 1 && L % 128) {
 			gd_lab_note(r, "%s L=%d skipped: 32 rows per warp needs L a multiple of 128", FLASH32, L);
 			continue;
 		}
-		group_name(gx, sizeof gx, fv ? FLASH32 : "flash", D, a->s.causal);
+		if (fv == 2 && L % GD_ATTN_WGMMA_L_MULTIPLE) {
+			gd_lab_note(r, "%s L=%d skipped: it needs L a multiple of %d (the mma.sync kernels ran)", FLASHWG, L,
+				    GD_ATTN_WGMMA_L_MULTIPLE);
+			continue;
+		}
+		group_name(gx, sizeof gx, fnames[fv], D, a->s.causal);
 		size_t before = gd_lab_mem_free();
 		struct gd_lab_variant v = {gx, name, L, 0, flops, fm, GD_ROOF_FLOPS_TENSOR, GD_P_BF16, 0,
-					   fv ? launch_flash32 : launch_flash, a, a->o, (size_t)a->bh * L * D * 2,
+					   fns[fv], a, a->o, (size_t)a->bh * L * D * 2,
 					   check_flash, {{0}}, 0};
 		if ((rc = gd_lab_measure(r, &v)))
 			return rc;
@@ -716,16 +736,26 @@ static int attention_run(struct gd_lab_run *r)
 	int flash_ok = r->dev.cc_major >= 8;
 	if (!flash_ok)
 		gd_lab_note(r, "the flash kernel needs compute capability 8.0 (BF16 mma.sync, cp.async): not run");
+	/* wgmma exists only on sm_90a code, which runs on cc 9.0 alone */
+	int wgmma_ok = flash_ok && r->dev.cc_major == 9 && r->dev.cc_minor == 0 && gd_attn_flash_wgmma_built();
+	if (!wgmma_ok)
+		gd_lab_note(r, "%s not available: %s", FLASHWG,
+			    !gd_attn_flash_wgmma_built() ? "this binary holds no sm_90a code"
+							 : "wgmma needs compute capability 9.0 (sm_90a code)");
 	a.ws_bytes = 32u << 20;
 	if ((rc = gd_lab_alloc(r, &a.ws, a.ws_bytes, "cuBLASLt workspace")))
 		return rc;
-	if ((rc = at_warm(&a, &cfg, flash_ok)))
+	if ((rc = at_warm(&a, &cfg, flash_ok, wgmma_ok)))
 		return rc;
 	unsigned long long avail = gd_lab_mem_free();
 	gd_lab_note(r, "B=%d, H=%d, BF16, scale 1/√d; naive = transpose V, per-head cuBLASLt S = Q·Kᵀ (BF16 S for "
-		       "all heads in VRAM), softmax in place, per-head P·V; flash = one kernel, mma.sync m16n8k16 "
-		       "(not wgmma: Hopper's peak needs wgmma), 64 query rows × 64-key tiles (128 rows for flash 2×m16), online softmax in FP32",
-		    cfg.batch, cfg.heads);
+		       "all heads in VRAM), softmax in place, per-head P·V; flash = one kernel, mma.sync m16n8k16, "
+		       "64 query rows × 64-key tiles (128 rows for flash 2×m16), online softmax in FP32%s%s",
+		    cfg.batch, cfg.heads,
+		    wgmma_ok ? "; flash wgmma = one kernel, wgmma.mma_async (sm_90a), P·V with P from registers, "
+			       "configuration (key tile, warpgroups; ov: softmax overlapped with the previous tile's P·V) "
+			     : "",
+		    wgmma_ok ? gd_attn_flash_wgmma_config() : "");
 	gd_lab_note(r, "VRAM: measured = free memory (cudaMemGetInfo) before the shape's buffers minus after the "
 		       "variant ran; model = Q,K,V,O (+ S and Vᵀ for naive); max_len_computed = largest L (multiple "
 		       "of 64) whose model fits in the %s free at the start (computed, not run)",
@@ -739,7 +769,7 @@ static int attention_run(struct gd_lab_run *r)
 				a.s = (struct gd_attn_shape){cfg.batch, cfg.heads, (int)cfg.lens[li], cfg.dims[di], cfg.causal[ci]};
 				a.bh = cfg.batch * cfg.heads;
 				a.scale = (float)(1.0 / sqrt((double)a.s.d));
-				rc = at_shape(&a, flash_ok, avail);
+				rc = at_shape(&a, flash_ok, wgmma_ok, avail);
 				at_release(&a);
 			}
 
@@ -749,10 +779,12 @@ static int attention_run(struct gd_lab_run *r)
 	struct gd_lab_chart ch = {"Attention forward: naive vs flash", "sequence length L", "GFLOP/s", 1, 0,
 				  GD_LAB_Y_GFLOPS, NULL, {0}, 0, 0};
 	static char names[GD_LAB_MAX_CHART_GROUPS][64];
-	static const char *const kinds[3] = {"naive", "flash", FLASH32};
+	static const char *const kinds[1 + AT_NFLASH] = {"naive", "flash", FLASH32, FLASHWG};
 	for (int di = cfg.ndims - 1; di >= 0; di--) /* the larger head dim first */
 		for (int ci = 0; ci < cfg.ncausal; ci++)
-			for (int f = 0; f < 3 && ch.ngroups < GD_LAB_MAX_CHART_GROUPS; f++) {
+			for (int f = 0; f < 1 + AT_NFLASH && ch.ngroups < GD_LAB_MAX_CHART_GROUPS; f++) {
+				if (f == 3 && !wgmma_ok)
+					continue;
 				group_name(names[ch.ngroups], sizeof names[0], kinds[f], cfg.dims[di], cfg.causal[ci]);
 				ch.groups[ch.ngroups] = names[ch.ngroups];
 				ch.ngroups++;
@@ -763,19 +795,18 @@ static int attention_run(struct gd_lab_run *r)
 	 * flash variant that passed its check speaks */
 	for (int di = 0; di < cfg.ndims; di++)
 		for (int ci = 0; ci < cfg.ncausal; ci++) {
-			char gn[64], g1[64], g2[64], name[32];
+			char gn[64], gf[64], name[32];
+			static const char *const fk[AT_NFLASH] = {"flash", FLASH32, FLASHWG};
 			group_name(gn, sizeof gn, "naive", cfg.dims[di], cfg.causal[ci]);
-			group_name(g1, sizeof g1, "flash", cfg.dims[di], cfg.causal[ci]);
-			group_name(g2, sizeof g2, FLASH32, cfg.dims[di], cfg.causal[ci]);
 			for (int li = cfg.nlens - 1; li >= 0; li--) {
 				snprintf(name, sizeof name, "L=%lld", cfg.lens[li]);
-				const struct gd_lab_result *nv = gd_lab_find_result(r, gn, name);
-				const struct gd_lab_result *f1 = gd_lab_find_result(r, g1, name), *f2 = gd_lab_find_result(r, g2, name);
-				if (f1 && (!f1->check.ok || !isfinite(f1->t_median)))
-					f1 = NULL;
-				if (f2 && (!f2->check.ok || !isfinite(f2->t_median)))
-					f2 = NULL;
-				const struct gd_lab_result *fl = f1 && f2 ? (f2->t_median < f1->t_median ? f2 : f1) : f1 ? f1 : f2;
+				const struct gd_lab_result *nv = gd_lab_find_result(r, gn, name), *fl = NULL;
+				for (int f = 0; f < AT_NFLASH; f++) {
+					group_name(gf, sizeof gf, fk[f], cfg.dims[di], cfg.causal[ci]);
+					const struct gd_lab_result *x = gd_lab_find_result(r, gf, name);
+					if (x && x->check.ok && isfinite(x->t_median) && (!fl || x->t_median < fl->t_median))
+						fl = x;
+				}
 				if (!nv || !fl || !isfinite(nv->t_median))
 					continue;
 				char t1[32], t2[32], m1[32], m2[32];
@@ -787,11 +818,12 @@ static int attention_run(struct gd_lab_run *r)
 					if (!strcmp(fl->metric_keys[k], "vram_measured_bytes"))
 						mf = fl->metric_values[k];
 				gd_lab_verdict(r, "§9",
-					       "%s, L=%lld: %s vs naive %s (%.1f× faster, %.0f vs %.0f TFLOP/s, mma.sync); VRAM %s vs %s "
+					       "%s, L=%lld: %s vs naive %s (%.1f× faster, %.0f vs %.0f TFLOP/s, %s); VRAM %s vs %s "
 					       "— naive keeps the B·H·L² score matrix, flash only Q, K, V, O.",
 					       fl->group, cfg.lens[li], gd_fmt_time(t1, sizeof t1, fl->t_median * 1e9),
 					       gd_fmt_time(t2, sizeof t2, nv->t_median * 1e9), nv->t_median / fl->t_median,
-					       fl->gflops / 1e3, nv->gflops / 1e3, gd_fmt_bytes(m1, sizeof m1, mf),
+					       fl->gflops / 1e3, nv->gflops / 1e3, strstr(fl->group, "wgmma") ? "wgmma" : "mma.sync",
+					       gd_fmt_bytes(m1, sizeof m1, mf),
 					       gd_fmt_bytes(m2, sizeof m2, mn));
 				/* Below the 5× the guide's table suggests: say what bounds it. Naive's
 				 * L²-sized traffic (S written, read and written by the softmax, read by
@@ -838,7 +870,9 @@ const struct gd_lab gd_lab_attention = {
 	"Attention forward in BF16 (B=1, 16 heads, L 512…16k, head dim 64 and 128, causal and not):\n"
 	"  naive: S = Q·Kᵀ (cuBLASLt) and P = softmax(S) written to VRAM, then O = P·V;\n"
 	"  flash: one kernel, 64×64 tiles, online softmax, tensor cores through mma.sync, never\n"
-	"         writing the L×L matrix.\n"
+	"         writing the L×L matrix;\n"
+	"  flash wgmma (compute capability 9.0 only): the same algorithm with Hopper's wgmma,\n"
+	"         128 query rows × 128-key tiles, L a multiple of 128.\n"
 	"Reports time, TFLOP/s (4·B·H·L²·d, halved when causal), VRAM measured with cudaMemGetInfo\n"
 	"and from the memory model, and the largest L each fits in this card's free memory\n"
 	"(computed). Checks: FP64 CPU reference on rows of the first and last head; flash against\n"

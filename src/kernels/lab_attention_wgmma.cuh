@@ -1,0 +1,566 @@
+// Hopper (sm_90a) FlashAttention forward with wgmma, for `gpudiag lab attention` ("flash
+// wgmma") and tests/gpu/flash_sweep.cu, which include this same file. Device code and a
+// host launcher only; the extern "C" entry is in lab_attention_sm90a.cu.
+//
+// Q, K, V, O: [B·H][L][d] BF16 row-major; O = softmax(scale·Q·Kᵀ [causal: key j ≤ query i])·V.
+// Template <D, BN, NWG>: head dim D ∈ {64, 128}; BN keys per K/V tile (64 or 128); NWG
+// consumer warpgroups (1 or 2), each owning 64 query rows, so a block holds BM = 64·NWG rows.
+// L must be a multiple of 128 (of both BM and BN); the host falls back to mma.sync otherwise.
+//
+// Per block (one per SM at these sizes): Q tile BM×D, K and V tiles BN×D double-buffered,
+// all in the 128B-swizzle layout of lab_attention_wgmma_layout.h, filled with cp.async by
+// every thread (tile t+1 is in flight while tile t is computed). Per key tile and warpgroup:
+//   S = Q·Kᵀ        wgmma m64nBNk16, A = Q and B = K from shared memory (K-major), D/16 k-steps
+//   online softmax  FP32 on the accumulator fragments, log2 domain (ex2.approx.ftz), row max
+//                   and sum over the 4 threads of a quad (shfl_xor 1, 2), O rescaled by 2^(m_old−m_new)
+//   P               the S accumulator converted to BF16: for 16-bit A the f32 accumulator of
+//                   two adjacent n8 blocks is exactly the A register fragment of one k16 slice
+//   O += P·V        wgmma m64nDk16, A = P from registers, B = V from shared memory, MN-major
+//                   (transpose bit), BN/16 k-steps
+// Causal: query blocks run longest first (fwg_block), key tiles past the diagonal are skipped
+// per block (fwd_kernel: also per warpgroup), the diagonal tile is masked element by element.
+// Two kernels: fwd_kernel waits for S before each softmax; fwd_kernel_ov (the lab's) runs the
+// softmax of tile t while the tensor cores compute P_{t−1}·V_{t−1} (see there).
+// Shared-memory writes (cp.async, generic proxy) are made visible to wgmma (async proxy) by
+// cp.async.wait_group + fence.proxy.async.shared::cta + __syncthreads before the wgmmas.
+#pragma once
+
+#include "lab_attention_wgmma_layout.h"
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+namespace fwg {
+
+typedef __nv_bfloat16 bf16;
+
+// ---- the wgmma instructions, operand lists written out by a script (one "+f" per accumulator):
+// fwg_ss_nN: D(64×N f32) = or += A·B, A and B from shared-memory descriptors, both K-major.
+// fwg_rs_nN: D += A·B, A (64×16 BF16) from four registers, B from a descriptor, N-major (transposed).
+__device__ __forceinline__ void fwg_ss_n64(float *d, uint64_t da, uint64_t db, int acc)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "l"(da), "l"(db), "r"(acc));
+}
+
+__device__ __forceinline__ void fwg_ss_n128(float *d, uint64_t da, uint64_t db, int acc)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "l"(da), "l"(db), "r"(acc));
+}
+
+__device__ __forceinline__ void fwg_rs_n64(float *d, const uint32_t *a, uint64_t db)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
+__device__ __forceinline__ void fwg_rs_n128(float *d, const uint32_t *a, uint64_t db)
+{
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+		     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+		     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+		     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));
+}
+
+
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_wait1() { asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory"); }
+// Keeps the compiler from moving accesses of an accumulator across the wgmma issue/wait.
+__device__ __forceinline__ void fence_reg(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ void fence_reg(uint32_t &r) { asm volatile("" : "+r"(r)::"memory"); }
+
+template <int N> __device__ __forceinline__ void wg_ss(float *d, uint64_t da, uint64_t db, int acc)
+{
+	if (N == 64)
+		fwg_ss_n64(d, da, db, acc);
+	else
+		fwg_ss_n128(d, da, db, acc);
+}
+template <int N> __device__ __forceinline__ void wg_rs(float *d, const uint32_t *a, uint64_t db)
+{
+	if (N == 64)
+		fwg_rs_n64(d, a, db);
+	else
+		fwg_rs_n128(d, a, db);
+}
+
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void *src)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+__device__ __forceinline__ float ex2(float x)
+{
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+	return r;
+}
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
+{
+	__nv_bfloat162 v = __floats2bfloat162_rn(lo, hi); // .x (low half) = lo
+	return *reinterpret_cast<uint32_t *>(&v);
+}
+
+// Copies an R × D tile (global row stride D) into the swizzled layout at sdst, THREADS threads.
+template <int R, int D, int THREADS>
+__device__ __forceinline__ void load_tile(uint32_t sdst, const bf16 *__restrict__ g, int tid)
+{
+	constexpr int CH = D / 8, N = R * CH;
+	static_assert(N % THREADS == 0, "tile chunks must split evenly over the threads");
+#pragma unroll
+	for (int i = 0; i < N / THREADS; i++) {
+		int c = tid + i * THREADS, row = c / CH, ch = c % CH;
+		cp_async16(sdst + fwg_chunk_off(R, row, ch), g + (size_t)row * D + ch * 8);
+	}
+}
+
+template <int D, int BN, int NWG, int ST = 2> struct Cfg {
+	static constexpr int BM = 64 * NWG, THREADS = 128 * NWG;
+	static constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;
+	// Q, K[ST], V[ST], and up to 1023 bytes to align the base to 1024.
+	static constexpr int SMEM = Q_BYTES + 2 * ST * KV_BYTES + 1024;
+	static_assert(SMEM <= 227 * 1024, "more shared memory than an SM has");
+};
+
+template <int D, int BN, int NWG>
+__global__ void __launch_bounds__(128 * NWG, 1)
+	fwd_kernel(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
+		   bf16 *__restrict__ O, int L, int causal, float scale_log2)
+{
+	static_assert(D == 64 || D == 128, "head dim 64 or 128");
+	static_assert(BN == 64 || BN == 128, "key tile 64 or 128");
+	static_assert(NWG == 1 || NWG == 2, "one or two warpgroups");
+	typedef Cfg<D, BN, NWG> C;
+	constexpr int BM = C::BM, THREADS = C::THREADS;
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + 2 * C::KV_BYTES;
+
+	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
+	int hd, qb;
+	fwg_block((int)blockIdx.x, (int)(gridDim.x / (unsigned)(L / BM)), L / BM, causal, &hd, &qb);
+	const size_t head = (size_t)hd * (size_t)L * D;
+	const int q0 = qb * BM;
+	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
+	const int wrow0 = q0 + 64 * wg; // first query row of this warpgroup
+	const int ntiles_wg = causal ? (wrow0 + 63) / BN + 1 : ntiles;
+	// rows of this thread: r0 (accumulator halves r>>1 = 0) and r0 + 8
+	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);
+	const int c0 = 2 * (lane & 3); // column of register 4j within block j (plus 8j)
+
+	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
+	load_tile<BN, D, THREADS>(sK, K + head, tid);
+	load_tile<BN, D, THREADS>(sV, V + head, tid);
+	cp_commit();
+
+	float o[D / 2];
+#pragma unroll
+	for (int i = 0; i < D / 2; i++)
+		o[i] = 0.0f;
+	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+
+	for (int t = 0; t < ntiles; t++) {
+		const int buf = t & 1;
+		if (t + 1 < ntiles) {
+			const size_t off = head + (size_t)(t + 1) * BN * D;
+			load_tile<BN, D, THREADS>(sK + (buf ^ 1) * C::KV_BYTES, K + off, tid);
+			load_tile<BN, D, THREADS>(sV + (buf ^ 1) * C::KV_BYTES, V + off, tid);
+		}
+		cp_commit();
+		cp_wait<1>(); // everything but the group just committed has landed
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		__syncthreads();
+		if (t < ntiles_wg) {
+			const uint32_t kt = sK + buf * C::KV_BYTES, vt = sV + buf * C::KV_BYTES;
+			float s[BN / 2];
+			wg_fence();
+#pragma unroll
+			for (int k = 0; k < D / 16; k++)
+				wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * wg, k), fwg_desc_k(kt, BN, 0, k), k > 0);
+			wg_commit();
+			wg_wait0();
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++)
+				fence_reg(s[i]);
+
+			const int k0 = t * BN;
+			if (causal && k0 + BN - 1 > wrow0) { // the tile reaches past some row's diagonal
+#pragma unroll
+				for (int i = 0; i < BN / 2; i++) {
+					int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+					if (col > row)
+						s[i] = -INFINITY;
+				}
+			}
+			// raw row max of the tile; m and mu are in the scaled log2 domain, so that
+			// p = 2^(s·scale_log2 − mu) is one FFMA and one MUFU.EX2 per score
+			float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++)
+				mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
+			float alpha[2], mu[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+			for (int h = 0; h < 2; h++) {
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+				mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+				mx[h] = fmaxf(m[h], mx[h] * scale_log2);   // the running max after this tile
+				mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h]; // a row with nothing unmasked yet
+				alpha[h] = ex2(m[h] - mu[h]);              // 2^-inf = 0 on the first tile
+				m[h] = mx[h];
+			}
+			uint32_t p[BN / 16][4];
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++) {
+#pragma unroll
+				for (int q = 0; q < 4; q++) {
+					const int i = 8 * kk + 2 * q, h = q & 1; // registers 8kk+2q, +1: row half q&1
+					float a = ex2(fmaf(s[i], scale_log2, -mu[h])), b = ex2(fmaf(s[i + 1], scale_log2, -mu[h]));
+					sum[h] += a + b;
+					p[kk][q] = pack_bf16(a, b);
+				}
+			}
+#pragma unroll
+			for (int h = 0; h < 2; h++)
+				l[h] = l[h] * alpha[h] + sum[h];
+#pragma unroll
+			for (int i = 0; i < D / 2; i++)
+				o[i] *= alpha[(i & 3) >> 1];
+
+#pragma unroll
+			for (int i = 0; i < D / 2; i++)
+				fence_reg(o[i]);
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+				for (int q = 0; q < 4; q++)
+					fence_reg(p[kk][q]);
+			wg_fence();
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+				wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
+			wg_commit();
+			wg_wait0();
+#pragma unroll
+			for (int i = 0; i < D / 2; i++)
+				fence_reg(o[i]);
+		}
+		__syncthreads(); // every warpgroup is done with buffer buf before it is refilled
+	}
+
+	// O = acc / l, row sums completed over the quad.
+	float inv[2];
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float v = l[h];
+		v += __shfl_xor_sync(0xffffffffu, v, 1);
+		v += __shfl_xor_sync(0xffffffffu, v, 2);
+		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
+	}
+#pragma unroll
+	for (int j = 0; j < D / 8; j++)
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
+			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
+		}
+}
+
+// The same computation with the softmax of tile t overlapping the P·V product of tile t−1
+// (FA3's intra-warpgroup overlap). Per warpgroup, iteration t = 1 … ntiles−1:
+//   issue S_t = Q·K_tᵀ;  issue O += P_{t−1}·V_{t−1};  wait for S_t only (wait_group 1);
+//   softmax of S_t (exp2 into the S registers, max and sum) while the tensor cores run
+//   P_{t−1}·V_{t−1};  wait_group 0;  O ·= 2^(m_{t−1} − m_t);  P_t = bf16(S_t).
+// Iteration 0 computes S_0 alone, iteration ntiles P_{ntiles−1}·V_{ntiles−1} alone. Every
+// condition around a wgmma depends on t and the block only, never on the thread: ptxas
+// serialises wgmmas whose issue and wait sit on paths it cannot prove warpgroup-uniform.
+// So a warpgroup whose rows all lie above a causal tile (possible when BN < 64·NWG) computes
+// that tile fully masked (P = 0, alpha = 1) instead of skipping it.
+// Loads, ST buffers each for K and V (ST = 2 or 3), one barrier per iteration: iteration t
+// waits for the cp.async group holding K_t and V_{t−1} (cp.async.wait_group ST−2; the
+// prologue issues Q, K_0 and, for ST = 3, K_1, V_0), fences, passes the barrier, and only then
+// issues K_{t+ST−1} (K buffer (t+ST−1) % ST) and V_{t+ST−2} (V buffer (t+ST−2) % ST) as one
+// group: the tiles they replace, K_{t−1} and V_{t−2}, were read by wgmmas every thread waited
+// for before it reached this barrier.
+template <int D, int BN, int NWG, int ST>
+__global__ void __launch_bounds__(128 * NWG, 1)
+	fwd_kernel_ov(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
+		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
+{
+	static_assert(D == 64 || D == 128, "head dim 64 or 128");
+	static_assert(BN == 64 || BN == 128, "key tile 64 or 128");
+	static_assert(NWG == 1 || NWG == 2, "one or two warpgroups");
+	static_assert(ST == 2 || ST == 3, "two or three K/V buffers");
+	typedef Cfg<D, BN, NWG, ST> C;
+	constexpr int BM = C::BM, THREADS = C::THREADS;
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + ST * C::KV_BYTES;
+
+	const int tid = threadIdx.x, wg = tid >> 7, wt = tid & 127, lane = tid & 31;
+	int hd, qb;
+	fwg_block((int)blockIdx.x, (int)(gridDim.x / (unsigned)(L / BM)), L / BM, causal, &hd, &qb);
+	const size_t head = (size_t)hd * (size_t)L * D;
+	const int q0 = qb * BM;
+	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
+	const int wrow0 = q0 + 64 * wg;
+	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);
+	const int c0 = 2 * (lane & 3);
+
+	float o[D / 2], s[BN / 2];
+	uint32_t p[BN / 16][4];
+	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+#pragma unroll
+	for (int i = 0; i < D / 2; i++)
+		o[i] = 0.0f;
+
+	// wait for K_t and V_{t-1}, publish them to the async proxy and every thread, then start
+	// the loads of iteration t (see above)
+	auto stage = [&](int t) {
+		cp_wait<ST - 2>();
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		__syncthreads();
+		const int tk = t + ST - 1, tv = t + ST - 2;
+		if (tk < ntiles)
+			load_tile<BN, D, THREADS>(sK + (tk % ST) * C::KV_BYTES, K + head + (size_t)tk * BN * D, tid);
+		if (tv < ntiles)
+			load_tile<BN, D, THREADS>(sV + (tv % ST) * C::KV_BYTES, V + head + (size_t)tv * BN * D, tid);
+		cp_commit();
+	};
+	auto issue_s = [&](int t) {
+		const uint32_t kt = sK + (t % ST) * C::KV_BYTES;
+#pragma unroll
+		for (int k = 0; k < D / 16; k++)
+			wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * wg, k), fwg_desc_k(kt, BN, 0, k), k > 0);
+		wg_commit();
+	};
+	auto issue_pv = [&](int t) { // P_t · V_t
+		const uint32_t vt = sV + (t % ST) * C::KV_BYTES;
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+			wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
+		wg_commit();
+	};
+	auto fence_o = [&]() {
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			fence_reg(o[i]);
+	};
+	auto fence_p = [&]() {
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				fence_reg(p[kk][q]);
+	};
+	// softmax of S_t in place: mask, running max, exp2, row sums; alpha for O
+	auto softmax = [&](int t) {
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			fence_reg(s[i]);
+		const int k0 = t * BN;
+		if (causal && k0 + BN - 1 > wrow0) {
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++) {
+				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+				if (col > row)
+					s[i] = -INFINITY;
+			}
+		}
+		float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+			mx[h] = fmaxf(m[h], mx[h] * scale_log2);
+			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
+			alpha[h] = ex2(m[h] - mu[h]);
+			m[h] = mx[h];
+		}
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++) {
+			const int h = (i & 3) >> 1;
+			s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
+			sum[h] += s[i];
+		}
+#pragma unroll
+		for (int h = 0; h < 2; h++)
+			l[h] = l[h] * alpha[h] + sum[h];
+	};
+	auto rescale_pack = [&]() {
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			o[i] *= alpha[(i & 3) >> 1];
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+	};
+
+	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
+	load_tile<BN, D, THREADS>(sK, K + head, tid);
+	cp_commit();
+	if (ST == 3) {
+		if (1 < ntiles)
+			load_tile<BN, D, THREADS>(sK + C::KV_BYTES, K + head + (size_t)BN * D, tid);
+		load_tile<BN, D, THREADS>(sV, V + head, tid);
+		cp_commit();
+	}
+
+	// t = 0: S_0 alone
+	stage(0);
+	wg_fence();
+	issue_s(0);
+	wg_wait0();
+	softmax(0);
+	rescale_pack(); // O = 0: the rescale is a no-op
+	// t = 1 … ntiles−1: S_t overlapped with P_{t−1}·V_{t−1}
+#pragma unroll 1
+	for (int t = 1; t < ntiles; t++) {
+		stage(t);
+		fence_o();
+		fence_p();
+		wg_fence();
+		issue_s(t);
+		issue_pv(t - 1);
+		wg_wait1(); // S_t done; P_{t-1}·V_{t-1} may still run
+		softmax(t);
+		wg_wait0();
+		fence_o();
+		rescale_pack();
+	}
+	// t = ntiles: the last P·V
+	stage(ntiles);
+	fence_o();
+	fence_p();
+	wg_fence();
+	issue_pv(ntiles - 1);
+	wg_wait0();
+	fence_o();
+
+	float inv[2];
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float v = l[h];
+		v += __shfl_xor_sync(0xffffffffu, v, 1);
+		v += __shfl_xor_sync(0xffffffffu, v, 2);
+		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
+	}
+#pragma unroll
+	for (int j = 0; j < D / 8; j++)
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
+			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
+		}
+}
+
+// Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
+// or cudaErrorInvalidValue when L, d or B·H do not fit the kernel (L % 128, d ∈ {64, 128}).
+// OV = 0: fwd_kernel (two K/V buffers); OV = 2 or 3: fwd_kernel_ov with that many buffers.
+template <int D, int BN, int NWG, int OV>
+inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
+			      float scale, cudaStream_t st)
+{
+	typedef Cfg<D, BN, NWG, OV ? OV : 2> C;
+	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
+		return cudaErrorInvalidValue;
+	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
+	if constexpr (OV != 0)
+		kern = fwd_kernel_ov<D, BN, NWG, OV ? OV : 2>;
+	else
+		kern = fwd_kernel<D, BN, NWG>;
+	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
+	static int opted_in_dev = -1;
+	int dev;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e != cudaSuccess)
+		return e;
+	if (opted_in_dev != dev) {
+		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+		if (e != cudaSuccess)
+			return e;
+		opted_in_dev = dev;
+	}
+	dim3 grid(bh * (L / C::BM));
+	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
+						 scale * 1.4426950408889634f);
+	return cudaGetLastError();
+}
+
+// The configuration `gpudiag lab attention` runs (GPUDIAG_FLASH_WGMMA_CFG overrides it there):
+// fwd_kernel_ov, 128-key tiles, two warpgroups, two K/V buffers.
+constexpr int LAB_CFG = 4;
+
+// The configurations built. "ov": fwd_kernel_ov (softmax overlapped
+// with P·V), "ov3": the same with three K/V buffers.
+enum { NCFG = 8 };
+struct CfgInfo {
+	const char *name;
+	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov
+};
+inline const CfgInfo &cfg_info(int c)
+{
+	static const CfgInfo t[NCFG + 1] = {{"BN128 2wg", 128, 2, 0},    {"BN64 2wg", 64, 2, 0},	   {"BN128 1wg", 128, 1, 0},
+					    {"BN64 1wg", 64, 1, 0},      {"BN128 2wg ov", 128, 2, 2}, {"BN64 2wg ov", 64, 2, 2},
+					    {"BN128 2wg ov3", 128, 2, 3}, {"BN64 2wg ov3", 64, 2, 3},  {"?", 0, 0, 0}};
+	return t[c >= 0 && c < NCFG ? c : NCFG];
+}
+inline const char *cfg_name(int c) { return cfg_info(c).name; }
+inline size_t cfg_smem(int c, int d)
+{
+	const CfgInfo &i = cfg_info(c);
+	if ((d != 64 && d != 128) || !i.bn)
+		return 0;
+	return (size_t)(64 * i.nwg * d * 2 + 2 * (i.ov == 3 ? 3 : 2) * i.bn * d * 2 + 1024);
+}
+
+template <int D>
+inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
+			    float scale, cudaStream_t st)
+{
+	switch (c) {
+	case 0: return launch_cfg<D, 128, 2, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 1: return launch_cfg<D, 64, 2, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 2: return launch_cfg<D, 128, 1, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 3: return launch_cfg<D, 64, 1, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 4: return launch_cfg<D, 128, 2, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 5: return launch_cfg<D, 64, 2, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 6: return launch_cfg<D, 128, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 7: return launch_cfg<D, 64, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
+	default: return cudaErrorInvalidValue;
+	}
+}
+
+// Attention forward with configuration c (0 … NCFG-1), d ∈ {64, 128}.
+inline cudaError_t launch(int c, const void *q, const void *k, const void *v, void *o, int bh, int L, int d,
+			  int causal, float scale, cudaStream_t st)
+{
+	if (d == 64)
+		return launch_d<64>(c, q, k, v, o, bh, L, causal, scale, st);
+	if (d == 128)
+		return launch_d<128>(c, q, k, v, o, bh, L, causal, scale, st);
+	return cudaErrorInvalidValue;
+}
+
+} // namespace fwg

@@ -1,0 +1,107 @@
+/* Shared-memory layout and wgmma matrix descriptors of the Hopper flash kernel
+ * (lab_attention_wgmma.cuh). Plain C, so that the CPU test (src/lab/lab_attention_wgmma_test.c)
+ * checks the very functions the kernel uses.
+ *
+ * Every tile (Q: BM × D, K and V: BN × D, BF16, rows as in global memory) is stored in the
+ * 128-byte-swizzle layout: the D columns split into blocks of 64 (128 bytes); block b is a
+ * contiguous region of R rows × 128 bytes; inside it, 16-byte chunk c of row r sits at chunk
+ * position c ^ (r % 8). Regions start 1024-byte aligned, so the XOR uses the same address
+ * bits [7:9] the hardware's 128B swizzle uses (bits [4:6] ^= bits [7:9] of the address).
+ *
+ * Descriptors (PTX ISA, wgmma "Matrix Descriptor Format"): start address >> 4 in bits 0–13,
+ * leading-dimension byte offset >> 4 in 16–29, stride-dimension byte offset >> 4 in 32–45,
+ * base offset 0 (bits 49–51; the regions are 1024-aligned), layout type 1 = 128B swizzle in
+ * bits 62–63. Canonical layouts (as CUTLASS documents them, in units of 16-byte chunks T):
+ *   K-major,  128B swizzle: ((8,m),(T,2)) : ((8T,SBO),(1,T))        LBO unused
+ *   MN-major, 128B swizzle: ((T,8,m),(8,k)) : ((1,T,LBO),(8T,SBO))
+ * so for Q and K (K-major, the reduction dim d is contiguous): SBO = 1024 (8 rows of 128 B),
+ * k-step s (16 columns = 32 bytes) starts at region s/4, byte 32·(s%4) of row 0;
+ * for V (B of P·V, N = d contiguous: MN-major, transpose bit set): k-step s (keys 16s…16s+15)
+ * starts at row 16s of region 0, SBO = 1024 (next 8 keys), LBO = R·128 (next 64 columns). */
+#ifndef GPUDIAG_KERNELS_LAB_ATTENTION_WGMMA_LAYOUT_H
+#define GPUDIAG_KERNELS_LAB_ATTENTION_WGMMA_LAYOUT_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define FWG_HD __host__ __device__ __forceinline__
+#else
+#define FWG_HD static inline
+#endif
+
+/* Byte offset of element (row, col) in a swizzled tile of R rows (col < D, D a multiple of 64). */
+FWG_HD uint32_t fwg_off(int R, int row, int col)
+{
+	uint32_t byte = (uint32_t)(col & 63) * 2u, chunk = byte >> 4;
+	return (uint32_t)(col >> 6) * (uint32_t)R * 128u + (uint32_t)row * 128u +
+	       ((chunk ^ ((uint32_t)row & 7u)) << 4) + (byte & 15u);
+}
+
+/* Byte offset of 16-byte chunk c (columns 8c…8c+7) of row `row` (the cp.async destination). */
+FWG_HD uint32_t fwg_chunk_off(int R, int row, int c)
+{
+	return (uint32_t)(c >> 3) * (uint32_t)R * 128u + (uint32_t)row * 128u +
+	       ((((uint32_t)c & 7u) ^ ((uint32_t)row & 7u)) << 4);
+}
+
+/* A descriptor with 128B swizzle for the shared-memory byte address addr. */
+FWG_HD uint64_t fwg_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+{
+	return (uint64_t)((addr & 0x3FFFFu) >> 4) | ((uint64_t)((lbo >> 4) & 0x3FFFu) << 16) |
+	       ((uint64_t)((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+}
+
+/* Descriptor of k-step s (16 columns) of a K-major tile of R rows at tile (1024-aligned),
+ * starting at row row0 (a multiple of 8). */
+FWG_HD uint64_t fwg_desc_k(uint32_t tile, int R, int row0, int s)
+{
+	return fwg_desc(tile + (uint32_t)(s >> 2) * (uint32_t)R * 128u + (uint32_t)row0 * 128u +
+				(uint32_t)(s & 3) * 32u,
+			16u, 1024u);
+}
+
+/* Descriptor of k-step s (rows 16s…16s+15) of an MN-major tile of R rows (V: R = keys). */
+FWG_HD uint64_t fwg_desc_mn(uint32_t tile, int R, int s)
+{
+	return fwg_desc(tile + (uint32_t)s * 2048u, (uint32_t)R * 128u, 1024u);
+}
+
+/* Accumulator fragment of wgmma m64nN with f32 D (PTX ISA figure "WGMMA .m64nNk16 register
+ * fragment layout for accumulator matrix D"): thread th of the warpgroup, register i = 4j + r
+ * holds row 16·(th/32) + (th%32)/4 + 8·(r>>1), column 8j + 2·(th%4) + (r&1). */
+FWG_HD void fwg_acc_pos(int th, int i, int *row, int *col)
+{
+	int w = th >> 5, lane = th & 31, j = i >> 2, r = i & 3;
+	*row = 16 * w + (lane >> 2) + 8 * (r >> 1);
+	*col = 8 * j + 2 * (lane & 3) + (r & 1);
+}
+
+/* A fragment of wgmma m64nNk16 with 16-bit A in registers (PTX ISA figure "WGMMA .m64nNk16
+ * register fragment layout for matrix A"): thread th, 32-bit register q (0…3), half h (0 low,
+ * 1 high) holds row 16·(th/32) + (th%32)/4 + 8·(q&1), column 2·(th%4) + 8·(q>>1) + h. */
+FWG_HD void fwg_afrag_pos(int th, int q, int h, int *row, int *col)
+{
+	int w = th >> 5, lane = th & 31;
+	*row = 16 * w + (lane >> 2) + 8 * (q & 1);
+	*col = 2 * (lane & 3) + 8 * (q >> 1) + h;
+}
+
+/* Which accumulator register of S (64 × BN) feeds half h of A register q of k-slice kk of P:
+ * P[kk] register q = pack(S[8kk + 2q], S[8kk + 2q + 1]) (low half = first). */
+FWG_HD int fwg_p_src(int kk, int q, int h) { return 8 * kk + 2 * q + h; }
+
+/* Block order: blockIdx.x = idx ∈ [0, bh·nqb). Not causal: head-major (the q-blocks of one
+ * head run together and share its K/V in L2). Causal: the longest rows first (the last
+ * q-block of every head, then the one before, …), as the mma.sync kernel does. */
+FWG_HD void fwg_block(int idx, int bh, int nqb, int causal, int *head, int *qb)
+{
+	if (causal) {
+		*qb = nqb - 1 - idx / bh;
+		*head = idx % bh;
+	} else {
+		*head = idx / nqb;
+		*qb = idx % nqb;
+	}
+}
+
+#endif
