@@ -131,6 +131,29 @@ __device__ __forceinline__ void load_tile(uint32_t sdst, const bf16 *__restrict_
 	}
 }
 
+// O = acc / l for a thread's two rows (r0, r0 + 8), the row sums completed over the quad;
+// shared by both kernels' epilogues.
+template <int D>
+__device__ __forceinline__ void store_o(const float *o, const float *l, bf16 *__restrict__ O, size_t head, int r0,
+					int c0)
+{
+	float inv[2];
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float v = l[h];
+		v += __shfl_xor_sync(0xffffffffu, v, 1);
+		v += __shfl_xor_sync(0xffffffffu, v, 2);
+		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
+	}
+#pragma unroll
+	for (int j = 0; j < D / 8; j++)
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
+			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
+		}
+}
+
 template <int D, int BN, int NWG, int ST = 2> struct Cfg {
 	static constexpr int BM = 64 * NWG, THREADS = 128 * NWG;
 	static constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;
@@ -264,22 +287,7 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 		__syncthreads(); // every warpgroup is done with buffer buf before it is refilled
 	}
 
-	// O = acc / l, row sums completed over the quad.
-	float inv[2];
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		float v = l[h];
-		v += __shfl_xor_sync(0xffffffffu, v, 1);
-		v += __shfl_xor_sync(0xffffffffu, v, 2);
-		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
-	}
-#pragma unroll
-	for (int j = 0; j < D / 8; j++)
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
-			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
-		}
+	store_o<D>(o, l, O, head, r0, c0);
 }
 
 // The same computation with the softmax of tile t overlapping the P·V product of tile t−1
@@ -458,21 +466,7 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 	wg_wait0();
 	fence_o();
 
-	float inv[2];
-#pragma unroll
-	for (int h = 0; h < 2; h++) {
-		float v = l[h];
-		v += __shfl_xor_sync(0xffffffffu, v, 1);
-		v += __shfl_xor_sync(0xffffffffu, v, 2);
-		inv[h] = v > 0.0f ? 1.0f / v : 0.0f;
-	}
-#pragma unroll
-	for (int j = 0; j < D / 8; j++)
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			const size_t at = head + (size_t)(r0 + 8 * h) * D + 8 * j + c0;
-			*reinterpret_cast<uint32_t *>(O + at) = pack_bf16(o[4 * j + 2 * h] * inv[h], o[4 * j + 2 * h + 1] * inv[h]);
-		}
+	store_o<D>(o, l, O, head, r0, c0);
 }
 
 // Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
