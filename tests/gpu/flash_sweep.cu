@@ -228,6 +228,23 @@ static void report(const char *what, int c, int d, int L, int causal, const Err 
 		g_fail++;
 }
 
+// One configuration's output against reference rows ([head][row index][col]): every element
+// checked for the poison, the listed rows of every head compared.
+template <class R>
+static Err compare_rows(const std::vector<uint16_t> &out, size_t n, const std::vector<R> &ref,
+			const std::vector<int> &rows, int bh, int L, int d)
+{
+	Err e;
+	for (size_t i = 0; i < n; i++)
+		e.unwritten += out[i] == 0xFFFF;
+	for (int h = 0; h < bh; h++)
+		for (size_t ri = 0; ri < rows.size(); ri++)
+			for (int col = 0; col < d; col++)
+				e.add(bf2f(out[((size_t)h * L + rows[ri]) * d + col]),
+				      (double)ref[((size_t)h * rows.size() + ri) * d + col], h, rows[ri], col);
+	return e;
+}
+
 static void check_small(Bufs &b, bool quick)
 {
 	const int bh = 3;
@@ -280,15 +297,7 @@ static void check_small(Bufs &b, bool quick)
 				for (int c = 0; c < fwg::NCFG; c++) {
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
-					Err e;
-					for (size_t i = 0; i < n; i++)
-						e.unwritten += out[i] == 0xFFFF;
-					for (int h = 0; h < bh; h++)
-						for (size_t ri = 0; ri < rows.size(); ri++)
-							for (int col = 0; col < d; col++)
-								e.add(bf2f(out[((size_t)h * L + rows[ri]) * d + col]),
-								      ref[((size_t)h * rows.size() + ri) * d + col], h, rows[ri], col);
-					report("vs FP64", c, d, L, causal, e);
+					report("vs FP64", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
 				}
 			}
 		}
@@ -323,15 +332,7 @@ static void check_large(Bufs &b, bool quick)
 				for (int c = 0; c < fwg::NCFG; c++) {
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
-					Err e;
-					for (size_t i = 0; i < n; i++)
-						e.unwritten += out[i] == 0xFFFF;
-					for (int h = 0; h < bh; h++)
-						for (size_t ri = 0; ri < rows.size(); ri++)
-							for (int col = 0; col < d; col++)
-								e.add(bf2f(out[((size_t)h * L + rows[ri]) * d + col]),
-								      ref[((size_t)h * rows.size() + ri) * d + col], h, rows[ri], col);
-					report("vs FP32 GPU", c, d, L, causal, e);
+					report("vs FP32 GPU", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
 				}
 			}
 			cudaFree(drows);
