@@ -578,6 +578,28 @@ __global__ void __launch_bounds__(T) ln_rows(LnArgs a)
 	}
 }
 
+/* The warp's sum of (x − mean)² over a row of which each lane holds N 16-byte vectors (vec(i)),
+ * unrolled UNR at a time; used by the warp-per-row kernels (W, T). */
+template <int N, int UNR, class F> __device__ __forceinline__ float warp_m2(F vec, float mean)
+{
+	float q4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll(UNR)
+	for (int i = 0; i < N; i++) {
+		float f[8];
+		unpack8f(vec(i), f);
+#pragma unroll
+		for (int c = 0; c < 8; c++) {
+			const float d = f[c] - mean;
+			q4[c & 3] = fmaf(d, d, q4[c & 3]);
+		}
+	}
+	float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
+#pragma unroll
+	for (int o = 16; o; o >>= 1)
+		q += __shfl_xor_sync(FULL, q, o);
+	return q;
+}
+
 /* ------------------------------------------------------------------ W: warp per row */
 
 #define WV (NV / 32) /* 16 vectors per lane */
@@ -635,22 +657,7 @@ __device__ __forceinline__ void w_row(const uint4 (&u)[WV], int r, const LnArgs 
 		for (int o = 16; o; o >>= 1)
 			s += __shfl_xor_sync(FULL, s, o);
 		mean = s * (1.f / H);
-		float q4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-		for (int i = 0; i < WV; i++) {
-			float f[8];
-			unpack8f(u[i], f);
-#pragma unroll
-			for (int c = 0; c < 8; c++) {
-				const float d = f[c] - mean;
-				q4[c & 3] = fmaf(d, d, q4[c & 3]);
-			}
-		}
-		float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
-#pragma unroll
-		for (int o = 16; o; o >>= 1)
-			q += __shfl_xor_sync(FULL, q, o);
-		rstd = rsqrtf(q * (1.f / H) + EPS);
+		rstd = rsqrtf(warp_m2<WV, WV>([&](int i) { return u[i]; }, mean) * (1.f / H) + EPS);
 	}
 	const float nmr = -mean * rstd;
 	const int j0 = lane + opaque_zero(); /* see opaque_zero */
@@ -856,22 +863,9 @@ __global__ void __launch_bounds__(WPB * 32, 1) ln_tma(LnArgs a)
 			for (int o = 16; o; o >>= 1)
 				s += __shfl_xor_sync(FULL, s, o);
 			const float mean = s * (1.f / H);
-			float q4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll(REG ? 16 : 4)
-			for (int i = 0; i < 16; i++) {
-				float f[8];
-				unpack8f(REG ? u[i] : row[lane + 32 * i], f);
-#pragma unroll
-				for (int c = 0; c < 8; c++) {
-					const float d = f[c] - mean;
-					q4[c & 3] = fmaf(d, d, q4[c & 3]);
-				}
-			}
-			float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
-#pragma unroll
-			for (int o = 16; o; o >>= 1)
-				q += __shfl_xor_sync(FULL, q, o);
-			const float rstd = rsqrtf(q * (1.f / H) + EPS), nmr = -mean * rstd;
+			const float rstd = rsqrtf(warp_m2<16, REG ? 16 : 4>([&](int i) { return REG ? u[i] : row[lane + 32 * i]; },
+								     mean) * (1.f / H) + EPS),
+				    nmr = -mean * rstd;
 			uint4 *yr = y + (size_t)r * NV;
 #pragma unroll(REG ? 16 : 2)
 			for (int i = 0; i < 16; i++) {
