@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(128 * NWG, 1)
 // group: the tiles they replace, K_{t−1} and V_{t−2}, were read by wgmmas every thread waited
 // for before it reached this barrier.
 template <int D, int BN, int NWG, int ST>
-__global__ void __launch_bounds__(128 * NWG, 1)
+__global__ void __launch_bounds__(128 * NWG, NWG == 1 ? 2 : 1)
 	fwd_kernel_ov(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
 		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
 {
@@ -502,13 +502,20 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	return cudaGetLastError();
 }
 
-// The configuration `gpudiag lab attention` runs (GPUDIAG_FLASH_WGMMA_CFG overrides it there):
-// fwd_kernel_ov, 128-key tiles, two warpgroups, two K/V buffers.
-constexpr int LAB_CFG = 4;
+// The configuration `gpudiag lab attention` runs per head dim (GPUDIAG_FLASH_WGMMA_CFG overrides
+// it there): d = 128, fwd_kernel_ov with 128-key tiles, two warpgroups, two K/V buffers (cfg 4);
+// d = 64, 64-key tiles and three buffers (cfg 7). H200, 2026-12-02 23:55 UTC flash_sweep --quick: cfg 4
+// fastest at d = 128 (473 / 454 TFLOP/s at L 8192, causal 0 / 1), cfg 7 at d = 64 (406 / 391,
+// where cfg 4 gave 351 / 339).
+constexpr int LAB_CFG_D128 = 4, LAB_CFG_D64 = 7;
+inline int lab_cfg(int d) { return d == 64 ? LAB_CFG_D64 : LAB_CFG_D128; }
 
 // The configurations built. "ov": fwd_kernel_ov (softmax overlapped
 // with P·V), "ov3": the same with three K/V buffers.
-enum { NCFG = 8 };
+// "1wg ov": one warpgroup (64 query rows) per block, so two or three blocks share an SM when
+// shared memory allows and one block's softmax runs while another's wgmmas do (the
+// scheduler's ping-pong, without FA3's named barriers).
+enum { NCFG = 12 };
 struct CfgInfo {
 	const char *name;
 	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov
@@ -517,7 +524,9 @@ inline const CfgInfo &cfg_info(int c)
 {
 	static const CfgInfo t[NCFG + 1] = {{"BN128 2wg", 128, 2, 0},    {"BN64 2wg", 64, 2, 0},	   {"BN128 1wg", 128, 1, 0},
 					    {"BN64 1wg", 64, 1, 0},      {"BN128 2wg ov", 128, 2, 2}, {"BN64 2wg ov", 64, 2, 2},
-					    {"BN128 2wg ov3", 128, 2, 3}, {"BN64 2wg ov3", 64, 2, 3},  {"?", 0, 0, 0}};
+					    {"BN128 2wg ov3", 128, 2, 3}, {"BN64 2wg ov3", 64, 2, 3},
+					    {"BN64 1wg ov", 64, 1, 2},   {"BN128 1wg ov", 128, 1, 2},
+					    {"BN64 1wg ov3", 64, 1, 3},  {"BN128 1wg ov3", 128, 1, 3}, {"?", 0, 0, 0}};
 	return t[c >= 0 && c < NCFG ? c : NCFG];
 }
 inline const char *cfg_name(int c) { return cfg_info(c).name; }
@@ -542,6 +551,10 @@ inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, 
 	case 5: return launch_cfg<D, 64, 2, 2>(q, k, v, o, bh, L, causal, scale, st);
 	case 6: return launch_cfg<D, 128, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
 	case 7: return launch_cfg<D, 64, 2, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 8: return launch_cfg<D, 64, 1, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 9: return launch_cfg<D, 128, 1, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 10: return launch_cfg<D, 64, 1, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 11: return launch_cfg<D, 128, 1, 3>(q, k, v, o, bh, L, causal, scale, st);
 	default: return cudaErrorInvalidValue;
 	}
 }

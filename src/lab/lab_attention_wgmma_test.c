@@ -357,8 +357,9 @@ static void test_emulated_kernel(void)
 {
 	const int L = 256, BH = 1;
 	/* fwg::cfg_info order: BN, warpgroups, fwd_kernel_ov buffers (0: fwd_kernel) */
-	const int cfgs[8][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0},
-				{128, 2, 2}, {64, 2, 2}, {128, 2, 3}, {64, 2, 3}};
+	enum { NC = 12 };
+	const int cfgs[NC][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0}, {128, 2, 2}, {64, 2, 2},
+				 {128, 2, 3}, {64, 2, 3},  {64, 1, 2},  {128, 1, 2}, {64, 1, 3},  {128, 1, 3}};
 	uint64_t seed = 12345;
 	for (int D = 64; D <= 128; D *= 2) {
 		size_t cnt = (size_t)BH * L * D;
@@ -381,7 +382,7 @@ static void test_emulated_kernel(void)
 		for (int causal = 0; causal < 2; causal++) {
 			const double scale = 1.0 / sqrt((double)D);
 			gd_attn_ref(qf, kf, vf, ref, BH, L, D, causal, scale);
-			for (int c = 0; c < 8; c++) {
+			for (int c = 0; c < NC; c++) {
 				for (size_t i = 0; i < cnt; i++)
 					o[i] = NAN;
 				g_bad_desc = 0;
