@@ -31,11 +31,11 @@ int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, 
 
 /* The Hopper flash kernel (lab_attention_sm90a.cu, kernel in lab_attention_wgmma.cuh):
  * wgmma.mma_async m64nNk16 (BF16 in, FP32 accumulate), 128 query rows per block in two
- * consumer warpgroups of 64, K/V tiles of 128 keys double-buffered through cp.async into
+ * consumer warpgroups of 64, K/V tiles of 128 keys (64 at d = 64, three buffers) through cp.async into
  * 128B-swizzled shared memory, S = Q·Kᵀ with both operands from shared memory, P kept in
  * registers as the A operand of O += P·V (V read N-major), the softmax of one tile overlapped
  * with the previous tile's P·V. Online softmax as gd_attn_flash. The environment variable
- * GPUDIAG_FLASH_WGMMA_CFG=<0…7> picks another built configuration (diagnostics).
+ * GPUDIAG_FLASH_WGMMA_CFG=<0…11> picks another built configuration (diagnostics).
  * Only for compute capability 9.0 (GD_ENOGPU otherwise); d ∈ {64, 128}; L a multiple of
  * GD_ATTN_WGMMA_L_MULTIPLE (GD_EUSAGE otherwise: use gd_attn_flash). Allocates nothing. */
 #define GD_ATTN_WGMMA_L_MULTIPLE 128
@@ -45,8 +45,8 @@ int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, in
 size_t gd_attn_flash_wgmma_smem(int d);
 /* Non-zero when the sm_90a code is compiled into this binary. */
 int gd_attn_flash_wgmma_built(void);
-/* The configuration it runs, e.g. "BN128 2wg ov" (key tile, warpgroups, overlap). */
-const char *gd_attn_flash_wgmma_config(void);
+/* The configuration it runs at head dim d, e.g. "BN128 2wg ov" (key tile, warpgroups, overlap). */
+const char *gd_attn_flash_wgmma_config(int d);
 
 /* Naive path, step 2: row softmax of S (bh·L rows of L BF16 values) in place, scaled by
  * scale; with causal, entries with column > row become 0. Reductions in FP32. L % 8 == 0. */

@@ -9,18 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// The configuration the lab runs is fwg::LAB_CFG (4 = fwd_kernel_ov, 128-key tiles, two
-// consumer warpgroups = 128 query rows per block, two K/V buffers, softmax overlapped with
-// P·V); tests/gpu/flash_sweep.cu times all of them. GPUDIAG_FLASH_WGMMA_CFG=<0…7> overrides it
-// (a diagnostic knob: e.g. 0, the kernel without the overlap).
-#define FWG_LAB_CFG fwg::LAB_CFG
-
-static int lab_cfg(void)
+// The configuration the lab runs per head dim is fwg::lab_cfg(d): at d = 128 configuration 4
+// (fwd_kernel_ov, 128-key tiles, two consumer warpgroups = 128 query rows per block, two K/V
+// buffers), at d = 64 configuration 7 (the same with 64-key tiles and three K/V buffers); the
+// fastest of the twelve tests/gpu/flash_sweep.cu timed on the H200 at L 4096 and 8192 for that
+// head dim. GPUDIAG_FLASH_WGMMA_CFG=<0…11> overrides it for both (a diagnostic knob: e.g. 0,
+// the kernel without the overlap).
+static int lab_cfg(int d)
 {
 	const char *e = getenv("GPUDIAG_FLASH_WGMMA_CFG");
-	if (e && e[0] >= '0' && e[0] < '0' + fwg::NCFG && !e[1])
-		return e[0] - '0';
-	return FWG_LAB_CFG;
+	char *end;
+	long c = e && *e ? strtol(e, &end, 10) : -1;
+	if (c >= 0 && c < fwg::NCFG && !*end)
+		return (int)c;
+	return fwg::lab_cfg(d);
 }
 
 extern "C" int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
@@ -43,12 +45,12 @@ extern "C" int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, 
 		snprintf(why, n, "flash wgmma: L must be a positive multiple of %d and B·H ≤ 65535", GD_ATTN_WGMMA_L_MULTIPLE);
 		return GD_EUSAGE;
 	}
-	GD_CUDA_WHY(fwg::launch(lab_cfg(), q, k, v, o, bh, l, d, causal, scale, (cudaStream_t)stream));
+	GD_CUDA_WHY(fwg::launch(lab_cfg(d), q, k, v, o, bh, l, d, causal, scale, (cudaStream_t)stream));
 	return GD_OK;
 }
 
-extern "C" size_t gd_attn_flash_wgmma_smem(int d) { return fwg::cfg_smem(lab_cfg(), d); }
+extern "C" size_t gd_attn_flash_wgmma_smem(int d) { return fwg::cfg_smem(lab_cfg(d), d); }
 
-extern "C" const char *gd_attn_flash_wgmma_config(void) { return fwg::cfg_name(lab_cfg()); }
+extern "C" const char *gd_attn_flash_wgmma_config(int d) { return fwg::cfg_name(lab_cfg(d)); }
 
 extern "C" int gd_attn_flash_wgmma_built(void) { return 1; }

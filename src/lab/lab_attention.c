@@ -748,14 +748,19 @@ static int attention_run(struct gd_lab_run *r)
 	if ((rc = at_warm(&a, &cfg, flash_ok, wgmma_ok)))
 		return rc;
 	unsigned long long avail = gd_lab_mem_free();
+	char cfgs[96] = "";
+	if (wgmma_ok)
+		snprintf(cfgs, sizeof cfgs, "%s at d = 64, %s at d = 128", gd_attn_flash_wgmma_config(64),
+			 gd_attn_flash_wgmma_config(128));
 	gd_lab_note(r, "B=%d, H=%d, BF16, scale 1/√d; naive = transpose V, per-head cuBLASLt S = Q·Kᵀ (BF16 S for "
 		       "all heads in VRAM), softmax in place, per-head P·V; flash = one kernel, mma.sync m16n8k16, "
 		       "64 query rows × 64-key tiles (128 rows for flash 2×m16), online softmax in FP32%s%s",
 		    cfg.batch, cfg.heads,
 		    wgmma_ok ? "; flash wgmma = one kernel, wgmma.mma_async (sm_90a), P·V with P from registers, "
-			       "configuration (key tile, warpgroups; ov: softmax overlapped with the previous tile's P·V) "
+			       "configuration (key tile, warpgroups; ov: softmax overlapped with the previous tile's P·V, "
+			       "ov3: three K/V buffers) "
 			     : "",
-		    wgmma_ok ? gd_attn_flash_wgmma_config() : "");
+		    wgmma_ok ? cfgs : "");
 	gd_lab_note(r, "VRAM: measured = free memory (cudaMemGetInfo) before the shape's buffers minus after the "
 		       "variant ran; model = Q,K,V,O (+ S and Vᵀ for naive); max_len_computed = largest L (multiple "
 		       "of 64) whose model fits in the %s free at the start (computed, not run)",

@@ -243,7 +243,7 @@ int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, in
 }
 size_t gd_attn_flash_wgmma_smem(int d) { return 0; }
 int gd_attn_flash_wgmma_built(void) { return 1; }
-const char *gd_attn_flash_wgmma_config(void) { return "sim"; }
+const char *gd_attn_flash_wgmma_config(int d) { return d == 64 ? "sim64" : "sim"; }
 
 int gd_attn_softmax_rows(void *s, int bh, int l, int causal, float scale, void *stream, char *why, size_t n)
 {
