@@ -445,6 +445,12 @@ static int ew_launch(const void *x, void *y, long long count, int op, float a, f
 	return GD_OK;
 }
 
+extern "C" int gd_fu_copy(const void *x, void *y, size_t bytes, void *stream, char *why, size_t n)
+{
+	FU_CK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+	return GD_OK;
+}
+
 extern "C" int gd_fu_gelu(const void *x, void *y, long long count, void *stream, char *why, size_t n)
 {
 	return ew_launch(x, y, count, GD_FU_GELU, 0.f, 0.f, 0.f, (cudaStream_t)stream, why, n);

@@ -23,6 +23,10 @@ extern "C" {
 int gd_fu_layernorm(const void *x, const float *gamma, const float *beta, void *y, int rows,
 		    int hidden, float eps, int gelu, void *stream, char *why, size_t n);
 
+/* y = x, bytes of device memory, by the driver's device-to-device copy (cudaMemcpyAsync): the
+ * lab's anchor for the memory-bound kernels, moving the same bytes in the same run. */
+int gd_fu_copy(const void *x, void *y, size_t bytes, void *stream, char *why, size_t n);
+
 /* y = GeLU(x) over count BF16 values (count % 8 == 0), erf form (lab_fusion_gelu.h). */
 int gd_fu_gelu(const void *x, void *y, long long count, void *stream, char *why, size_t n);
 

@@ -164,7 +164,7 @@ struct fu {
 	uint16_t *xh, *wh, *cxh;
 	float *gh, *bh;
 	double *lnref, *lngeluref; /* [t][h] */
-	double gelu_lut[65536], chain_lut[2][65536]; /* by BF16 bit pattern */
+	double gelu_lut[65536], chain_lut[2][65536], ident_lut[65536]; /* by BF16 bit pattern */
 	int rows[FU_SAMPLE_ROWS];
 	double *gemm_ref_x, *gemm_ref_act; /* [FU_SAMPLE_ROWS][no]: A = x, A = GeLU(LN(x)) */
 };
@@ -180,6 +180,13 @@ static int launch_ln(void *arg, long iter, char *why, size_t n)
 	struct fu *f = arg;
 	int i = (int)(iter % f->nrot);
 	return gd_fu_layernorm(f->x[i], f->gamma, f->beta, f->y1[i], f->t, f->h, FU_LN_EPS, 0, NULL, why, n);
+}
+
+static int launch_copy(void *arg, long iter, char *why, size_t n)
+{
+	struct fu *f = arg;
+	int i = (int)(iter % f->nrot);
+	return gd_fu_copy(f->x[i], f->y1[i], (size_t)f->t * f->h * 2, NULL, why, n);
 }
 
 static int launch_gelu(void *arg, long iter, char *why, size_t n)
@@ -294,6 +301,14 @@ static void cmp_lut(const uint16_t *in, const void *out, size_t cnt, const doubl
 	free(ref);
 }
 
+static int check_copy(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
+{
+	struct fu *f = arg;
+	cmp_lut(f->xh, out, (size_t)f->t * f->h, f->ident_lut, 0, 0, c);
+	snprintf(c->note, sizeof c->note, "equal to x, every element");
+	return GD_OK;
+}
+
 static int check_gelu(void *arg, const void *out, size_t bytes, struct gd_lab_check *c)
 {
 	struct fu *f = arg;
@@ -393,6 +408,7 @@ static double median_of(struct gd_lab_run *r, const char *group, const char *nam
 #define G_PARTS "parts"
 #define G_CHAIN3 "LN → GeLU → Linear"
 #define G_EW "elementwise chain"
+#define V_COPY "copy, same bytes (driver D2D)"
 #define V_LN "LayerNorm"
 #define V_GELU "GeLU"
 #define V_LNGELU "LayerNorm+GeLU fused"
@@ -477,6 +493,7 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 	for (int p = 0; p < 65536; p++) {
 		double v = gd_bf16_to_f32((uint16_t)p);
 		f->gelu_lut[p] = gd_gelu_ref(v);
+		f->ident_lut[p] = v;
 		f->chain_lut[0][p] = gd_chain_ref(v, f->a, f->b, f->c, 0);
 		f->chain_lut[1][p] = gd_chain_ref(v, f->a, f->b, f->c, 1);
 	}
@@ -535,6 +552,7 @@ static int fusion_measure(struct fu *f)
 	snprintf(fm[4], sizeof fm[4], "ops × (read + write) × %lld × 2 B", f->cfg.chain);
 
 	struct gd_lab_variant parts[] = {
+		{G_PARTS, V_COPY, NAN, 2.0 * (double)act, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_copy, f, f->y1[0], act, check_copy, {{0}}, 0},
 		{G_PARTS, V_LN, NAN, a->ln, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln, f, f->y1[0], act, check_ln, {{0}}, 0},
 		{G_PARTS, V_GELU, NAN, a->gelu, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_gelu, f, f->y2[0], act, check_gelu, {{0}}, 0},
 		{G_PARTS, V_LNGELU, NAN, a->ln_gelu, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln_gelu, f, f->y2[0], act, check_ln_gelu, {{0}}, 0},
@@ -563,17 +581,33 @@ static int fusion_measure(struct fu *f)
 	if (xe)
 		gd_lab_result_metric(xe, "speedup_vs_unfused", e4 / e1, "×");
 
+	/* the memory-bound kernels against the copy of the same bytes in this run: a ceiling
+	 * measured on a large buffer flatters nothing at this size, where launch ramp and tail
+	 * are part of every kernel's time (docs/labs-fusion.md) */
+	const struct gd_lab_result *cp = gd_lab_find_result(r, G_PARTS, V_COPY);
+	const double cp_gbps = cp && cp->check.ok && cp->gbps > 0 ? cp->gbps : NAN;
+	const char *mem_parts[] = {V_LN, V_GELU, V_LNGELU};
+	for (int i = 0; i < 3 && isfinite(cp_gbps); i++) {
+		struct gd_lab_result *x = (struct gd_lab_result *)gd_lab_find_result(r, G_PARTS, mem_parts[i]);
+		if (x && x->gbps > 0)
+			gd_lab_result_metric(x, "fraction_of_same_bytes_copy", x->gbps / cp_gbps, "");
+	}
 	const struct gd_lab_result *lg = gd_lab_find_result(r, G_PARTS, V_LNGELU);
 	const struct gd_lab_result *ln = gd_lab_find_result(r, G_PARTS, V_LN);
 	const struct gd_lab_result *ge = gd_lab_find_result(r, G_PARTS, V_GELU);
 	char b1[32], b2[32], b3[32];
 	if (lg && ln && ge && isfinite(lg->t_median)) {
-		char roof[160];
+		char roof[320];
+		int k;
 		if (isfinite(lg->pct_of_ceiling))
-			snprintf(roof, sizeof roof, "%s of the %s %s ceiling", gd_fmt_pct(fm[1], sizeof fm[1], lg->pct_of_ceiling),
-				 lg->ceiling.source, lg->ceiling.name);
+			k = snprintf(roof, sizeof roof, "%s of the %s %s ceiling", gd_fmt_pct(fm[1], sizeof fm[1], lg->pct_of_ceiling),
+				     lg->ceiling.source, lg->ceiling.name);
 		else
-			snprintf(roof, sizeof roof, "no %s ceiling known to compare with", lg->ceiling.name ? lg->ceiling.name : "DRAM");
+			k = snprintf(roof, sizeof roof, "no %s ceiling known to compare with", lg->ceiling.name ? lg->ceiling.name : "DRAM");
+		if (isfinite(cp_gbps) && k > 0 && (size_t)k < sizeof roof)
+			snprintf(roof + k, sizeof roof - (size_t)k, ", and %.3f of the driver's copy of the same bytes (%s, %s)",
+				 lg->gbps / cp_gbps, gd_fmt_time(b1, sizeof b1, cp->t_median * 1e9),
+				 gd_fmt_si(fm[2], sizeof fm[2], cp_gbps * 1e9, "B/s"));
 		gd_lab_verdict(r, "§9",
 			       "LayerNorm+GeLU in one kernel takes %s against %s for the two kernels (%.2f× faster): "
 			       "the intermediate (%s) is no longer written to and read back from VRAM; the fused "

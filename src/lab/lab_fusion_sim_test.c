@@ -158,6 +158,17 @@ int gd_fu_elementwise(const void *x, void *y, long long count, int op, float a, 
 	return GD_OK;
 }
 
+static int corrupt_copy; /* 1: the next copy gets one wrong element */
+int gd_fu_copy(const void *x, void *y, size_t bytes, void *stream, char *why, size_t n)
+{
+	memcpy(y, x, bytes);
+	if (corrupt_copy) {
+		((uint16_t *)y)[bytes / 4] ^= 1;
+		corrupt_copy = 0;
+	}
+	return GD_OK;
+}
+
 int gd_fu_gelu(const void *x, void *y, long long count, void *stream, char *why, size_t n)
 {
 	return gd_fu_elementwise(x, y, count, GD_FU_GELU, 0, 0, 0, stream, why, n);
@@ -307,7 +318,7 @@ static void test_fusion(void)
 	setenv("GPUDIAG_LAB_FUSION", "hidden=12", 1);
 	int rc = gd_lab_fusion.run(&r);
 	CHECK_INT(rc, GD_OK);
-	CHECK_INT(r.nres, 9);
+	CHECK_INT(r.nres, 10);
 	for (int i = 0; i < r.nres; i++) {
 		if (!r.res[i].check.ok)
 			fprintf(stderr, "fusion %s/%s: check failed, %lld bad of %lld, max abs %g (%s)\n", r.res[i].group,
@@ -320,6 +331,18 @@ static void test_fusion(void)
 	CHECK(lg != NULL);
 	if (lg)
 		CHECK_NEAR(lg->bytes, 2.0 * 192 * 264 * 2 + 2 * 264 * 4, 0);
+	/* the same-bytes copy anchor: counted as LN's bytes less γ, β; the memory-bound parts carry
+	 * their fraction of it, and the LN+GeLU verdict names it */
+	const struct gd_lab_result *cp = gd_lab_find_result(&r, "parts", "copy, same bytes (driver D2D)");
+	CHECK(cp != NULL);
+	if (cp && lg) {
+		CHECK_NEAR(cp->bytes, 2.0 * 192 * 264 * 2, 0);
+		CHECK_NEAR(metric(lg, "fraction_of_same_bytes_copy"), lg->gbps / cp->gbps, 1e-12);
+		int named = 0;
+		for (int i = 0; i < r.nverdicts; i++)
+			named += strstr(r.verdicts[i].text, "of the driver's copy of the same bytes") != NULL;
+		CHECK_INT(named, 1);
+	}
 	const struct gd_lab_result *v3 = gd_lab_find_result(&r, "LN → GeLU → Linear", "3 L2-chunked LN+GeLU→GEMM");
 	CHECK(v3 && isfinite(metric(v3, "speedup_vs_unfused")));
 	CHECK(r.nverdicts >= 4);
@@ -346,6 +369,20 @@ static void test_fusion(void)
 	CHECK(ln && !ln->check.ok && ln->check.bad == 1);
 	lg = gd_lab_find_result(&r, "parts", "LayerNorm+GeLU fused");
 	CHECK(lg && lg->check.ok);
+	CHECK_INT(r.check_failed, 1);
+	gd_lab_run_free(&r);
+
+	/* a copy that changes one element fails its own check, and then no fraction of it is given */
+	gd_lab_run_init(&r, &gd_lab_fusion);
+	r.runs = 10;
+	r.target_sample_s = 1e-9;
+	corrupt_copy = 1;
+	rc = gd_lab_fusion.run(&r);
+	CHECK_INT(rc, GD_OK);
+	cp = gd_lab_find_result(&r, "parts", "copy, same bytes (driver D2D)");
+	CHECK(cp && !cp->check.ok && cp->check.bad == 1);
+	lg = gd_lab_find_result(&r, "parts", "LayerNorm+GeLU fused");
+	CHECK(lg && lg->check.ok && !isfinite(metric(lg, "fraction_of_same_bytes_copy")));
 	CHECK_INT(r.check_failed, 1);
 	gd_lab_run_free(&r);
 
