@@ -2,7 +2,8 @@
  * one `gpudiag lab fusion` should port (src/kernels/lab_fusion.cu is not touched).
  *
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o ln_sweep tests/gpu/ln_sweep.cu
- *   ./ln_sweep [KINDS]              (about 10 s; KINDS, e.g. RT, runs only those variant kinds)
+ *   ./ln_sweep [KINDS|all [ROWS]]   (about 10 s; KINDS, e.g. RT, runs only those variant kinds;
+ *                                   ROWS, default 8192, a larger x: 65536 = 512 MiB each way)
  *
  * What it measures. Shape: x BF16 [8192 x 4096], gamma/beta FP32 [4096], y BF16, eps 1e-5,
  * y = GeLU(LayerNorm(x)) with the erf-form GeLU (PyTorch's default), or plain LayerNorm for the
@@ -46,6 +47,9 @@
  *      flight; reg=1 keeps the row in registers and refills its slot at once, reg=0 reads the
  *      slot three times (sum, squares, output) and refills it after the row; dyn=1 takes rows
  *      from a global counter (balanced), dyn=0 round robin. gamma/beta FP32 in shared memory.
+ *   B  block per row as R (T=128, V=4, gamma/beta FP32 in registers, nrm=fma) with rows brought
+ *      into `slots` shared-memory slots per block by cp.async.bulk (as T) instead of register
+ *      prefetch; minb = __launch_bounds__ minimum blocks per SM; sms = grid over that many SMs.
  *   st=2pass: exact two-pass mean/variance; st=shift: one pass of sums of (x-K) and (x-K)^2
  *      with K = the row's first element (4 instead of 5 ops per value; cancellation is bounded
  *      by ((x0 - mean)/std)^2, harmless unless x0 is a far outlier).
@@ -85,10 +89,11 @@ typedef __nv_bfloat16 bf16;
 		}                                                                                 \
 	} while (0)
 
-static const int ROWS = 8192, H = 4096, NV = H / 8; /* NV: 16-byte vectors per row */
+static const int H = 4096, NV = H / 8; /* NV: 16-byte vectors per row */
+static int ROWS = 8192; /* argv[2] (LN_ROWS): rows of x, ≥ 8192 */
 static const float EPS = 1e-5f;
 static const int NBUF = 4, WARMUP = 3, TIMED = 20;
-static const size_t XBYTES = (size_t)ROWS * H * sizeof(bf16);
+static size_t XBYTES = (size_t)8192 * H * sizeof(bf16); /* ROWS × H × 2, set in main */
 #define FULL 0xffffffffu
 
 struct LnArgs {
@@ -117,9 +122,9 @@ __device__ static inline float u01(uint32_t a, uint32_t salt)
 	return (float)(hash32(a * 0x9e3779b9u ^ hash32(salt)) >> 8) * (1.f / 16777216.f);
 }
 
-__global__ void init_x(bf16 *x)
+__global__ void init_x(bf16 *x, int rows)
 {
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)ROWS * H;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)rows * H;
 	     i += (size_t)gridDim.x * blockDim.x) {
 		const uint32_t r = (uint32_t)(i / H), k = (uint32_t)i;
 		const float n = (u01(k, 1) + u01(k, 2) + u01(k, 3) + u01(k, 4) - 2.f) * 1.7320508f;
@@ -894,6 +899,105 @@ __global__ void __launch_bounds__(WPB * 32, 1) ln_tma(LnArgs a)
 #endif
 }
 
+/* ------------------------------------------------------------------ B: block per row, TMA row ring */
+/* R's block-per-row arithmetic (T=128 threads x 4 uint4, gamma/beta FP32 in registers, nrm=fma)
+ * with the rows brought in by cp.async.bulk into S row slots of 8 KiB per block instead of
+ * register prefetch: S rows per block are in flight without costing registers (R pf=2 holds
+ * one row ahead in 32 registers). Row k of a block (r = blockIdx.x + k*grid) is in slot k % S;
+ * thread 0 refills the slot with row k + S right after the per-row barrier, which every thread
+ * passes only after it has read the slot into registers. */
+template <int S, int G, int MINB>
+__global__ void __launch_bounds__(128, MINB) ln_bulk(LnArgs a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr int T = 128, V = 4, NW = T / 32;
+	extern __shared__ __align__(128) unsigned char sm[];
+	__shared__ __align__(8) uint64_t bars[S];
+	__shared__ float2 red[2][NW];
+	const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+	const int grid = gridDim.x, rows = a.rows;
+	float gr[V][8], br[V][8];
+#pragma unroll
+	for (int i = 0; i < V; i++)
+		gb_fetch<0>(a, tid + i * T, gr[i], br[i]);
+	const uint32_t ring0 = (uint32_t)__cvta_generic_to_shared(sm), bar0 = (uint32_t)__cvta_generic_to_shared(bars);
+	const uint4 *x = reinterpret_cast<const uint4 *>(a.x);
+	if (tid == 0) {
+		for (int j = 0; j < S; j++)
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar0 + 8 * j) : "memory");
+		asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+		for (int j = 0; j < S; j++) {
+			const int r = blockIdx.x + j * grid;
+			if (r < rows)
+				t_load(ring0 + j * T_ROWB, x + (size_t)r * NV, bar0 + 8 * j);
+		}
+	}
+	__syncthreads(); /* barriers initialised */
+	int par = 0;
+#pragma unroll 1
+	for (int k = 0;; k++) {
+		const int r = blockIdx.x + k * grid;
+		if (r >= rows)
+			return; /* every bulk copy issued was for a row this loop waited for */
+		const int j = k % S;
+		t_wait(bar0 + 8 * j, (uint32_t)(k / S) & 1u);
+		const uint4 *row = reinterpret_cast<const uint4 *>(sm + j * T_ROWB);
+		float v[V][8];
+#pragma unroll
+		for (int i = 0; i < V; i++)
+			unpack8f(row[tid + i * T], v[i]);
+		float s4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+		for (int i = 0; i < V; i++)
+#pragma unroll
+			for (int c = 0; c < 8; c++)
+				s4[c & 3] += v[i][c];
+		float m = ((s4[0] + s4[1]) + (s4[2] + s4[3])) * (1.f / (8 * V));
+		float q4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+		for (int i = 0; i < V; i++)
+#pragma unroll
+			for (int c = 0; c < 8; c++) {
+				const float d = v[i][c] - m;
+				q4[c & 3] = fmaf(d, d, q4[c & 3]);
+			}
+		float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
+		float n = 8.f * V;
+#pragma unroll
+		for (int o = 1; o < 32; o <<= 1, n *= 2.f)
+			merge_eq(m, q, n, __shfl_xor_sync(FULL, m, o), __shfl_xor_sync(FULL, q, o));
+		if (lane == 0)
+			red[par][warp] = make_float2(m, q);
+		__syncthreads(); /* the slot is read by every thread; red[par] written */
+		if (tid == 0) {
+			const int rn = r + S * grid;
+			if (rn < rows) {
+				asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+				t_load(ring0 + j * T_ROWB, x + (size_t)rn * NV, bar0 + 8 * j);
+			}
+		}
+		const float2 e = red[par][lane % NW];
+		m = e.x;
+		q = e.y;
+#pragma unroll
+		for (int o = 1; o < NW; o <<= 1, n *= 2.f)
+			merge_eq(m, q, n, __shfl_xor_sync(FULL, m, o), __shfl_xor_sync(FULL, q, o));
+		par ^= 1;
+		const float rstd = rsqrtf(q * (1.f / H) + EPS), nmr = -m * rstd;
+		uint4 *yr = reinterpret_cast<uint4 *>(a.y) + (size_t)r * NV;
+#pragma unroll
+		for (int i = 0; i < V; i++) {
+			float o[8];
+#pragma unroll
+			for (int c = 0; c < 8; c++)
+				o[c] = act<G>(fmaf(fmaf(v[i][c], rstd, nmr), gr[i][c], br[i][c]));
+			__stcs(yr + tid + i * T, pack8f(o));
+		}
+	}
+#endif
+}
+
 /* ------------------------------------------------------------------ copy anchor */
 
 template <int CS>
@@ -924,13 +1028,14 @@ struct Variant {
 	LnKernel k;
 	int threads, gelu;
 	int smem, dyn; /* T variants: dynamic shared memory bytes, row counter used */
+	int gsm;       /* grid over this many SMs only (0: all) */
 };
 
 static std::vector<Variant> g_vars;
 
 static void add(const char *name, std::string params, LnKernel k, int threads, int gelu)
 {
-	g_vars.push_back(Variant{name, params, k, threads, gelu, 0, 0});
+	g_vars.push_back(Variant{name, params, k, threads, gelu, 0, 0, 0});
 }
 
 static const char *GB_R[] = {"ldg", "reg32", "regbf16"}, *GB_W[] = {"ldg32", "ldgbf16", "smem32"},
@@ -963,6 +1068,21 @@ static std::string fmt_w(int WPC, int PF, int S, int N, int G, int GB, int LD)
 		g_vars.back().smem = 4 * NV * 16 + (WPB) * (D) * T_ROWB;                              \
 		g_vars.back().dyn = DYN;                                                              \
 	} while (0)
+#define ADD_B(S, G, MINB, GSM)                                                                        \
+	do {                                                                                          \
+		char b_[96];                                                                          \
+		snprintf(b_, sizeof b_, "T=128,V=4,slots=%d,minb=%d,gelu=%s,sms=%d (TMA rows)", S, MINB, GE[G], GSM); \
+		add("B", b_, ln_bulk<S, G, MINB>, 128, G != 2);                                       \
+		g_vars.back().smem = (S) * T_ROWB;                                                    \
+		g_vars.back().gsm = GSM;                                                              \
+	} while (0)
+/* R with its grid over GSM SMs only (fewer SMs helped the copy kernels: bw_sweep --copy2) */
+#define ADD_RG(T, V, PF, GB, G, N, LD, GSM)                                                            \
+	do {                                                                                          \
+		add("R", fmt_r(T, V, PF, GB, G, N, LD) + ",sms=" + std::to_string(GSM), ln_rows<T, V, PF, GB, G, N, LD>, T, \
+		    G != 2);                                                                          \
+		g_vars.back().gsm = GSM;                                                              \
+	} while (0)
 #define ADD_W(WPC, PF, S, N, G, GB, LD) \
 	add("W", fmt_w(WPC, PF, S, N, G, GB, LD), ln_warp<WPC, PF, S, N, G, GB, LD>, (WPC) * 32, G != 2)
 
@@ -975,6 +1095,25 @@ static void build_variants(void)
 	ADD_W(16, 1, 1, 1, 1, 0, 0);
 	return;
 #endif
+	/* B: block per row, TMA row ring (S, G, MINB, GSM) */
+	ADD_B(2, 1, 3, 0);
+	ADD_B(3, 1, 3, 0);
+	ADD_B(4, 1, 3, 0);
+	ADD_B(6, 1, 3, 0);
+	ADD_B(1, 1, 3, 0);
+	ADD_B(2, 1, 2, 0);
+	ADD_B(1, 1, 4, 0);
+	ADD_B(2, 1, 4, 0);
+	ADD_B(3, 1, 4, 0);
+	ADD_B(2, 1, 3, 120);
+	ADD_B(2, 1, 3, 100);
+	ADD_B(2, 1, 3, 66);
+	ADD_B(2, 2, 3, 0);
+	ADD_B(1, 2, 3, 0);
+	/* R (the lab's choice) on fewer SMs */
+	ADD_RG(128, 4, 2, 1, 1, 1, 0, 120);
+	ADD_RG(128, 4, 2, 1, 1, 1, 0, 100);
+	ADD_RG(128, 4, 2, 1, 1, 1, 0, 66);
 	/* T: warp per row, TMA rows (WPB, D, REG, DYN, G) */
 	ADD_T(16, 1, 1, 0, 1);
 	ADD_T(16, 1, 1, 1, 1);
@@ -1139,7 +1278,15 @@ static void cpu_cmp(const T *dev, const std::vector<double> &ref, double *maxerr
 
 int main(int argc, char **argv)
 {
-	const char *only = argc > 1 ? argv[1] : NULL; /* e.g. "RT": run only these kinds */
+	const char *only = argc > 1 && strcmp(argv[1], "all") ? argv[1] : NULL; /* e.g. "RT": only these kinds */
+	if (argc > 2) { /* rows of x (default 8192): a bigger shape shows the launch ramp's share */
+		ROWS = atoi(argv[2]);
+		if (ROWS < 8192 || ROWS > (1 << 20)) {
+			fprintf(stderr, "ln_sweep: rows must be 8192 … 1048576, got '%s'\n", argv[2]);
+			return 2;
+		}
+	}
+	XBYTES = (size_t)ROWS * H * sizeof(bf16);
 	int dev = 0, sms = 0;
 	cudaDeviceProp prop;
 	CK(cudaGetDevice(&dev));
@@ -1148,7 +1295,7 @@ int main(int argc, char **argv)
 	printf("# ln_sweep: %s, %d SMs, cc %d.%d, L2 %d MB; x BF16 [%d x %d], bytes/launch = 2 x %zu\n",
 	       prop.name, sms, prop.major, prop.minor, prop.l2CacheSize >> 20, ROWS, H, XBYTES);
 	printf("# time: median of %d launches (own event pair each) after %d warm-ups, %d rotating buffers;"
-	       " GB/s = 2*64MiB / median\n", TIMED, WARMUP, NBUF);
+	       " GB/s = 2 x bytes of x / median\n", TIMED, WARMUP, NBUF);
 
 	Bufs B;
 	for (int i = 0; i < NBUF; i++) {
@@ -1167,7 +1314,7 @@ int main(int argc, char **argv)
 		CK(cudaEventCreate(&g_ev0[i]));
 		CK(cudaEventCreate(&g_ev1[i]));
 	}
-	init_x<<<sms * 8, 256>>>(B.x[0]);
+	init_x<<<sms * 8, 256>>>(B.x[0], ROWS);
 	CK(cudaGetLastError());
 	init_gb<<<H / 256, 256>>>(B.gamma, B.beta, B.gh, B.bh);
 	CK(cudaGetLastError());
@@ -1230,7 +1377,7 @@ int main(int argc, char **argv)
 	struct {
 		const char *n;
 		Timing t;
-	} anchors[] = {{"cudaMemcpyAsync D2D 64MiB", tm}, {"copy kernel uint4 x4/thread, 256 thr", tk},
+	} anchors[] = {{"cudaMemcpyAsync D2D (x -> y)", tm}, {"copy kernel uint4 x4/thread, 256 thr", tk},
 		       {"copy kernel uint4, __ldcs/__stcs", tkc}};
 	for (auto &an : anchors)
 		printf("%-4s %-58s %4s %5s %4s %8.2f %8.2f %8.2f %7.0f %6.3f %9s %9s %7s %9s CHECK -\n", "copy",
@@ -1246,12 +1393,12 @@ int main(int argc, char **argv)
 		int per_sm = 0;
 		if (only && !strchr(only, v.name[0]))
 			continue;
-		if (v.smem > 48 * 1024)
+		if (v.smem > 0) /* dynamic shared memory: with the static part it may pass 48 KiB */
 			CK(cudaFuncSetAttribute((const void *)v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, v.smem));
 		CK(cudaFuncGetAttributes(&fa, (const void *)v.k));
 		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)v.k, v.threads, v.smem));
 		const bool warp_kernel = v.name == "W";
-		int grid = sms * (per_sm > 0 ? per_sm : 1);
+		int grid = (v.gsm > 0 && v.gsm < sms ? v.gsm : sms) * (per_sm > 0 ? per_sm : 1);
 		const int max_grid = warp_kernel ? ROWS / (v.threads / 32) : ROWS;
 		grid = std::min(grid, max_grid);
 		for (int i = 0; i < NBUF; i++)
