@@ -2,7 +2,12 @@
 // ("flash wgmma"), compiling the very kernel source the lab uses
 // (src/kernels/lab_attention_wgmma.cuh), in every configuration it is built in
 // (fwg::cfg_info: key tile BN 128 or 64 × 1 or 2 consumer warpgroups, and the kernel that
-// overlaps the softmax with P·V, with 2 or 3 K/V buffers).
+// overlaps the softmax with P·V, with 2 or 3 K/V buffers; configurations 12 … 17: the
+// warp-specialised kernel, a cp.async producer warpgroup feeding two consumer warpgroups through
+// mbarrier rings of 2, 3 or 4 stages, with and without the named-barrier ping-pong). The loops
+// run over fwg::NCFG, so a configuration added to the header is checked and timed here.
+// A lost mbarrier arrival traps inside the kernel after ~2 s (a launch error here, exit 1); a
+// hang anywhere else is caught by the alarm() watchdog (exit 2).
 //
 // Build (from the repository root, CUDA 12.x, on any machine):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o build/flash_sweep tests/gpu/flash_sweep.cu
@@ -24,7 +29,7 @@
 //     pair; median (min … max) and TFLOP/s = 4·B·H·L²·d / median (halved when causal).
 //     The last lines summarise the best configuration per shape and the lab's (fwg::lab_cfg(d)).
 // Exit status: 0 all checks passed; 1 a check failed or a CUDA error; 2 the watchdog fired
-// (the whole program runs under alarm(): 120 s, --quick 60 s), i.e. a kernel hung.
+// (the whole program runs under alarm(): 180 s, --quick 90 s), i.e. a kernel hung.
 #include "../../src/kernels/lab_attention_wgmma.cuh"
 
 #include <algorithm>
@@ -409,7 +414,7 @@ int main(int argc, char **argv)
 		}
 	}
 	signal(SIGALRM, on_alarm);
-	alarm(quick ? 60 : 120);
+	alarm(quick ? 90 : 180); // 18 configurations (12 when these limits were 60 / 120 s)
 	int dev, major, minor;
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
