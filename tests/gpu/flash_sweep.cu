@@ -27,7 +27,8 @@
 //  4. Timing: B = 1, H = 16, d ∈ {64, 128}, L ∈ {1024, 4096, 8192, 16384}, causal and not, each
 //     configuration: 3 warm-up launches, then 10 launches each timed with its own CUDA event
 //     pair; median (min … max) and TFLOP/s = 4·B·H·L²·d / median (halved when causal).
-//     The last lines summarise the best configuration per shape and the lab's (fwg::lab_cfg(d)).
+//     The last lines summarise the best configuration per shape, the lab's (fwg::lab_cfg(d)) and
+//     the best warp-specialised one (configurations 12 … 17).
 // Exit status: 0 all checks passed; 1 a check failed or a CUDA error; 2 the watchdog fired
 // (the whole program runs under alarm(): 180 s, --quick 90 s), i.e. a kernel hung.
 #include "../../src/kernels/lab_attention_wgmma.cuh"
@@ -189,7 +190,7 @@ static bool run_checked(int c, Bufs &b, int bh, int L, int d, int causal, std::v
 	if (e == cudaSuccess)
 		e = cudaDeviceSynchronize();
 	if (e != cudaSuccess) {
-		printf("  FAIL %-10s d=%d L=%d causal=%d: %s\n", fwg::cfg_name(c), d, L, causal, cudaGetErrorString(e));
+		printf("  FAIL %-13s d=%d L=%d causal=%d: %s\n", fwg::cfg_name(c), d, L, causal, cudaGetErrorString(e));
 		g_fail++;
 		if (e != cudaErrorInvalidValue) // a sticky error: nothing more can run
 			exit(1);
@@ -221,7 +222,7 @@ struct Err {
 static void report(const char *what, int c, int d, int L, int causal, const Err &e)
 {
 	bool ok = e.bad == 0 && e.unwritten == 0 && e.checked > 0;
-	printf("  %s %-10s d=%-3d L=%-5d causal=%d  %s: %lld values, worst %.3f × tol", ok ? "ok  " : "FAIL", fwg::cfg_name(c),
+	printf("  %s %-13s d=%-3d L=%-5d causal=%d  %s: %lld values, worst %.3f × tol", ok ? "ok  " : "FAIL", fwg::cfg_name(c),
 	       d, L, causal, what, e.checked, e.worst);
 	if (e.unwritten)
 		printf(", %lld UNWRITTEN", e.unwritten);
@@ -374,7 +375,7 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 					for (int w = 0; w < 3 && ok; w++)
 						ok = fwg::launch(c, b.q, b.k, b.v, b.o, H, L, d, causal, scale, 0) == cudaSuccess;
 					if (!ok) {
-						printf("  %-10s d=%-3d L=%-5d causal=%d  launch failed\n", fwg::cfg_name(c), d, L, causal);
+						printf("  %-13s d=%-3d L=%-5d causal=%d  launch failed\n", fwg::cfg_name(c), d, L, causal);
 						g_fail++;
 						continue;
 					}
@@ -394,7 +395,7 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 					Timing t{d, L, causal, c, (ms[4] + ms[5]) / 2, ms[0], ms[9], 0};
 					t.tflops = flops / (t.med * 1e-3) / 1e12;
 					res.push_back(t);
-					printf("  %-10s d=%-3d L=%-5d causal=%d  %8.3f ms (%.3f … %.3f)  %6.1f TFLOP/s\n", fwg::cfg_name(c), d,
+					printf("  %-13s d=%-3d L=%-5d causal=%d  %8.3f ms (%.3f … %.3f)  %6.1f TFLOP/s\n", fwg::cfg_name(c), d,
 					       L, causal, t.med, t.mn, t.mx, t.tflops);
 				}
 			}
@@ -428,7 +429,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int c = 0; c < fwg::NCFG; c++)
-		printf("  cfg %d: %-10s shared memory %zu B (d=128), %zu B (d=64)\n", c, fwg::cfg_name(c), fwg::cfg_smem(c, 128),
+		printf("  cfg %d: %-13s shared memory %zu B (d=128), %zu B (d=64)\n", c, fwg::cfg_name(c), fwg::cfg_smem(c, 128),
 		       fwg::cfg_smem(c, 64));
 	Bufs b;
 	check_small(b, quick);
@@ -439,15 +440,18 @@ int main(int argc, char **argv)
 	       fwg::cfg_name(fwg::lab_cfg(128)), fwg::lab_cfg(64), fwg::cfg_name(fwg::lab_cfg(64)));
 	for (size_t i = 0; i < res.size();) {
 		size_t j = i;
-		const Timing *best = &res[i], *lab = nullptr;
+		const Timing *best = &res[i], *lab = nullptr, *ws = nullptr;
 		for (; j < res.size() && res[j].d == res[i].d && res[j].L == res[i].L && res[j].causal == res[i].causal; j++) {
 			if (res[j].tflops > best->tflops)
 				best = &res[j];
 			if (res[j].c == fwg::lab_cfg(res[j].d))
 				lab = &res[j];
+			if (fwg::cfg_info(res[j].c).ws && (!ws || res[j].tflops > ws->tflops))
+				ws = &res[j];
 		}
-		printf("  d=%-3d L=%-5d causal=%d  best %-10s %6.1f   lab cfg %6.1f\n", res[i].d, res[i].L, res[i].causal,
-		       fwg::cfg_name(best->c), best->tflops, lab ? lab->tflops : NAN);
+		printf("  d=%-3d L=%-5d causal=%d  best %-13s %6.1f   lab cfg %6.1f   best ws %-13s %6.1f\n", res[i].d, res[i].L,
+		       res[i].causal, fwg::cfg_name(best->c), best->tflops, lab ? lab->tflops : NAN, ws ? fwg::cfg_name(ws->c) : "-",
+		       ws ? ws->tflops : NAN);
 		i = j;
 	}
 	printf("flash_sweep: %s (%d check failure%s)\n", g_fail ? "FAILED" : "all checks passed", g_fail, g_fail == 1 ? "" : "s");
