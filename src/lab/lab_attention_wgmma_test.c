@@ -10,7 +10,7 @@
  * P is packed from S by fwg_p_src; softmax, masks and tile counts follow the kernel. The
  * result must match the FP64 reference (gd_attn_ref) for every configuration the kernel is
  * built in. This checks the index and descriptor arithmetic, not the hardware.
- * The warp-specialised kernel (fwd_kernel_ws, configurations 12 … 17) is emulated as actors,
+ * The warp-specialised kernel (fwd_kernel_ws, configurations 12 … 18) is emulated as actors,
  * producer, copy engine and two consumers, interleaved by three seeded schedules, with mbarriers
  * (arrival counts, phases, try_wait.parity) and named barriers modelled; besides the output it
  * checks the pipeline's invariants explicitly (see emulate_ws). Not modelled: the memory model
@@ -345,7 +345,7 @@ static void nb_add(struct nbar *b)
 enum { WS_MAXB = 64 };
 struct ws_state {
 	/* configuration and block */
-	int D, BN, ST, PP, causal, q0, ntiles, QB, KVB;
+	int D, BN, ST, PP, PF, causal, q0, ntiles, QB, KVB;
 	uint32_t sQ, sK, sV;
 	const uint16_t *Q, *K, *V;
 	uint8_t *sm;
@@ -361,6 +361,8 @@ struct ws_state {
 	} bat[WS_MAXB];
 	unsigned char landed[128][WS_MAXB];
 	int next_arr[128], npending;
+	struct mbar *pf_bar[WS_MAXB]; /* PF = 1: the barrier the producer arrives on itself */
+	int p_drain;                  /* PF = 1: batch whose copies the producer waits for, or −1 */
 	/* stage contents: tile held, producer threads whose copies of it landed, last tile each
 	 * consumer finished reading, wgmmas in flight on it */
 	int ktag[4], kland[4], kdone[4][2], kbusy[4];
@@ -386,11 +388,14 @@ static void ws_issue_batch(struct ws_state *S, int kind, int tile, int stage, st
 	S->bat[S->nbat].kind = kind;
 	S->bat[S->nbat].tile = tile;
 	S->bat[S->nbat].stage = stage;
-	S->bat[S->nbat].bar = bar;
+	S->bat[S->nbat].bar = S->PF ? NULL : bar; /* PF: no arrival from the copies */
+	S->pf_bar[S->nbat] = bar;
 	for (int th = 0; th < 128; th++)
 		S->landed[th][S->nbat] = 0;
 	S->nbat++;
 	S->npending += 128;
+	if (S->PF && S->nbat >= 2) /* commit, wait_group 1: the previous batch next */
+		S->p_drain = S->nbat - 2;
 }
 
 /* the copy engine: producer thread th's copies of batch b land, then the thread's pending
@@ -414,8 +419,11 @@ static void ws_land(struct ws_state *S, int th, int b)
 		S->kland[st]++;
 	else
 		S->vland[st]++;
-	while (S->next_arr[th] < S->nbat && S->landed[th][S->next_arr[th]])
-		mb_arrive(S->bat[S->next_arr[th]++].bar);
+	while (S->next_arr[th] < S->nbat && S->landed[th][S->next_arr[th]]) {
+		struct mbar *bar = S->bat[S->next_arr[th]++].bar;
+		if (bar)
+			mb_arrive(bar);
+	}
 }
 
 static int ws_copy_step(struct ws_state *S, uint64_t *rng)
@@ -433,11 +441,23 @@ static int ws_copy_step(struct ws_state *S, uint64_t *rng)
 	abort();
 }
 
-/* the producer warpgroup: Q, then per tile t: [wait K empty] K_t, [wait V empty] V_t */
+/* the producer warpgroup: Q, then per tile t: [wait K empty] K_t, [wait V empty] V_t. PF = 1:
+ * after issuing a batch the producer waits for its previous batch's copies (cp.async.wait_group
+ * 1; modelled for the warpgroup at once), then its 128 threads arrive on that batch's barrier;
+ * the last batch is drained at the end. */
 static int ws_producer_step(struct ws_state *S)
 {
 	const int t = S->p_t, ST = S->ST, s = S->p_s;
 	const unsigned ph = S->p_ph; /* parity of the empty phase to wait for (round − 1) */
+	if (S->p_drain >= 0) {
+		for (int th = 0; th < 128; th++)
+			if (!S->landed[th][S->p_drain])
+				return 0;
+		for (int th = 0; th < 128; th++)
+			mb_arrive(S->pf_bar[S->p_drain]);
+		S->p_drain = -1;
+		return 1;
+	}
 	switch (S->p_pc) {
 	case 0:
 		ws_issue_batch(S, 0, 0, 0, &S->bq);
@@ -445,6 +465,8 @@ static int ws_producer_step(struct ws_state *S)
 		return 1;
 	case 1: /* wait K empty, issue K_t */
 		if (t >= S->ntiles) {
+			if (S->PF)
+				S->p_drain = S->nbat - 1; /* wait_all, fence, arrive */
 			S->p_pc = 9;
 			return 1;
 		}
@@ -581,12 +603,12 @@ static int ws_consumer_step(struct ws_state *S, int c)
  * producer and its copies first (it runs as far ahead as the empty barriers let it), 2 the
  * consumers first and copies landing only when nothing else can move. */
 static void emulate_ws(const uint16_t *Q, const uint16_t *K, const uint16_t *V, float *O, int L, int D, int BN, int ST,
-		       int PP, int causal, float scale, int mode, uint64_t seed)
+		       int PP, int PF, int causal, float scale, int mode, uint64_t seed)
 {
 	struct ws_state *S = calloc(1, sizeof *S);
 	if (!S)
 		abort();
-	S->D = D, S->BN = BN, S->ST = ST, S->PP = PP, S->causal = causal;
+	S->D = D, S->BN = BN, S->ST = ST, S->PP = PP, S->PF = PF, S->causal = causal;
 	S->QB = 128 * D * 2, S->KVB = BN * D * 2;
 	S->sQ = 0, S->sK = (uint32_t)S->QB, S->sV = S->sK + (uint32_t)(ST * S->KVB);
 	S->Q = Q, S->K = K, S->V = V;
@@ -621,6 +643,7 @@ static void emulate_ws(const uint16_t *Q, const uint16_t *K, const uint16_t *V, 
 		S->nbat = S->npending = S->qland = S->nissue = 0;
 		memset(S->next_arr, 0, sizeof S->next_arr);
 		S->p_pc = S->p_t = S->p_s = 0;
+		S->p_drain = -1;
 		S->p_ph = 1;
 		for (int i = 0; i < 256; i++) {
 			memset(&T[i], 0, sizeof T[i]);
@@ -667,7 +690,7 @@ static void emulate_ws(const uint16_t *Q, const uint16_t *K, const uint16_t *V, 
 			if (steps > 10000000)
 				abort();
 		}
-		if (!S->c[0].done || !S->c[1].done || S->p_pc != 9)
+		if (!S->c[0].done || !S->c[1].done || S->p_pc != 9 || S->p_drain >= 0)
 			sched_fail("deadlock: no actor can move", by, S->c[0].k * 100 + S->c[1].k);
 		if (S->nb[1].count || S->nb[2].count)
 			sched_fail("named barrier arrivals left unmatched", S->nb[1].count, S->nb[2].count);
@@ -794,7 +817,7 @@ static void test_emulated_kernel(void)
 	const int cfgs[NC][3] = {{128, 2, 0}, {64, 2, 0}, {128, 1, 0}, {64, 1, 0}, {128, 2, 2}, {64, 2, 2},
 				 {128, 2, 3}, {64, 2, 3},  {64, 1, 2},  {128, 1, 2}, {64, 1, 3},  {128, 1, 3}};
 	uint64_t seed = 12345;
-	/* L = 256: configurations 0 … 11; L = 768: 12 … 17, whose rings (2 … 4 stages of 6 or 12
+	/* L = 256: configurations 0 … 11; L = 768: 12 … 18, whose rings (2 … 4 stages of 6 or 12
 	 * tiles) wrap several times, so the empty barriers and parities are exercised */
 	for (int li = 0; li < 2; li++) {
 		for (int D = 64; D <= 128; D *= 2) {
@@ -836,15 +859,18 @@ static void test_emulated_kernel(void)
 					CHECK(worst <= 1);
 					CHECK_INT(g_bad_desc, 0);
 				}
-				/* configurations 12 … 17 (fwd_kernel_ws): BN, stages, ping-pong; three schedules each */
-				const int wcfgs[6][3] = {{128, 2, 1}, {128, 3, 1}, {128, 2, 0}, {128, 3, 0}, {64, 4, 1}, {64, 4, 0}};
-				for (int c = 0; c < (li ? 6 : 0); c++)
+				/* configurations 12 … 18 (fwd_kernel_ws): BN, stages, ping-pong, producer fence;
+				 * three schedules each */
+				const int wcfgs[7][4] = {{128, 2, 1, 0}, {128, 3, 1, 0}, {128, 2, 0, 0}, {128, 3, 0, 0},
+							 {64, 4, 1, 0},  {64, 4, 0, 0},  {128, 2, 1, 1}};
+				for (int c = 0; c < (li ? 7 : 0); c++)
 					for (int mode = 0; mode < 3; mode++) {
 						for (size_t i = 0; i < cnt; i++)
 							o[i] = NAN;
 						g_bad_desc = 0;
 						g_sched_err = 0;
-						emulate_ws(q, k, v, o, L, D, wcfgs[c][0], wcfgs[c][1], wcfgs[c][2], causal, (float)scale, mode,
+						emulate_ws(q, k, v, o, L, D, wcfgs[c][0], wcfgs[c][1], wcfgs[c][2], wcfgs[c][3], causal, (float)scale,
+							   mode,
 							   777u + (uint64_t)(31 * c + mode));
 						double worst = 0;
 						for (size_t i = 0; i < cnt; i++) {
@@ -853,8 +879,8 @@ static void test_emulated_kernel(void)
 								worst = e;
 						}
 						if (!(worst <= 1) || g_sched_err)
-							fprintf(stderr, "ws d=%d causal=%d BN=%d ST=%d PP=%d mode %d: worst error %.3g × tolerance, %d schedule errors\n",
-								D, causal, wcfgs[c][0], wcfgs[c][1], wcfgs[c][2], mode, worst, g_sched_err);
+							fprintf(stderr, "ws d=%d causal=%d BN=%d ST=%d PP=%d PF=%d mode %d: worst error %.3g × tolerance, %d schedule errors\n",
+								D, causal, wcfgs[c][0], wcfgs[c][1], wcfgs[c][2], wcfgs[c][3], mode, worst, g_sched_err);
 						CHECK(worst <= 1);
 						CHECK_INT(g_bad_desc, 0);
 						CHECK_INT(g_sched_err, 0);

@@ -2,9 +2,10 @@
 // ("flash wgmma"), compiling the very kernel source the lab uses
 // (src/kernels/lab_attention_wgmma.cuh), in every configuration it is built in
 // (fwg::cfg_info: key tile BN 128 or 64 × 1 or 2 consumer warpgroups, and the kernel that
-// overlaps the softmax with P·V, with 2 or 3 K/V buffers; configurations 12 … 17: the
+// overlaps the softmax with P·V, with 2 or 3 K/V buffers; configurations 12 … 18: the
 // warp-specialised kernel, a cp.async producer warpgroup feeding two consumer warpgroups through
-// mbarrier rings of 2, 3 or 4 stages, with and without the named-barrier ping-pong). The loops
+// mbarrier rings of 2, 3 or 4 stages, with and without the named-barrier ping-pong; 18 with the
+// proxy fence in the producer instead of the consumers, a hedge). The loops
 // run over fwg::NCFG, so a configuration added to the header is checked and timed here.
 // A lost mbarrier arrival traps inside the kernel after ~2 s (a launch error here, exit 1); a
 // hang anywhere else is caught by the alarm() watchdog (exit 2).
@@ -28,7 +29,7 @@
 //     configuration: 3 warm-up launches, then 10 launches each timed with its own CUDA event
 //     pair; median (min … max) and TFLOP/s = 4·B·H·L²·d / median (halved when causal).
 //     The last lines summarise the best configuration per shape, the lab's (fwg::lab_cfg(d)) and
-//     the best warp-specialised one (configurations 12 … 17).
+//     the best warp-specialised one (configurations 12 … 18).
 // Exit status: 0 all checks passed; 1 a check failed or a CUDA error; 2 the watchdog fired
 // (the whole program runs under alarm(): 180 s, --quick 90 s), i.e. a kernel hung.
 #include "../../src/kernels/lab_attention_wgmma.cuh"
@@ -415,7 +416,7 @@ int main(int argc, char **argv)
 		}
 	}
 	signal(SIGALRM, on_alarm);
-	alarm(quick ? 90 : 180); // 18 configurations (12 when these limits were 60 / 120 s)
+	alarm(quick ? 90 : 180); // 19 configurations (12 when these limits were 60 / 120 s)
 	int dev, major, minor;
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
