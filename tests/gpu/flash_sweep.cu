@@ -15,6 +15,8 @@
 // Run (an H200 / H100, compute capability 9.0):
 //   ./build/flash_sweep            # full: checks + timing sweep (about a minute)
 //   ./build/flash_sweep --quick    # checks at small sizes + L=4096/8192 timing (< 40 s)
+//   ./build/flash_sweep --quick --cfg 4,14,18   # only these configurations (a trapping kernel
+//                                                # leaves the context unusable: rerun the rest)
 //
 // What it does:
 //  1. Q, K, V random BF16 (q, k ~ U(-2, 2), v ~ U(-1, 1), a hash of the index), O poisoned
@@ -161,6 +163,7 @@ struct Bufs {
 };
 
 static int g_fail = 0;
+static bool g_sel[fwg::NCFG]; // configurations to check and time (--cfg), all by default
 
 static std::vector<int> pick_rows(int L, int n)
 {
@@ -302,6 +305,8 @@ static void check_small(Bufs &b, bool quick)
 							o[c] /= sum;
 					}
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
 					report("vs FP64", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
@@ -337,6 +342,8 @@ static void check_large(Bufs &b, bool quick)
 				CK(cudaDeviceSynchronize());
 				CK(cudaMemcpy(ref.data(), dref, ref.size() * sizeof(float), cudaMemcpyDeviceToHost));
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
 					report("vs FP32 GPU", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
@@ -372,6 +379,8 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 				const float scale = (float)(1.0 / sqrt((double)d));
 				const double flops = 4.0 * H * (double)L * L * d / (causal ? 2 : 1);
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					bool ok = true;
 					for (int w = 0; w < 3 && ok; w++)
 						ok = fwg::launch(c, b.q, b.k, b.v, b.o, H, L, d, causal, scale, 0) == cudaSuccess;
@@ -407,11 +416,26 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 int main(int argc, char **argv)
 {
 	bool quick = false;
+	for (int c = 0; c < fwg::NCFG; c++)
+		g_sel[c] = true;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = true;
-		else {
-			fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+		else if (!strcmp(argv[i], "--cfg") && i + 1 < argc) {
+			// a comma-separated list of configuration numbers, e.g. after a trap in one of them
+			for (int c = 0; c < fwg::NCFG; c++)
+				g_sel[c] = false;
+			for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(nullptr, ",")) {
+				char *end;
+				long c = strtol(tok, &end, 10);
+				if (*end || c < 0 || c >= fwg::NCFG) {
+					fprintf(stderr, "flash_sweep: --cfg: '%s' is not a configuration 0…%d\n", tok, fwg::NCFG - 1);
+					return 1;
+				}
+				g_sel[c] = true;
+			}
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--cfg N,N,...]\n", argv[0]);
 			return 1;
 		}
 	}
