@@ -755,7 +755,8 @@ __global__ void __launch_bounds__(384, 1)
 		if (PP && (do_pv || c == 1))
 			named_sync(1 + c, 256); // the other consumer issued its phase k−1 (C1: phase k)
 		fence_o();
-		fence_p();
+		if constexpr (do_pv)
+			fence_p(); // P_{k−1} (phase 0 has none yet)
 		wg_fence();
 		if constexpr (do_s) {
 			const uint32_t kt = sK + ks * C::KV_BYTES;
