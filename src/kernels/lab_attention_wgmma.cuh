@@ -522,7 +522,11 @@ template <int D, int BN, int ST> struct WsCfg {
 	static constexpr int SMEM = BAR_OFF + 8 * NBAR + 1024;
 	static_assert(SMEM <= 227 * 1024, "more shared memory than an SM has");
 };
-constexpr int WS_PRODUCER_REGS = 24, WS_CONSUMER_REGS = 240; // 24·128 + 240·256 = 168·384
+// The register split (setmaxnreg): the block starts with 168 per thread (65536/384, rounded
+// down to 8) and hands the producer's surplus to the consumers: 24·128 + 240·256 = 168·384.
+// -DFWG_WS_NO_SETMAXNREG builds without it (diagnostic: every role at 168, the d = 128 consumers
+// then spill), should setmaxnreg.inc ever wait for registers that never come.
+constexpr int WS_PRODUCER_REGS = 24, WS_CONSUMER_REGS = 240;
 
 // The producer's copy of an R × D tile (fwg_ws_copy): R·D/1024 cp.async of 16 bytes per thread,
 // offsets linear in the step.
@@ -615,7 +619,9 @@ __global__ void __launch_bounds__(384, 1)
 
 	if (wg == 0) {
 		// ---- producer
+#ifndef FWG_WS_NO_SETMAXNREG
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(WS_PRODUCER_REGS));
+#endif
 		// the tile just issued signals `bar` full: PF = 0 when the copies land (noinc arrive);
 		// PF = 1 after the thread's previous group landed (wait, fence, arrive on `prev`)
 		uint32_t prev = 0;
@@ -663,7 +669,9 @@ __global__ void __launch_bounds__(384, 1)
 	}
 
 	// ---- consumers
+#ifndef FWG_WS_NO_SETMAXNREG
 	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(WS_CONSUMER_REGS));
+#endif
 	const int c = wg - 1;
 	const int wrow0 = q0 + 64 * c;
 	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);

@@ -8,7 +8,9 @@
 // proxy fence in the producer instead of the consumers, a hedge). The loops
 // run over fwg::NCFG, so a configuration added to the header is checked and timed here.
 // A lost mbarrier arrival traps inside the kernel after ~2 s (a launch error here, exit 1); a
-// hang anywhere else is caught by the alarm() watchdog (exit 2).
+// hang anywhere else is caught by the alarm() watchdog (exit 2). Should configurations 12 … 18
+// hang in setmaxnreg (the one wait that is not bounded besides the named barriers), build with
+// -DFWG_WS_NO_SETMAXNREG (every role at 168 registers; the d = 128 consumers then spill).
 //
 // Build (from the repository root, CUDA 12.x, on any machine):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o build/flash_sweep tests/gpu/flash_sweep.cu
