@@ -31,6 +31,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdint.h>
+#include <type_traits>
 
 namespace fwg {
 
@@ -469,6 +470,355 @@ __global__ void __launch_bounds__(128 * NWG, NWG == 1 ? 2 : 1)
 	store_o<D>(o, l, O, head, r0, c0);
 }
 
+// ---- warp-specialised kernel (FA3-style): a producer warpgroup and two consumer warpgroups.
+// 384 threads, one block per SM, BM = 128 query rows:
+//   WG0, producer (setmaxnreg.dec to 24 registers): cp.async 16-byte copies by its 128
+//     threads, Q once, then K_t and V_t into rings of ST stages each (same swizzled layout as
+//     the other kernels). After issuing a tile each producer thread executes
+//     cp.async.mbarrier.arrive.noinc on the stage's "full" mbarrier (init count 128): the
+//     phase completes when every producer thread's copies so far have landed. Before refilling
+//     stage s for round r ≥ 1 it waits for the stage's "empty" mbarrier, phase r−1.
+//   WG1, WG2, consumers of query rows q0 … q0+63 and q0+64 … q0+127 (setmaxnreg.inc to 240):
+//     the schedule of fwd_kernel_ov (phase k: issue S_k = Q·K_kᵀ and O += P_{k−1}·V_{k−1},
+//     wait for S_k, softmax of S_k while P_{k−1}·V_{k−1} runs, wait, rescale O, pack P_k),
+//     with K_k and V_{k−1} taken from the rings: wait full (try_wait.parity, round & 1),
+//     fence.proxy.async, issue. Once the wgmmas that read a stage have completed
+//     (wgmma.wait_group), lane 0 of every consumer warp arrives on the stage's empty mbarrier
+//     (init count 8: 4 warps × 2 warpgroups; every warp waited for the wgmma itself, so no
+//     assumption on one warp's wait covering the warpgroup's other warps).
+//   PP = 1, ping-pong: named barriers 1 and 2 (bar.sync / bar.arrive, 256 threads) make the two
+//     consumers issue their wgmma phases alternately, C0 phase 0, C1 phase 0, C0 phase 1, …:
+//     consumer c waits on barrier 1+c before issuing and, after issuing, arrives on the other's
+//     barrier, so one consumer's softmax runs while the other's GEMMs do (FA3's warpgroup
+//     ping-pong). Counts balance per block: C1 waits n+1 times (phases 0 … n) and C0 arrives
+//     n+1 times; C0 waits n times (phases 1 … n) and C1 arrives n times (it does not arrive
+//     after its last phase).
+// Proxies: cp.async writes shared memory through the generic proxy, wgmma reads it through the
+// async proxy. The consumer's wait on the full mbarrier acquires the producer's completed
+// writes (cp.async.mbarrier.arrive triggers only when the copies have completed); the consumer
+// then executes fence.proxy.async.shared::cta before its wgmmas, so the writes, ordered before
+// the fence by that synchronisation, are ordered before the async-proxy reads after it (PTX ISA,
+// memory consistency model, "proxy causality order": a fence.proxy.async between two accesses
+// of different proxies orders them when the first precedes the fence in causality order).
+// PF = 1 (a hedge, configuration 18): the pattern the other kernels use and the H200 has
+// passed, moved into the producer: each producer thread commits every tile as a cp.async group,
+// waits for its previous group (cp.async.wait_group 1), executes fence.proxy.async and then a
+// plain mbarrier.arrive (release) on that tile's full barrier; the last group is drained at the
+// end. Its own copies are then complete and fenced by the thread that wrote them, at the cost of
+// the producer blocking on its copies (two groups in flight per thread). The consumers still
+// fence (harmless). If configurations 12–17 fail their checks and 18 passes, the consumer-side
+// fence is the suspect.
+// Overwrites (generic) after wgmma reads (async): the producer writes a stage only after every
+// consumer warp passed wgmma.wait_group for the wgmmas reading it, then arrived (release) on
+// empty, which the producer's wait acquires; the same order the other kernels rely on.
+// Every wgmma sits on a path ptxas can see is warpgroup-uniform: the role test uses the warp
+// index broadcast from lane 0 (__shfl_sync), every other condition depends on the block only.
+// Every mbarrier wait traps after ~2 s (4·10⁹ clocks) instead of hanging.
+template <int D, int BN, int ST> struct WsCfg {
+	static constexpr int BM = 128, THREADS = 384;
+	static constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;
+	static constexpr int BAR_OFF = Q_BYTES + 2 * ST * KV_BYTES; // after the 1024-aligned base
+	static constexpr int NBAR = 1 + 4 * ST;                      // Q full; K full/empty, V full/empty
+	static constexpr int SMEM = BAR_OFF + 8 * NBAR + 1024;
+	static_assert(SMEM <= 227 * 1024, "more shared memory than an SM has");
+};
+// The register split (setmaxnreg): the block starts with 168 per thread (65536/384, rounded
+// down to 8) and hands the producer's surplus to the consumers: 24·128 + 240·256 = 168·384.
+// -DFWG_WS_NO_SETMAXNREG builds without it (diagnostic: every role at 168, the d = 128 consumers
+// then spill), should setmaxnreg.inc ever wait for registers that never come.
+constexpr int WS_PRODUCER_REGS = 24, WS_CONSUMER_REGS = 240;
+
+// The producer's copy of an R × D tile (fwg_ws_copy): R·D/1024 cp.async of 16 bytes per thread,
+// offsets linear in the step.
+template <int R, int D> __device__ __forceinline__ void ws_load_tile(uint32_t sdst, const bf16 *__restrict__ g, int wt)
+{
+	uint32_t so, go;
+	fwg_ws_copy(R, D, wt, 0, &so, &go);
+	const uint32_t d0 = sdst + so;
+	const bf16 *s0 = g + go;
+#pragma unroll
+	for (int i = 0; i < R * D / 1024; i++)
+		cp_async16(d0 + (uint32_t)i * (1024u / D) * 128u, s0 + i * 1024);
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+	asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrive on bar (one of its expected arrivals, no pending-count increment) once all of this
+// thread's earlier cp.async copies have completed.
+__device__ __forceinline__ void cp_arrive_noinc(uint32_t bar)
+{
+	asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits until the phase of parity `parity` of bar has completed; traps after ~2 s of clocks
+// (a lost arrival would otherwise hang the GPU).
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+	long long t0 = 0;
+	for (;;) {
+		uint32_t done;
+		asm volatile("{\n\t.reg .pred p;\n\t"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+			     "selp.u32 %0, 1, 0, p;\n\t}"
+			     : "=r"(done)
+			     : "r"(bar), "r"(parity)
+			     : "memory");
+		if (done)
+			return;
+		if (!t0)
+			t0 = clock64();
+		else if (clock64() - t0 > 4000000000ll)
+			__trap();
+	}
+}
+__device__ __forceinline__ void named_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
+__device__ __forceinline__ void named_arrive(int id, int n)
+{
+	asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory");
+}
+
+template <int D, int BN, int ST, int PP, int PF>
+__global__ void __launch_bounds__(384, 1)
+	fwd_kernel_ws(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
+		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
+{
+	static_assert(D == 64 || D == 128, "head dim 64 or 128");
+	static_assert(BN == 64 || BN == 128, "key tile 64 or 128");
+	static_assert(ST >= 2 && ST <= 4, "two to four stages");
+	typedef WsCfg<D, BN, ST> C;
+	constexpr int BM = C::BM;
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t sraw = (uint32_t)__cvta_generic_to_shared(smem_raw);
+	const uint32_t sQ = (sraw + 1023u) & ~1023u, sK = sQ + C::Q_BYTES, sV = sK + ST * C::KV_BYTES;
+	// mbarriers: [0] Q full, [1+s] K full, [1+ST+s] K empty, [1+2ST+s] V full, [1+3ST+s] V empty
+	const uint32_t bQ = sQ + C::BAR_OFF, bKf = bQ + 8, bKe = bKf + 8 * ST, bVf = bKe + 8 * ST, bVe = bVf + 8 * ST;
+
+	const int tid = threadIdx.x, wt = tid & 127, lane = tid & 31;
+	const int wg = __shfl_sync(0xffffffffu, tid >> 7, 0); // warp-uniform for ptxas
+	int hd, qb;
+	fwg_block((int)blockIdx.x, (int)(gridDim.x / (unsigned)(L / BM)), L / BM, causal, &hd, &qb);
+	const size_t head = (size_t)hd * (size_t)L * D;
+	const int q0 = qb * BM;
+	const int ntiles = causal ? (q0 + BM - 1) / BN + 1 : L / BN;
+
+	if (tid == 0) {
+		mbar_init(bQ, 128);
+		for (int s = 0; s < ST; s++) {
+			mbar_init(bKf + 8 * s, 128);
+			mbar_init(bVf + 8 * s, 128);
+			mbar_init(bKe + 8 * s, 8);
+			mbar_init(bVe + 8 * s, 8);
+		}
+	}
+	__syncthreads(); // the only block-wide barrier: the inits are visible to every thread
+
+	if (wg == 0) {
+		// ---- producer
+#ifndef FWG_WS_NO_SETMAXNREG
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(WS_PRODUCER_REGS));
+#endif
+		// the tile just issued signals `bar` full: PF = 0 when the copies land (noinc arrive);
+		// PF = 1 after the thread's previous group landed (wait, fence, arrive on `prev`)
+		uint32_t prev = 0;
+		auto signal = [&](uint32_t bar) {
+			if constexpr (PF) {
+				cp_commit();
+				if (prev) {
+					cp_wait<1>();
+					asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+					mbar_arrive(prev);
+				}
+				prev = bar;
+			} else {
+				cp_arrive_noinc(bar);
+			}
+		};
+		ws_load_tile<BM, D>(sQ, Q + head + (size_t)q0 * D, wt);
+		signal(bQ);
+		const bf16 *kg = K + head, *vg = V + head;
+		int s = 0;
+		uint32_t ph = 1; // parity of the empty phase to wait for (round − 1)
+#pragma unroll 1
+		for (int t = 0; t < ntiles; t++) {
+			if (t >= ST)
+				mbar_wait(bKe + 8 * s, ph);
+			ws_load_tile<BN, D>(sK + s * C::KV_BYTES, kg, wt);
+			signal(bKf + 8 * s);
+			if (t >= ST)
+				mbar_wait(bVe + 8 * s, ph);
+			ws_load_tile<BN, D>(sV + s * C::KV_BYTES, vg, wt);
+			signal(bVf + 8 * s);
+			kg += BN * D;
+			vg += BN * D;
+			if (++s == ST) {
+				s = 0;
+				ph ^= 1u;
+			}
+		}
+		asm volatile("cp.async.wait_all;\n" ::: "memory"); // no copy outlives its thread
+		if constexpr (PF) {
+			asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+			mbar_arrive(prev); // the last tile
+		}
+		return;
+	}
+
+	// ---- consumers
+#ifndef FWG_WS_NO_SETMAXNREG
+	asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(WS_CONSUMER_REGS));
+#endif
+	const int c = wg - 1;
+	const int wrow0 = q0 + 64 * c;
+	const int r0 = wrow0 + 16 * (wt >> 5) + (lane >> 2);
+	const int c0 = 2 * (lane & 3);
+
+	float o[D / 2], s[BN / 2];
+	uint32_t p[BN / 16][4];
+	float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+#pragma unroll
+	for (int i = 0; i < D / 2; i++)
+		o[i] = 0.0f;
+
+	auto fence_o = [&]() {
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			fence_reg(o[i]);
+	};
+	auto fence_p = [&]() {
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				fence_reg(p[kk][q]);
+	};
+	auto softmax = [&](int t) {
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			fence_reg(s[i]);
+		const int k0 = t * BN;
+		if (causal && k0 + BN - 1 > wrow0) {
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++) {
+				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+				if (col > row)
+					s[i] = -INFINITY;
+			}
+		}
+		float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
+#pragma unroll
+		for (int h = 0; h < 2; h++) {
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+			mx[h] = fmaxf(m[h], mx[h] * scale_log2);
+			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
+			alpha[h] = ex2(m[h] - mu[h]);
+			m[h] = mx[h];
+		}
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++) {
+			const int h = (i & 3) >> 1;
+			s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
+			sum[h] += s[i];
+		}
+#pragma unroll
+		for (int h = 0; h < 2; h++)
+			l[h] = l[h] * alpha[h] + sum[h];
+	};
+	auto rescale_pack = [&]() {
+#pragma unroll
+		for (int i = 0; i < D / 2; i++)
+			o[i] *= alpha[(i & 3) >> 1];
+#pragma unroll
+		for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+	};
+	auto release = [&](uint32_t bar) {
+		if (lane == 0)
+			mbar_arrive(bar);
+	};
+
+	// Phase k = 0 … ntiles: S_k (k < ntiles) and P_{k−1}·V_{k−1} (k ≥ 1), peeled into
+	// phase 0 (S alone), 1 … ntiles−1 (both) and ntiles (P·V alone) so that no branch around a
+	// wgmma or its wait remains (ptxas serialises wgmmas otherwise). Stage of tile t: t % ST,
+	// parity of its fill: (t / ST) & 1; tracked incrementally (ks/kph: K_k, vs/vph: V_{k−1}).
+	int ks = 0, vs = 0;
+	uint32_t kph = 0, vph = 0;
+	auto phase = [&](int k, auto do_s_t, auto do_pv_t) {
+		constexpr bool do_s = decltype(do_s_t)::value, do_pv = decltype(do_pv_t)::value;
+		if (do_s)
+			mbar_wait(bKf + 8 * ks, kph);
+		if (do_pv)
+			mbar_wait(bVf + 8 * vs, vph);
+		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+		if (PP && (do_pv || c == 1))
+			named_sync(1 + c, 256); // the other consumer issued its phase k−1 (C1: phase k)
+		fence_o();
+		if constexpr (do_pv)
+			fence_p(); // P_{k−1} (phase 0 has none yet)
+		wg_fence();
+		if constexpr (do_s) {
+			const uint32_t kt = sK + ks * C::KV_BYTES;
+#pragma unroll
+			for (int kk = 0; kk < D / 16; kk++)
+				wg_ss<BN>(s, fwg_desc_k(sQ, BM, 64 * c, kk), fwg_desc_k(kt, BN, 0, kk), kk > 0);
+			wg_commit();
+		}
+		if constexpr (do_pv) {
+			const uint32_t vt = sV + vs * C::KV_BYTES;
+#pragma unroll
+			for (int kk = 0; kk < BN / 16; kk++)
+				wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
+			wg_commit();
+		}
+		if (PP && (do_s || c == 0))
+			named_arrive(2 - c, 256); // the other consumer may issue
+		if constexpr (do_s) {
+			if constexpr (do_pv)
+				wg_wait1(); // S_k done; P_{k−1}·V_{k−1} may still run
+			else
+				wg_wait0();
+			release(bKe + 8 * ks);
+			if (++ks == ST) {
+				ks = 0;
+				kph ^= 1u;
+			}
+			softmax(k);
+		}
+		if constexpr (do_pv) {
+			wg_wait0();
+			release(bVe + 8 * vs);
+			if (++vs == ST) {
+				vs = 0;
+				vph ^= 1u;
+			}
+		}
+		fence_o();
+		if constexpr (do_s)
+			rescale_pack(); // phase 0: O = 0, the rescale is a no-op
+	};
+	typedef std::integral_constant<bool, true> yes;
+	typedef std::integral_constant<bool, false> no;
+
+	mbar_wait(bQ, 0);
+	phase(0, yes(), no());
+#pragma unroll 1
+	for (int k = 1; k < ntiles; k++)
+		phase(k, yes(), yes());
+	phase(ntiles, no(), yes());
+
+	store_o<D>(o, l, O, head, r0, c0);
+}
+
 // Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
 // or cudaErrorInvalidValue when L, d or B·H do not fit the kernel (L % 128, d ∈ {64, 128}).
 // OV = 0: fwd_kernel (two K/V buffers); OV = 2 or 3: fwd_kernel_ov with that many buffers.
@@ -502,6 +852,32 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	return cudaGetLastError();
 }
 
+// Launches fwd_kernel_ws<D, BN, ST, PP, PF> (384 threads, BM = 128); the same contract as launch_cfg.
+template <int D, int BN, int ST, int PP, int PF = 0>
+inline cudaError_t launch_ws(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
+			     float scale, cudaStream_t st)
+{
+	typedef WsCfg<D, BN, ST> C;
+	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
+		return cudaErrorInvalidValue;
+	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float) = fwd_kernel_ws<D, BN, ST, PP, PF>;
+	static int opted_in_dev = -1;
+	int dev;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e != cudaSuccess)
+		return e;
+	if (opted_in_dev != dev) {
+		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
+		if (e != cudaSuccess)
+			return e;
+		opted_in_dev = dev;
+	}
+	dim3 grid(bh * (L / C::BM));
+	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
+						 scale * 1.4426950408889634f);
+	return cudaGetLastError();
+}
+
 // The configuration `gpudiag lab attention` runs per head dim (GPUDIAG_FLASH_WGMMA_CFG overrides
 // it there): d = 128, fwd_kernel_ov with 128-key tiles, two warpgroups, two K/V buffers (cfg 4);
 // d = 64, 64-key tiles and three buffers (cfg 7). H200, 2026-12-02 23:55 UTC flash_sweep --quick: cfg 4
@@ -515,18 +891,25 @@ inline int lab_cfg(int d) { return d == 64 ? LAB_CFG_D64 : LAB_CFG_D128; }
 // "1wg ov": one warpgroup (64 query rows) per block, so two or three blocks share an SM when
 // shared memory allows and one block's softmax runs while another's wgmmas do (the
 // scheduler's ping-pong, without FA3's named barriers).
-enum { NCFG = 12 };
+// "wsN": fwd_kernel_ws, a producer warpgroup and two consumer warpgroups, N-stage K and V
+// rings; "pp": with the consumers' named-barrier ping-pong; "pf": the producer fences its own
+// completed copies before arriving (PF = 1, a hedge; ws = 2 in the table).
+enum { NCFG = 19 };
 struct CfgInfo {
 	const char *name;
-	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov
+	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov (fwd_kernel_ws: its stage count)
+	int ws, pp;      // fwd_kernel_ws (nwg = consumer warpgroups; 2: PF = 1), with ping-pong
 };
 inline const CfgInfo &cfg_info(int c)
 {
-	static const CfgInfo t[NCFG + 1] = {{"BN128 2wg", 128, 2, 0},    {"BN64 2wg", 64, 2, 0},	   {"BN128 1wg", 128, 1, 0},
-					    {"BN64 1wg", 64, 1, 0},      {"BN128 2wg ov", 128, 2, 2}, {"BN64 2wg ov", 64, 2, 2},
-					    {"BN128 2wg ov3", 128, 2, 3}, {"BN64 2wg ov3", 64, 2, 3},
-					    {"BN64 1wg ov", 64, 1, 2},   {"BN128 1wg ov", 128, 1, 2},
-					    {"BN64 1wg ov3", 64, 1, 3},  {"BN128 1wg ov3", 128, 1, 3}, {"?", 0, 0, 0}};
+	static const CfgInfo t[NCFG + 1] = {
+		{"BN128 2wg", 128, 2, 0, 0, 0},      {"BN64 2wg", 64, 2, 0, 0, 0},        {"BN128 1wg", 128, 1, 0, 0, 0},
+		{"BN64 1wg", 64, 1, 0, 0, 0},        {"BN128 2wg ov", 128, 2, 2, 0, 0},   {"BN64 2wg ov", 64, 2, 2, 0, 0},
+		{"BN128 2wg ov3", 128, 2, 3, 0, 0},  {"BN64 2wg ov3", 64, 2, 3, 0, 0},    {"BN64 1wg ov", 64, 1, 2, 0, 0},
+		{"BN128 1wg ov", 128, 1, 2, 0, 0},   {"BN64 1wg ov3", 64, 1, 3, 0, 0},    {"BN128 1wg ov3", 128, 1, 3, 0, 0},
+		{"BN128 ws2 pp", 128, 2, 2, 1, 1},   {"BN128 ws3 pp", 128, 2, 3, 1, 1},   {"BN128 ws2", 128, 2, 2, 1, 0},
+		{"BN128 ws3", 128, 2, 3, 1, 0},      {"BN64 ws4 pp", 64, 2, 4, 1, 1},     {"BN64 ws4", 64, 2, 4, 1, 0},
+		{"BN128 ws2 pp pf", 128, 2, 2, 2, 1}, {"?", 0, 0, 0, 0, 0}};
 	return t[c >= 0 && c < NCFG ? c : NCFG];
 }
 inline const char *cfg_name(int c) { return cfg_info(c).name; }
@@ -535,6 +918,8 @@ inline size_t cfg_smem(int c, int d)
 	const CfgInfo &i = cfg_info(c);
 	if ((d != 64 && d != 128) || !i.bn)
 		return 0;
+	if (i.ws) // Q, K and V rings, the mbarriers (1 + 4·stages), alignment
+		return (size_t)(128 * d * 2 + 2 * i.ov * i.bn * d * 2 + 8 * (1 + 4 * i.ov) + 1024);
 	return (size_t)(64 * i.nwg * d * 2 + 2 * (i.ov == 3 ? 3 : 2) * i.bn * d * 2 + 1024);
 }
 
@@ -555,6 +940,13 @@ inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, 
 	case 9: return launch_cfg<D, 128, 1, 2>(q, k, v, o, bh, L, causal, scale, st);
 	case 10: return launch_cfg<D, 64, 1, 3>(q, k, v, o, bh, L, causal, scale, st);
 	case 11: return launch_cfg<D, 128, 1, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 12: return launch_ws<D, 128, 2, 1>(q, k, v, o, bh, L, causal, scale, st);
+	case 13: return launch_ws<D, 128, 3, 1>(q, k, v, o, bh, L, causal, scale, st);
+	case 14: return launch_ws<D, 128, 2, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 15: return launch_ws<D, 128, 3, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 16: return launch_ws<D, 64, 4, 1>(q, k, v, o, bh, L, causal, scale, st);
+	case 17: return launch_ws<D, 64, 4, 0>(q, k, v, o, bh, L, causal, scale, st);
+	case 18: return launch_ws<D, 128, 2, 1, 1>(q, k, v, o, bh, L, causal, scale, st);
 	default: return cudaErrorInvalidValue;
 	}
 }

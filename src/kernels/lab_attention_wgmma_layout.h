@@ -90,6 +90,20 @@ FWG_HD void fwg_afrag_pos(int th, int q, int h, int *row, int *col)
  * P[kk] register q = pack(S[8kk + 2q], S[8kk + 2q + 1]) (low half = first). */
 FWG_HD int fwg_p_src(int kk, int q, int h) { return 8 * kk + 2 * q + h; }
 
+/* The producer warpgroup's copy of an R × D tile (fwd_kernel_ws): in step i (0 … R·D/1024 − 1)
+ * producer thread wt (0 … 127) copies the 16-byte chunk at element offset *goff of the tile in
+ * global memory (row stride D) to byte offset *soff of the swizzled tile: row wt/(D/8) + i·(1024/D),
+ * chunk wt % (D/8). The 1024/D rows of a step are a multiple of 8, so a thread's swizzle phase
+ * row % 8 is the same in every step and both offsets grow linearly in i (no per-chunk index
+ * arithmetic, few registers in the producer). */
+FWG_HD void fwg_ws_copy(int R, int D, int wt, int i, uint32_t *soff, uint32_t *goff)
+{
+	const int ch = D / 8, row = wt / ch, c = wt % ch;
+	(void)R;
+	*soff = fwg_chunk_off(R, row, c) + (uint32_t)i * (1024u / (uint32_t)D) * 128u;
+	*goff = (uint32_t)(row * D + c * 8) + (uint32_t)i * 1024u;
+}
+
 /* Block order: blockIdx.x = idx ∈ [0, bh·nqb). Not causal: head-major (the q-blocks of one
  * head run together and share its K/V in L2). Causal: the longest rows first (the last
  * q-block of every head, then the one before, …), as the mma.sync kernel does. */

@@ -2,13 +2,23 @@
 // ("flash wgmma"), compiling the very kernel source the lab uses
 // (src/kernels/lab_attention_wgmma.cuh), in every configuration it is built in
 // (fwg::cfg_info: key tile BN 128 or 64 × 1 or 2 consumer warpgroups, and the kernel that
-// overlaps the softmax with P·V, with 2 or 3 K/V buffers).
+// overlaps the softmax with P·V, with 2 or 3 K/V buffers; configurations 12 … 18: the
+// warp-specialised kernel, a cp.async producer warpgroup feeding two consumer warpgroups through
+// mbarrier rings of 2, 3 or 4 stages, with and without the named-barrier ping-pong; 18 with the
+// proxy fence in the producer instead of the consumers, a hedge). The loops
+// run over fwg::NCFG, so a configuration added to the header is checked and timed here.
+// A lost mbarrier arrival traps inside the kernel after ~2 s (a launch error here, exit 1); a
+// hang anywhere else is caught by the alarm() watchdog (exit 2). Should configurations 12 … 18
+// hang in setmaxnreg (the one wait that is not bounded besides the named barriers), build with
+// -DFWG_WS_NO_SETMAXNREG (every role at 168 registers; the d = 128 consumers then spill).
 //
 // Build (from the repository root, CUDA 12.x, on any machine):
 //   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -o build/flash_sweep tests/gpu/flash_sweep.cu
 // Run (an H200 / H100, compute capability 9.0):
 //   ./build/flash_sweep            # full: checks + timing sweep (about a minute)
 //   ./build/flash_sweep --quick    # checks at small sizes + L=4096/8192 timing (< 40 s)
+//   ./build/flash_sweep --quick --cfg 4,14,18   # only these configurations (a trapping kernel
+//                                                # leaves the context unusable: rerun the rest)
 //
 // What it does:
 //  1. Q, K, V random BF16 (q, k ~ U(-2, 2), v ~ U(-1, 1), a hash of the index), O poisoned
@@ -22,9 +32,10 @@
 //  4. Timing: B = 1, H = 16, d ∈ {64, 128}, L ∈ {1024, 4096, 8192, 16384}, causal and not, each
 //     configuration: 3 warm-up launches, then 10 launches each timed with its own CUDA event
 //     pair; median (min … max) and TFLOP/s = 4·B·H·L²·d / median (halved when causal).
-//     The last lines summarise the best configuration per shape and the lab's (fwg::lab_cfg(d)).
+//     The last lines summarise the best configuration per shape, the lab's (fwg::lab_cfg(d)) and
+//     the best warp-specialised one (configurations 12 … 18).
 // Exit status: 0 all checks passed; 1 a check failed or a CUDA error; 2 the watchdog fired
-// (the whole program runs under alarm(): 120 s, --quick 60 s), i.e. a kernel hung.
+// (the whole program runs under alarm(): 180 s, --quick 90 s), i.e. a kernel hung.
 #include "../../src/kernels/lab_attention_wgmma.cuh"
 
 #include <algorithm>
@@ -154,6 +165,7 @@ struct Bufs {
 };
 
 static int g_fail = 0;
+static bool g_sel[fwg::NCFG]; // configurations to check and time (--cfg), all by default
 
 static std::vector<int> pick_rows(int L, int n)
 {
@@ -184,7 +196,7 @@ static bool run_checked(int c, Bufs &b, int bh, int L, int d, int causal, std::v
 	if (e == cudaSuccess)
 		e = cudaDeviceSynchronize();
 	if (e != cudaSuccess) {
-		printf("  FAIL %-10s d=%d L=%d causal=%d: %s\n", fwg::cfg_name(c), d, L, causal, cudaGetErrorString(e));
+		printf("  FAIL %-13s d=%d L=%d causal=%d: %s\n", fwg::cfg_name(c), d, L, causal, cudaGetErrorString(e));
 		g_fail++;
 		if (e != cudaErrorInvalidValue) // a sticky error: nothing more can run
 			exit(1);
@@ -216,7 +228,7 @@ struct Err {
 static void report(const char *what, int c, int d, int L, int causal, const Err &e)
 {
 	bool ok = e.bad == 0 && e.unwritten == 0 && e.checked > 0;
-	printf("  %s %-10s d=%-3d L=%-5d causal=%d  %s: %lld values, worst %.3f × tol", ok ? "ok  " : "FAIL", fwg::cfg_name(c),
+	printf("  %s %-13s d=%-3d L=%-5d causal=%d  %s: %lld values, worst %.3f × tol", ok ? "ok  " : "FAIL", fwg::cfg_name(c),
 	       d, L, causal, what, e.checked, e.worst);
 	if (e.unwritten)
 		printf(", %lld UNWRITTEN", e.unwritten);
@@ -295,6 +307,8 @@ static void check_small(Bufs &b, bool quick)
 							o[c] /= sum;
 					}
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
 					report("vs FP64", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
@@ -330,6 +344,8 @@ static void check_large(Bufs &b, bool quick)
 				CK(cudaDeviceSynchronize());
 				CK(cudaMemcpy(ref.data(), dref, ref.size() * sizeof(float), cudaMemcpyDeviceToHost));
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					if (!run_checked(c, b, bh, L, d, causal, out))
 						continue;
 					report("vs FP32 GPU", c, d, L, causal, compare_rows(out, n, ref, rows, bh, L, d));
@@ -365,11 +381,13 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 				const float scale = (float)(1.0 / sqrt((double)d));
 				const double flops = 4.0 * H * (double)L * L * d / (causal ? 2 : 1);
 				for (int c = 0; c < fwg::NCFG; c++) {
+					if (!g_sel[c])
+						continue;
 					bool ok = true;
 					for (int w = 0; w < 3 && ok; w++)
 						ok = fwg::launch(c, b.q, b.k, b.v, b.o, H, L, d, causal, scale, 0) == cudaSuccess;
 					if (!ok) {
-						printf("  %-10s d=%-3d L=%-5d causal=%d  launch failed\n", fwg::cfg_name(c), d, L, causal);
+						printf("  %-13s d=%-3d L=%-5d causal=%d  launch failed\n", fwg::cfg_name(c), d, L, causal);
 						g_fail++;
 						continue;
 					}
@@ -389,7 +407,7 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 					Timing t{d, L, causal, c, (ms[4] + ms[5]) / 2, ms[0], ms[9], 0};
 					t.tflops = flops / (t.med * 1e-3) / 1e12;
 					res.push_back(t);
-					printf("  %-10s d=%-3d L=%-5d causal=%d  %8.3f ms (%.3f … %.3f)  %6.1f TFLOP/s\n", fwg::cfg_name(c), d,
+					printf("  %-13s d=%-3d L=%-5d causal=%d  %8.3f ms (%.3f … %.3f)  %6.1f TFLOP/s\n", fwg::cfg_name(c), d,
 					       L, causal, t.med, t.mn, t.mx, t.tflops);
 				}
 			}
@@ -400,16 +418,31 @@ static void time_all(Bufs &b, bool quick, std::vector<Timing> &res)
 int main(int argc, char **argv)
 {
 	bool quick = false;
+	for (int c = 0; c < fwg::NCFG; c++)
+		g_sel[c] = true;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = true;
-		else {
-			fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+		else if (!strcmp(argv[i], "--cfg") && i + 1 < argc) {
+			// a comma-separated list of configuration numbers, e.g. after a trap in one of them
+			for (int c = 0; c < fwg::NCFG; c++)
+				g_sel[c] = false;
+			for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(nullptr, ",")) {
+				char *end;
+				long c = strtol(tok, &end, 10);
+				if (*end || c < 0 || c >= fwg::NCFG) {
+					fprintf(stderr, "flash_sweep: --cfg: '%s' is not a configuration 0…%d\n", tok, fwg::NCFG - 1);
+					return 1;
+				}
+				g_sel[c] = true;
+			}
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--cfg N,N,...]\n", argv[0]);
 			return 1;
 		}
 	}
 	signal(SIGALRM, on_alarm);
-	alarm(quick ? 60 : 120);
+	alarm(quick ? 90 : 180); // 19 configurations (12 when these limits were 60 / 120 s)
 	int dev, major, minor;
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
@@ -423,7 +456,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int c = 0; c < fwg::NCFG; c++)
-		printf("  cfg %d: %-10s shared memory %zu B (d=128), %zu B (d=64)\n", c, fwg::cfg_name(c), fwg::cfg_smem(c, 128),
+		printf("  cfg %d: %-13s shared memory %zu B (d=128), %zu B (d=64)\n", c, fwg::cfg_name(c), fwg::cfg_smem(c, 128),
 		       fwg::cfg_smem(c, 64));
 	Bufs b;
 	check_small(b, quick);
@@ -434,15 +467,18 @@ int main(int argc, char **argv)
 	       fwg::cfg_name(fwg::lab_cfg(128)), fwg::lab_cfg(64), fwg::cfg_name(fwg::lab_cfg(64)));
 	for (size_t i = 0; i < res.size();) {
 		size_t j = i;
-		const Timing *best = &res[i], *lab = nullptr;
+		const Timing *best = &res[i], *lab = nullptr, *ws = nullptr;
 		for (; j < res.size() && res[j].d == res[i].d && res[j].L == res[i].L && res[j].causal == res[i].causal; j++) {
 			if (res[j].tflops > best->tflops)
 				best = &res[j];
 			if (res[j].c == fwg::lab_cfg(res[j].d))
 				lab = &res[j];
+			if (fwg::cfg_info(res[j].c).ws && (!ws || res[j].tflops > ws->tflops))
+				ws = &res[j];
 		}
-		printf("  d=%-3d L=%-5d causal=%d  best %-10s %6.1f   lab cfg %6.1f\n", res[i].d, res[i].L, res[i].causal,
-		       fwg::cfg_name(best->c), best->tflops, lab ? lab->tflops : NAN);
+		printf("  d=%-3d L=%-5d causal=%d  best %-13s %6.1f   lab cfg %6.1f   best ws %-13s %6.1f\n", res[i].d, res[i].L,
+		       res[i].causal, fwg::cfg_name(best->c), best->tflops, lab ? lab->tflops : NAN, ws ? fwg::cfg_name(ws->c) : "-",
+		       ws ? ws->tflops : NAN);
 		i = j;
 	}
 	printf("flash_sweep: %s (%d check failure%s)\n", g_fail ? "FAILED" : "all checks passed", g_fail, g_fail == 1 ? "" : "s");
