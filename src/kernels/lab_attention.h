@@ -29,13 +29,15 @@ size_t gd_attn_flash_smem(int d, int rows_per_warp);
 int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, int l, int d,
 		  int causal, float scale, int rows_per_warp, void *stream, char *why, size_t n);
 
-/* The Hopper flash kernel (lab_attention_sm90a.cu, kernel in lab_attention_wgmma.cuh):
- * wgmma.mma_async m64nNk16 (BF16 in, FP32 accumulate), 128 query rows per block in two
- * consumer warpgroups of 64, K/V tiles of 128 keys (64 at d = 64, three buffers) through cp.async into
- * 128B-swizzled shared memory, S = Q·Kᵀ with both operands from shared memory, P kept in
- * registers as the A operand of O += P·V (V read N-major), the softmax of one tile overlapped
- * with the previous tile's P·V. Online softmax as gd_attn_flash. The environment variable
- * GPUDIAG_FLASH_WGMMA_CFG=<0…11> picks another built configuration (diagnostics).
+/* The Hopper flash kernel (lab_attention_sm90a.cu, kernels in lab_attention_wgmma.cuh):
+ * wgmma.mma_async m64nNk16 (BF16 in, FP32 accumulate), 128 query rows per block. The lab's
+ * configuration (fwg::lab_cfg) is warp-specialised: a producer warpgroup copies Q once and
+ * 128-key K/V tiles through cp.async into 128B-swizzled shared-memory rings guarded by
+ * mbarriers; two consumer warpgroups of 64 rows compute S = Q·Kᵀ with both operands from
+ * shared memory, keep P in registers as the A operand of O += P·V (V read N-major) and
+ * overlap the softmax of one tile with the previous tile's P·V. Online softmax as
+ * gd_attn_flash. The environment variable GPUDIAG_FLASH_WGMMA_CFG=<0…18> picks another
+ * built configuration (diagnostics).
  * Only for compute capability 9.0 (GD_ENOGPU otherwise); d ∈ {64, 128}; L a multiple of
  * GD_ATTN_WGMMA_L_MULTIPLE (GD_EUSAGE otherwise: use gd_attn_flash). Allocates nothing. */
 #define GD_ATTN_WGMMA_L_MULTIPLE 128

@@ -9,12 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// The configuration the lab runs per head dim is fwg::lab_cfg(d): at d = 128 configuration 4
-// (fwd_kernel_ov, 128-key tiles, two consumer warpgroups = 128 query rows per block, two K/V
-// buffers), at d = 64 configuration 7 (the same with 64-key tiles and three K/V buffers); the
-// fastest of the twelve tests/gpu/flash_sweep.cu timed on the H200 at L 4096 and 8192 for that
-// head dim. GPUDIAG_FLASH_WGMMA_CFG=<0…11> overrides it for both (a diagnostic knob: e.g. 0,
-// the kernel without the overlap).
+// The configuration the lab runs per head dim is fwg::lab_cfg(d) (see there: configuration 14,
+// the warp-specialised fwd_kernel_ws, the fastest of the nineteen tests/gpu/flash_sweep.cu times
+// on the H200). GPUDIAG_FLASH_WGMMA_CFG=<0…18> overrides it for both head dims (a diagnostic
+// knob: e.g. 4, the kernel without warp specialisation, or 0, the one without any overlap).
 static int lab_cfg(int d)
 {
 	const char *e = getenv("GPUDIAG_FLASH_WGMMA_CFG");

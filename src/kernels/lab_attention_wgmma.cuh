@@ -879,11 +879,13 @@ inline cudaError_t launch_ws(const void *q, const void *k, const void *v, void *
 }
 
 // The configuration `gpudiag lab attention` runs per head dim (GPUDIAG_FLASH_WGMMA_CFG overrides
-// it there): d = 128, fwd_kernel_ov with 128-key tiles, two warpgroups, two K/V buffers (cfg 4);
-// d = 64, 64-key tiles and three buffers (cfg 7). H200, 2026-12-02 23:55 UTC flash_sweep --quick: cfg 4
-// fastest at d = 128 (473 / 454 TFLOP/s at L 8192, causal 0 / 1), cfg 7 at d = 64 (406 / 391,
-// where cfg 4 gave 351 / 339).
-constexpr int LAB_CFG_D128 = 4, LAB_CFG_D64 = 7;
+// it there): cfg 14, "BN128 ws2" (fwd_kernel_ws: a producer warpgroup and two consumer
+// warpgroups on two-stage mbarrier rings, 128-key tiles, no ping-pong), at both d. H200,
+// 2026-12-03 00:42 UTC, flash_sweep --quick: 606 / 539 TFLOP/s at L 4096 d 128 (causal 0 / 1),
+// 641 / 604 at L 8192, 459 / 428 at L 8192 d 64; the ping-pong and three-stage variants were
+// within ±2 % of it at d = 128 and slower at d = 64; the best kernel before it, cfg 4 (d 128)
+// and cfg 7 (d 64), ran 446 / 413, 470 / 459 and 408 / 389 in the same processes.
+constexpr int LAB_CFG_D128 = 14, LAB_CFG_D64 = 14;
 inline int lab_cfg(int d) { return d == 64 ? LAB_CFG_D64 : LAB_CFG_D128; }
 
 // The configurations built. "ov": fwd_kernel_ov (softmax overlapped

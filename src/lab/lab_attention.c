@@ -757,8 +757,9 @@ static int attention_run(struct gd_lab_run *r)
 		       "64 query rows × 64-key tiles (128 rows for flash 2×m16), online softmax in FP32%s%s",
 		    cfg.batch, cfg.heads,
 		    wgmma_ok ? "; flash wgmma = one kernel, wgmma.mma_async (sm_90a), P·V with P from registers, "
-			       "configuration (key tile, warpgroups; ov: softmax overlapped with the previous tile's P·V, "
-			       "ov3: three K/V buffers) "
+			       "configuration (key tile; wg: consumer warpgroups; ov: softmax overlapped with the previous "
+			       "tile's P·V; wsN: warp-specialised, a producer warpgroup feeding N-stage mbarrier rings, "
+			       "overlapped; pp: consumer ping-pong) "
 			     : "",
 		    wgmma_ok ? cfgs : "");
 	gd_lab_note(r, "VRAM: measured = free memory (cudaMemGetInfo) before the shape's buffers minus after the "
