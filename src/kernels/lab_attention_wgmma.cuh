@@ -582,7 +582,7 @@ __device__ __forceinline__ void named_arrive(int id, int n)
 	asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory");
 }
 
-template <int D, int BN, int ST, int PP, int PF>
+template <int D, int BN, int ST, int PP, int PF, int EX>
 __global__ void __launch_bounds__(384, 1)
 	fwd_kernel_ws(const bf16 *__restrict__ Q, const bf16 *__restrict__ K, const bf16 *__restrict__ V,
 		      bf16 *__restrict__ O, int L, int causal, float scale_log2)
@@ -725,7 +725,9 @@ __global__ void __launch_bounds__(384, 1)
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++) {
 			const int h = (i & 3) >> 1;
-			s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
+			const float x = fmaf(s[i], scale_log2, -mu[h]);
+			// EX of every 8 exponentials on the FP32/integer pipes (fwg_ex2_poly), the rest on the SFU
+			s[i] = (i & 7) < EX ? fwg_ex2_poly(x) : ex2(x);
 			sum[h] += s[i];
 		}
 #pragma unroll
@@ -852,15 +854,15 @@ inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void 
 	return cudaGetLastError();
 }
 
-// Launches fwd_kernel_ws<D, BN, ST, PP, PF> (384 threads, BM = 128); the same contract as launch_cfg.
-template <int D, int BN, int ST, int PP, int PF = 0>
+// Launches fwd_kernel_ws<D, BN, ST, PP, PF, EX> (384 threads, BM = 128); the same contract as launch_cfg.
+template <int D, int BN, int ST, int PP, int PF = 0, int EX = 0>
 inline cudaError_t launch_ws(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
 			     float scale, cudaStream_t st)
 {
 	typedef WsCfg<D, BN, ST> C;
 	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
 		return cudaErrorInvalidValue;
-	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float) = fwd_kernel_ws<D, BN, ST, PP, PF>;
+	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float) = fwd_kernel_ws<D, BN, ST, PP, PF, EX>;
 	static int opted_in_dev = -1;
 	int dev;
 	cudaError_t e = cudaGetDevice(&dev);
@@ -895,8 +897,9 @@ inline int lab_cfg(int d) { return d == 64 ? LAB_CFG_D64 : LAB_CFG_D128; }
 // scheduler's ping-pong, without FA3's named barriers).
 // "wsN": fwd_kernel_ws, a producer warpgroup and two consumer warpgroups, N-stage K and V
 // rings; "pp": with the consumers' named-barrier ping-pong; "pf": the producer fences its own
-// completed copies before arriving (PF = 1, a hedge; ws = 2 in the table).
-enum { NCFG = 19 };
+// completed copies before arriving (PF = 1, a hedge; ws = 2 in the table); "eK": K of every
+// 8 softmax exponentials computed by fwg_ex2_poly on the FP32/integer pipes, not the SFU.
+enum { NCFG = 22 };
 struct CfgInfo {
 	const char *name;
 	int bn, nwg, ov; // ov: 0, or the buffer count of fwd_kernel_ov (fwd_kernel_ws: its stage count)
@@ -911,7 +914,8 @@ inline const CfgInfo &cfg_info(int c)
 		{"BN128 1wg ov", 128, 1, 2, 0, 0},   {"BN64 1wg ov3", 64, 1, 3, 0, 0},    {"BN128 1wg ov3", 128, 1, 3, 0, 0},
 		{"BN128 ws2 pp", 128, 2, 2, 1, 1},   {"BN128 ws3 pp", 128, 2, 3, 1, 1},   {"BN128 ws2", 128, 2, 2, 1, 0},
 		{"BN128 ws3", 128, 2, 3, 1, 0},      {"BN64 ws4 pp", 64, 2, 4, 1, 1},     {"BN64 ws4", 64, 2, 4, 1, 0},
-		{"BN128 ws2 pp pf", 128, 2, 2, 2, 1}, {"?", 0, 0, 0, 0, 0}};
+		{"BN128 ws2 pp pf", 128, 2, 2, 2, 1}, {"BN128 ws2 e2", 128, 2, 2, 1, 0},  {"BN128 ws2 e3", 128, 2, 2, 1, 0},
+		{"BN128 ws2 e4", 128, 2, 2, 1, 0},   {"?", 0, 0, 0, 0, 0}};
 	return t[c >= 0 && c < NCFG ? c : NCFG];
 }
 inline const char *cfg_name(int c) { return cfg_info(c).name; }
@@ -949,6 +953,9 @@ inline cudaError_t launch_d(int c, const void *q, const void *k, const void *v, 
 	case 16: return launch_ws<D, 64, 4, 1>(q, k, v, o, bh, L, causal, scale, st);
 	case 17: return launch_ws<D, 64, 4, 0>(q, k, v, o, bh, L, causal, scale, st);
 	case 18: return launch_ws<D, 128, 2, 1, 1>(q, k, v, o, bh, L, causal, scale, st);
+	case 19: return launch_ws<D, 128, 2, 0, 0, 2>(q, k, v, o, bh, L, causal, scale, st);
+	case 20: return launch_ws<D, 128, 2, 0, 0, 3>(q, k, v, o, bh, L, causal, scale, st);
+	case 21: return launch_ws<D, 128, 2, 0, 0, 4>(q, k, v, o, bh, L, causal, scale, st);
 	default: return cudaErrorInvalidValue;
 	}
 }

@@ -22,6 +22,7 @@
 #define GPUDIAG_KERNELS_LAB_ATTENTION_WGMMA_LAYOUT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__CUDACC__)
 #define FWG_HD __host__ __device__ __forceinline__
@@ -116,6 +117,34 @@ FWG_HD void fwg_block(int idx, int bh, int nqb, int causal, int *head, int *qb)
 		*head = idx / nqb;
 		*qb = idx % nqb;
 	}
+}
+
+/* 2^x for x ≤ 0 on the FP32 and integer pipes instead of the special-function unit
+ * (ex2.approx, 16 results per clock per SM against 128 FP32 operations): at d = 64 the
+ * softmax's exp2 is as much work for the SFU as the two GEMMs are for the tensor cores, so the
+ * kernel sends a fraction of its exponentials here (FA4 does the same on Blackwell).
+ * x is clamped to −125 (the result then is 2^-125 ≈ 2.4e-38 instead of ex2.approx.ftz's 0:
+ * nothing next to a row maximum of 1); j = round(x) by the 1.5·2^23 trick (two FP32 adds, no
+ * conversion instruction), f = x − j ∈ [−½, ½], 2^f by a cubic through the Chebyshev nodes
+ * (relative error ≤ 1.0e-4 in FP32, checked by the CPU test; P is rounded to BF16, 3.9e-3,
+ * afterwards), and j added to the exponent field as an integer. */
+FWG_HD float fwg_ex2_poly(float x)
+{
+	const float M = 12582912.0f; /* 1.5·2^23: x + M rounds x to an integer in its low bits */
+	x = x > -125.0f ? x : -125.0f;
+#if defined(__CUDA_ARCH__)
+	const float t = __fadd_rn(x, M), j = __fadd_rn(t, -M), f = __fadd_rn(x, -j);
+#else
+	const float t = x + M, j = t - M, f = x - j;
+#endif
+	const float p = fmaf(fmaf(fmaf(0.055838283f, f, 0.24263948f), f, 0.69313673f), f, 0.99992456f);
+	uint32_t tb, pb;
+	memcpy(&tb, &t, 4);
+	memcpy(&pb, &p, 4);
+	pb += tb << 23; /* the low mantissa bits of t hold 2^22 + j; shifted by 23 only j·2^23 is left */
+	float r;
+	memcpy(&r, &pb, 4);
+	return r;
 }
 
 #endif
