@@ -36,7 +36,7 @@ int gd_attn_flash(const void *q, const void *k, const void *v, void *o, int bh, 
  * mbarriers; two consumer warpgroups of 64 rows compute S = Q·Kᵀ with both operands from
  * shared memory, keep P in registers as the A operand of O += P·V (V read N-major) and
  * overlap the softmax of one tile with the previous tile's P·V. Online softmax as
- * gd_attn_flash. The environment variable GPUDIAG_FLASH_WGMMA_CFG=<0…18> picks another
+ * gd_attn_flash. The environment variable GPUDIAG_FLASH_WGMMA_CFG=<0…21> picks another
  * built configuration (diagnostics).
  * Only for compute capability 9.0 (GD_ENOGPU otherwise); d ∈ {64, 128}; L a multiple of
  * GD_ATTN_WGMMA_L_MULTIPLE (GD_EUSAGE otherwise: use gd_attn_flash). Allocates nothing. */

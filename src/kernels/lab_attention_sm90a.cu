@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 // The configuration the lab runs per head dim is fwg::lab_cfg(d) (see there: configuration 14,
-// the warp-specialised fwd_kernel_ws, the fastest of the nineteen tests/gpu/flash_sweep.cu times
-// on the H200). GPUDIAG_FLASH_WGMMA_CFG=<0…18> overrides it for both head dims (a diagnostic
+// the warp-specialised fwd_kernel_ws, the fastest of the configurations tests/gpu/flash_sweep.cu times
+// on the H200). GPUDIAG_FLASH_WGMMA_CFG=<0…21> overrides it for both head dims (a diagnostic
 // knob: e.g. 4, the kernel without warp specialisation, or 0, the one without any overlap).
 static int lab_cfg(int d)
 {
