@@ -47,7 +47,7 @@ int gd_attn_flash_wgmma(const void *q, const void *k, const void *v, void *o, in
 size_t gd_attn_flash_wgmma_smem(int d);
 /* Non-zero when the sm_90a code is compiled into this binary. */
 int gd_attn_flash_wgmma_built(void);
-/* The configuration it runs at head dim d, e.g. "BN128 2wg ov" (key tile, warpgroups, overlap). */
+/* The configuration it runs at head dim d, e.g. "BN128 ws2" (key tile, kernel, stages; fwg::cfg_info). */
 const char *gd_attn_flash_wgmma_config(int d);
 
 /* Naive path, step 2: row softmax of S (bh·L rows of L BF16 values) in place, scaled by
