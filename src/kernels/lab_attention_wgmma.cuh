@@ -155,6 +155,84 @@ __device__ __forceinline__ void store_o(const float *o, const float *l, bf16 *__
 		}
 }
 
+// ---- per-tile steps shared by the overlapped kernels (fwd_kernel_ov, fwd_kernel_ws); each
+// thread holds its two rows' S fragments s (BN/2), the O accumulator o (D/2) and P as A
+// fragments p (BN/16 k-slices × 4 registers).
+
+// Compiler fences on a fragment array (it is read/written by wgmma behind the compiler's back).
+template <int N> __device__ __forceinline__ void fence_regs(float (&r)[N])
+{
+#pragma unroll
+	for (int i = 0; i < N; i++)
+		fence_reg(r[i]);
+}
+template <int N> __device__ __forceinline__ void fence_regs(uint32_t (&r)[N][4])
+{
+#pragma unroll
+	for (int kk = 0; kk < N; kk++)
+#pragma unroll
+		for (int q = 0; q < 4; q++)
+			fence_reg(r[kk][q]);
+}
+
+// Softmax of the S tile at key k0 in place: the causal mask when `mask` (a diagonal tile), the
+// running row max m (log2 domain, scale folded into the exponent), exponentials (EX of every
+// 8 by fwg_ex2_poly on the FP32/integer pipes, the rest by ex2.approx on the SFU), row sums l;
+// alpha = 2^(m_old − m_new) rescales O.
+template <int BN, int EX>
+__device__ __forceinline__ void tile_softmax(float (&s)[BN / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
+					     bool mask, int r0, int c0, int k0, float scale_log2)
+{
+	fence_regs(s);
+	if (mask) {
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++) {
+			int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
+			if (col > row)
+				s[i] = -INFINITY;
+		}
+	}
+	float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
+#pragma unroll
+	for (int i = 0; i < BN / 2; i++)
+		mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+		mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+		mx[h] = fmaxf(m[h], mx[h] * scale_log2);
+		mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
+		alpha[h] = ex2(m[h] - mu[h]);
+		m[h] = mx[h];
+	}
+#pragma unroll
+	for (int i = 0; i < BN / 2; i++) {
+		const int h = (i & 3) >> 1;
+		const float x = fmaf(s[i], scale_log2, -mu[h]);
+		s[i] = (i & 7) < EX ? fwg_ex2_poly(x) : ex2(x);
+		sum[h] += s[i];
+	}
+#pragma unroll
+	for (int h = 0; h < 2; h++)
+		l[h] = l[h] * alpha[h] + sum[h];
+}
+
+// O ·= alpha, then P = BF16(S) packed as A fragments (two adjacent n8 blocks of the f32
+// accumulator are one k16 slice of A).
+template <int D, int BN>
+__device__ __forceinline__ void rescale_pack(float (&o)[D / 2], uint32_t (&p)[BN / 16][4], const float (&s)[BN / 2],
+					     const float (&alpha)[2])
+{
+#pragma unroll
+	for (int i = 0; i < D / 2; i++)
+		o[i] *= alpha[(i & 3) >> 1];
+#pragma unroll
+	for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+		for (int q = 0; q < 4; q++)
+			p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+}
+
 template <int D, int BN, int NWG, int ST = 2> struct Cfg {
 	static constexpr int BM = 64 * NWG, THREADS = 128 * NWG;
 	static constexpr int Q_BYTES = BM * D * 2, KV_BYTES = BN * D * 2;
@@ -366,64 +444,9 @@ __global__ void __launch_bounds__(128 * NWG, NWG == 1 ? 2 : 1)
 			wg_rs<D>(o, p[kk], fwg_desc_mn(vt, BN, kk));
 		wg_commit();
 	};
-	auto fence_o = [&]() {
-#pragma unroll
-		for (int i = 0; i < D / 2; i++)
-			fence_reg(o[i]);
-	};
-	auto fence_p = [&]() {
-#pragma unroll
-		for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-			for (int q = 0; q < 4; q++)
-				fence_reg(p[kk][q]);
-	};
 	// softmax of S_t in place: mask, running max, exp2, row sums; alpha for O
 	auto softmax = [&](int t) {
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			fence_reg(s[i]);
-		const int k0 = t * BN;
-		if (causal && k0 + BN - 1 > wrow0) {
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++) {
-				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
-				if (col > row)
-					s[i] = -INFINITY;
-			}
-		}
-		float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-			mx[h] = fmaxf(m[h], mx[h] * scale_log2);
-			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
-			alpha[h] = ex2(m[h] - mu[h]);
-			m[h] = mx[h];
-		}
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++) {
-			const int h = (i & 3) >> 1;
-			s[i] = ex2(fmaf(s[i], scale_log2, -mu[h]));
-			sum[h] += s[i];
-		}
-#pragma unroll
-		for (int h = 0; h < 2; h++)
-			l[h] = l[h] * alpha[h] + sum[h];
-	};
-	auto rescale_pack = [&]() {
-#pragma unroll
-		for (int i = 0; i < D / 2; i++)
-			o[i] *= alpha[(i & 3) >> 1];
-#pragma unroll
-		for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-			for (int q = 0; q < 4; q++)
-				p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+		tile_softmax<BN, 0>(s, m, l, alpha, causal && t * BN + BN - 1 > wrow0, r0, c0, t * BN, scale_log2);
 	};
 
 	load_tile<BM, D, THREADS>(sQ, Q + head + (size_t)q0 * D, tid);
@@ -442,30 +465,30 @@ __global__ void __launch_bounds__(128 * NWG, NWG == 1 ? 2 : 1)
 	issue_s(0);
 	wg_wait0();
 	softmax(0);
-	rescale_pack(); // O = 0: the rescale is a no-op
+	rescale_pack<D, BN>(o, p, s, alpha); // O = 0: the rescale is a no-op
 	// t = 1 … ntiles−1: S_t overlapped with P_{t−1}·V_{t−1}
 #pragma unroll 1
 	for (int t = 1; t < ntiles; t++) {
 		stage(t);
-		fence_o();
-		fence_p();
+		fence_regs(o);
+		fence_regs(p);
 		wg_fence();
 		issue_s(t);
 		issue_pv(t - 1);
 		wg_wait1(); // S_t done; P_{t-1}·V_{t-1} may still run
 		softmax(t);
 		wg_wait0();
-		fence_o();
-		rescale_pack();
+		fence_regs(o);
+		rescale_pack<D, BN>(o, p, s, alpha);
 	}
 	// t = ntiles: the last P·V
 	stage(ntiles);
-	fence_o();
-	fence_p();
+	fence_regs(o);
+	fence_regs(p);
 	wg_fence();
 	issue_pv(ntiles - 1);
 	wg_wait0();
-	fence_o();
+	fence_regs(o);
 
 	store_o<D>(o, l, O, head, r0, c0);
 }
@@ -684,65 +707,9 @@ __global__ void __launch_bounds__(384, 1)
 	for (int i = 0; i < D / 2; i++)
 		o[i] = 0.0f;
 
-	auto fence_o = [&]() {
-#pragma unroll
-		for (int i = 0; i < D / 2; i++)
-			fence_reg(o[i]);
-	};
-	auto fence_p = [&]() {
-#pragma unroll
-		for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-			for (int q = 0; q < 4; q++)
-				fence_reg(p[kk][q]);
-	};
+	// softmax of S_t in place: mask, running max, exp2, row sums; alpha for O
 	auto softmax = [&](int t) {
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			fence_reg(s[i]);
-		const int k0 = t * BN;
-		if (causal && k0 + BN - 1 > wrow0) {
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++) {
-				int row = r0 + 8 * ((i & 3) >> 1), col = k0 + 8 * (i >> 2) + c0 + (i & 1);
-				if (col > row)
-					s[i] = -INFINITY;
-			}
-		}
-		float mx[2] = {-INFINITY, -INFINITY}, mu[2], sum[2] = {0.0f, 0.0f};
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			mx[(i & 3) >> 1] = fmaxf(mx[(i & 3) >> 1], s[i]);
-#pragma unroll
-		for (int h = 0; h < 2; h++) {
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-			mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-			mx[h] = fmaxf(m[h], mx[h] * scale_log2);
-			mu[h] = mx[h] == -INFINITY ? 0.0f : mx[h];
-			alpha[h] = ex2(m[h] - mu[h]);
-			m[h] = mx[h];
-		}
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++) {
-			const int h = (i & 3) >> 1;
-			const float x = fmaf(s[i], scale_log2, -mu[h]);
-			// EX of every 8 exponentials on the FP32/integer pipes (fwg_ex2_poly), the rest on the SFU
-			s[i] = (i & 7) < EX ? fwg_ex2_poly(x) : ex2(x);
-			sum[h] += s[i];
-		}
-#pragma unroll
-		for (int h = 0; h < 2; h++)
-			l[h] = l[h] * alpha[h] + sum[h];
-	};
-	auto rescale_pack = [&]() {
-#pragma unroll
-		for (int i = 0; i < D / 2; i++)
-			o[i] *= alpha[(i & 3) >> 1];
-#pragma unroll
-		for (int kk = 0; kk < BN / 16; kk++)
-#pragma unroll
-			for (int q = 0; q < 4; q++)
-				p[kk][q] = pack_bf16(s[fwg_p_src(kk, q, 0)], s[fwg_p_src(kk, q, 1)]);
+		tile_softmax<BN, EX>(s, m, l, alpha, causal && t * BN + BN - 1 > wrow0, r0, c0, t * BN, scale_log2);
 	};
 	auto release = [&](uint32_t bar) {
 		if (lane == 0)
@@ -764,9 +731,9 @@ __global__ void __launch_bounds__(384, 1)
 		asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 		if (PP && (do_pv || c == 1))
 			named_sync(1 + c, 256); // the other consumer issued its phase k−1 (C1: phase k)
-		fence_o();
+		fence_regs(o);
 		if constexpr (do_pv)
-			fence_p(); // P_{k−1} (phase 0 has none yet)
+			fence_regs(p); // P_{k−1} (phase 0 has none yet)
 		wg_fence();
 		if constexpr (do_s) {
 			const uint32_t kt = sK + ks * C::KV_BYTES;
@@ -804,9 +771,9 @@ __global__ void __launch_bounds__(384, 1)
 				vph ^= 1u;
 			}
 		}
-		fence_o();
+		fence_regs(o);
 		if constexpr (do_s)
-			rescale_pack(); // phase 0: O = 0, the rescale is a no-op
+			rescale_pack<D, BN>(o, p, s, alpha); // phase 0: O = 0, the rescale is a no-op
 	};
 	typedef std::integral_constant<bool, true> yes;
 	typedef std::integral_constant<bool, false> no;
@@ -821,63 +788,58 @@ __global__ void __launch_bounds__(384, 1)
 	store_o<D>(o, l, O, head, r0, c0);
 }
 
-// Launches one configuration. Returns the first CUDA error (launch included), cudaSuccess,
-// or cudaErrorInvalidValue when L, d or B·H do not fit the kernel (L % 128, d ∈ {64, 128}).
+// Checks the shape, opts the kernel into its shared memory (above 48 KB needs it, once per
+// device: one device at a time) and launches one block per BM query rows of every head.
+// Returns the first CUDA error (launch included), cudaSuccess, or cudaErrorInvalidValue when
+// L or B·H do not fit.
+typedef void (*FwdKernel)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
+template <int BM, int BN, int THREADS, int SMEM>
+inline cudaError_t launch_kernel(FwdKernel kern, int &opted_in_dev, const void *q, const void *k, const void *v,
+				 void *o, int bh, int L, int causal, float scale, cudaStream_t st)
+{
+	if (bh <= 0 || L <= 0 || L % BM || L % BN || (long long)bh * (L / BM) > 0x7fffffff)
+		return cudaErrorInvalidValue;
+	int dev;
+	cudaError_t e = cudaGetDevice(&dev);
+	if (e != cudaSuccess)
+		return e;
+	if (opted_in_dev != dev) {
+		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+		if (e != cudaSuccess)
+			return e;
+		opted_in_dev = dev;
+	}
+	dim3 grid(bh * (L / BM));
+	kern<<<grid, THREADS, SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
+					  scale * 1.4426950408889634f);
+	return cudaGetLastError();
+}
+
+// Launches one configuration (the contract of launch_kernel; L % 128, d ∈ {64, 128}).
 // OV = 0: fwd_kernel (two K/V buffers); OV = 2 or 3: fwd_kernel_ov with that many buffers.
 template <int D, int BN, int NWG, int OV>
 inline cudaError_t launch_cfg(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
 			      float scale, cudaStream_t st)
 {
 	typedef Cfg<D, BN, NWG, OV ? OV : 2> C;
-	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
-		return cudaErrorInvalidValue;
-	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float);
+	FwdKernel kern;
 	if constexpr (OV != 0)
 		kern = fwd_kernel_ov<D, BN, NWG, OV ? OV : 2>;
 	else
 		kern = fwd_kernel<D, BN, NWG>;
-	// Above 48 KB of shared memory needs the opt-in, once per device (one device at a time).
 	static int opted_in_dev = -1;
-	int dev;
-	cudaError_t e = cudaGetDevice(&dev);
-	if (e != cudaSuccess)
-		return e;
-	if (opted_in_dev != dev) {
-		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
-		if (e != cudaSuccess)
-			return e;
-		opted_in_dev = dev;
-	}
-	dim3 grid(bh * (L / C::BM));
-	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
-						 scale * 1.4426950408889634f);
-	return cudaGetLastError();
+	return launch_kernel<C::BM, BN, C::THREADS, C::SMEM>(kern, opted_in_dev, q, k, v, o, bh, L, causal, scale, st);
 }
 
-// Launches fwd_kernel_ws<D, BN, ST, PP, PF, EX> (384 threads, BM = 128); the same contract as launch_cfg.
+// Launches fwd_kernel_ws<D, BN, ST, PP, PF, EX> (384 threads, BM = 128); the contract of launch_kernel.
 template <int D, int BN, int ST, int PP, int PF = 0, int EX = 0>
 inline cudaError_t launch_ws(const void *q, const void *k, const void *v, void *o, int bh, int L, int causal,
 			     float scale, cudaStream_t st)
 {
 	typedef WsCfg<D, BN, ST> C;
-	if (bh <= 0 || L <= 0 || L % C::BM || L % BN || (long long)bh * (L / C::BM) > 0x7fffffff)
-		return cudaErrorInvalidValue;
-	void (*kern)(const bf16 *, const bf16 *, const bf16 *, bf16 *, int, int, float) = fwd_kernel_ws<D, BN, ST, PP, PF, EX>;
 	static int opted_in_dev = -1;
-	int dev;
-	cudaError_t e = cudaGetDevice(&dev);
-	if (e != cudaSuccess)
-		return e;
-	if (opted_in_dev != dev) {
-		e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM);
-		if (e != cudaSuccess)
-			return e;
-		opted_in_dev = dev;
-	}
-	dim3 grid(bh * (L / C::BM));
-	kern<<<grid, C::THREADS, C::SMEM, st>>>((const bf16 *)q, (const bf16 *)k, (const bf16 *)v, (bf16 *)o, L, causal,
-						 scale * 1.4426950408889634f);
-	return cudaGetLastError();
+	return launch_kernel<C::BM, BN, C::THREADS, C::SMEM>(fwd_kernel_ws<D, BN, ST, PP, PF, EX>, opted_in_dev, q, k, v, o,
+							      bh, L, causal, scale, st);
 }
 
 // The configuration `gpudiag lab attention` runs per head dim (GPUDIAG_FLASH_WGMMA_CFG overrides
