@@ -450,6 +450,26 @@ static int ws_copy_step(struct ws_state *S, uint64_t *rng)
  * after issuing a batch the producer waits for its previous batch's copies (cp.async.wait_group
  * 1; modelled for the warpgroup at once), then its 128 threads arrive on that batch's barrier;
  * the last batch is drained at the end. */
+/* The producer refills stage s of the K (kind 1) or V (kind 2) ring with tile t: from round 1
+ * on it waits for the stage's empty barrier (parity ph) and checks that both consumers are
+ * done with tile t − ST and no copy or wgmma still touches the stage. 0: not yet (blocked). */
+static int ws_fill(struct ws_state *S, int kind, int t, int s, unsigned ph)
+{
+	const int ST = S->ST;
+	struct mbar *empty = kind == 1 ? S->ke : S->ve, *full = kind == 1 ? S->kf : S->vf;
+	int *tag = kind == 1 ? S->ktag : S->vtag, *land = kind == 1 ? S->kland : S->vland;
+	int(*done)[2] = kind == 1 ? S->kdone : S->vdone, *busy = kind == 1 ? S->kbusy : S->vbusy;
+	if (t >= ST && !mb_try(&empty[s], ph, (unsigned)(t / ST - 1)))
+		return 0;
+	if (t >= ST && (done[s][0] != t - ST || done[s][1] != t - ST || busy[s] || land[s] != 128))
+		sched_fail(kind == 1 ? "producer overwrites a K stage still in use" : "producer overwrites a V stage still in use",
+			   s, t);
+	tag[s] = t;
+	land[s] = 0;
+	ws_issue_batch(S, kind, t, s, &full[s]);
+	return 1;
+}
+
 static int ws_producer_step(struct ws_state *S)
 {
 	const int t = S->p_t, ST = S->ST, s = S->p_s;
@@ -475,25 +495,13 @@ static int ws_producer_step(struct ws_state *S)
 			S->p_pc = 9;
 			return 1;
 		}
-		if (t >= ST && !mb_try(&S->ke[s], ph, (unsigned)(t / ST - 1)))
+		if (!ws_fill(S, 1, t, s, ph))
 			return 0;
-		if (t >= ST && (S->kdone[s][0] != t - ST || S->kdone[s][1] != t - ST || S->kbusy[s] ||
-				S->kland[s] != 128))
-			sched_fail("producer overwrites a K stage still in use", s, t);
-		S->ktag[s] = t;
-		S->kland[s] = 0;
-		ws_issue_batch(S, 1, t, s, &S->kf[s]);
 		S->p_pc = 2;
 		return 1;
 	case 2: /* wait V empty, issue V_t */
-		if (t >= ST && !mb_try(&S->ve[s], ph, (unsigned)(t / ST - 1)))
+		if (!ws_fill(S, 2, t, s, ph))
 			return 0;
-		if (t >= ST && (S->vdone[s][0] != t - ST || S->vdone[s][1] != t - ST || S->vbusy[s] ||
-				S->vland[s] != 128))
-			sched_fail("producer overwrites a V stage still in use", s, t);
-		S->vtag[s] = t;
-		S->vland[s] = 0;
-		ws_issue_batch(S, 2, t, s, &S->vf[s]);
 		S->p_t++;
 		if (++S->p_s == ST) {
 			S->p_s = 0;
