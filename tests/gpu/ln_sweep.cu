@@ -5,11 +5,12 @@
  *   ./ln_sweep [KINDS|all [ROWS]]   (about 10 s; KINDS, e.g. RT, runs only those variant kinds;
  *                                   ROWS, default 8192, a larger x: 65536 = 512 MiB each way)
  *
- * What it measures. Shape: x BF16 [8192 x 4096], gamma/beta FP32 [4096], y BF16, eps 1e-5,
- * y = GeLU(LayerNorm(x)) with the erf-form GeLU (PyTorch's default), or plain LayerNorm for the
- * variants marked gelu=none. Bytes per launch = read x + write y = 2 x 64 MiB (gamma/beta, 32 KB,
- * are not counted); GB = 1e9 bytes. Anchors in the same run: cudaMemcpyAsync device to device
- * 64 MiB -> 64 MiB and a 16-byte-vector copy kernel, bytes counted the same way (2 x 64 MiB);
+ * What it measures. Shape: x BF16 [ROWS x 4096] (ROWS 8192 unless given: 64 MiB), gamma/beta
+ * FP32 [4096], y BF16, eps 1e-5, y = GeLU(LayerNorm(x)) with the erf-form GeLU (PyTorch's
+ * default), or plain LayerNorm for the variants marked gelu=none. Bytes per launch =
+ * read x + write y = 2 x the bytes of x (gamma/beta, 32 KB, are not counted); GB = 1e9 bytes.
+ * Anchors in the same run: cudaMemcpyAsync device to device x -> y and a 16-byte-vector copy
+ * kernel, bytes counted the same way;
  * ratio_to_copy divides by the faster of the two anchors' medians.
  *
  * How. Four x buffers (identical content) and four y buffers are used in rotation, so a launch
@@ -479,6 +480,33 @@ __device__ __forceinline__ void merge_eq(float &m, float &q, float n, float mo, 
 	m = 0.5f * (m + mo);
 }
 
+/* Per-thread two-pass mean and sum of squared deviations over its 8V values, merged over the
+ * warp by shuffles (equal counts: bit-identical on every lane); n = the warp's value count.
+ * Used by the block-per-row kernels (R, B). */
+template <int V> __device__ __forceinline__ void warp_stats(const float (&v)[V][8], float &m, float &q, float &n)
+{
+	float s4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+	for (int i = 0; i < V; i++)
+#pragma unroll
+		for (int c = 0; c < 8; c++)
+			s4[c & 3] += v[i][c];
+	m = ((s4[0] + s4[1]) + (s4[2] + s4[3])) * (1.f / (8 * V));
+	float q4[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+	for (int i = 0; i < V; i++)
+#pragma unroll
+		for (int c = 0; c < 8; c++) {
+			const float d = v[i][c] - m;
+			q4[c & 3] = fmaf(d, d, q4[c & 3]);
+		}
+	q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
+	n = 8.f * V;
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1, n *= 2.f)
+		merge_eq(m, q, n, __shfl_xor_sync(FULL, m, o), __shfl_xor_sync(FULL, q, o));
+}
+
 template <int T, int V, int PF, int GB, int G, int N, int LD>
 __global__ void __launch_bounds__(T) ln_rows(LnArgs a)
 {
@@ -524,27 +552,8 @@ __global__ void __launch_bounds__(T) ln_rows(LnArgs a)
 #pragma unroll
 				for (int i = 0; i < V; i++)
 					nx[j][i] = ldx<LD>(reinterpret_cast<const uint4 *>(a.x) + (size_t)rn * NV + tid + i * T);
-			/* per-thread two-pass statistics over its 8V values */
-			float s4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-			for (int i = 0; i < V; i++)
-#pragma unroll
-				for (int c = 0; c < 8; c++)
-					s4[c & 3] += v[i][c];
-			float m = ((s4[0] + s4[1]) + (s4[2] + s4[3])) * (1.f / (8 * V));
-			float q4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-			for (int i = 0; i < V; i++)
-#pragma unroll
-				for (int c = 0; c < 8; c++) {
-					const float d = v[i][c] - m;
-					q4[c & 3] = fmaf(d, d, q4[c & 3]);
-				}
-			float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
-			float n = 8.f * V;
-#pragma unroll
-			for (int o = 1; o < 32; o <<= 1, n *= 2.f)
-				merge_eq(m, q, n, __shfl_xor_sync(FULL, m, o), __shfl_xor_sync(FULL, q, o));
+			float m, q, n;
+			warp_stats<V>(v, m, q, n);
 			if (NW > 1) {
 				if (lane == 0)
 					red[par][warp] = make_float2(m, q);
@@ -947,26 +956,8 @@ __global__ void __launch_bounds__(128, MINB) ln_bulk(LnArgs a)
 #pragma unroll
 		for (int i = 0; i < V; i++)
 			unpack8f(row[tid + i * T], v[i]);
-		float s4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-		for (int i = 0; i < V; i++)
-#pragma unroll
-			for (int c = 0; c < 8; c++)
-				s4[c & 3] += v[i][c];
-		float m = ((s4[0] + s4[1]) + (s4[2] + s4[3])) * (1.f / (8 * V));
-		float q4[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-		for (int i = 0; i < V; i++)
-#pragma unroll
-			for (int c = 0; c < 8; c++) {
-				const float d = v[i][c] - m;
-				q4[c & 3] = fmaf(d, d, q4[c & 3]);
-			}
-		float q = (q4[0] + q4[1]) + (q4[2] + q4[3]);
-		float n = 8.f * V;
-#pragma unroll
-		for (int o = 1; o < 32; o <<= 1, n *= 2.f)
-			merge_eq(m, q, n, __shfl_xor_sync(FULL, m, o), __shfl_xor_sync(FULL, q, o));
+		float m, q, n;
+		warp_stats<V>(v, m, q, n);
 		if (lane == 0)
 			red[par][warp] = make_float2(m, q);
 		__syncthreads(); /* the slot is read by every thread; red[par] written */
