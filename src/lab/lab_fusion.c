@@ -702,7 +702,8 @@ const struct gd_lab gd_lab_fusion = {
 	"  3. the fused kernel over row chunks that stay in L2, each feeding its GEMM at once;\n"
 	"and four pointwise ops (x·a, +b, GeLU, ·c) as four kernels against one fused kernel.\n"
 	"Each part is also timed alone: GB/s of the memory-bound kernels against the HBM copy\n"
-	"ceiling, FLOP/s of the GEMM. Every output is checked against an FP64 CPU reference\n"
+	"ceiling and against the driver's copy of the same bytes timed in the same run, FLOP/s\n"
+	"of the GEMM. Every output is checked against an FP64 CPU reference\n"
 	"(GEMMs: 24 full rows, and every element for the poison pattern).\n"
 	"Sizes: --size sets tokens; --shape tokens=N,hidden=N,out=N,chain=N sets any of them\n"
 	"(hidden and out multiples of 8; also read from GPUDIAG_LAB_FUSION when --shape is absent).\n",
