@@ -5,7 +5,7 @@
 #include "core/status.h"
 #include "gpu/cudrv.h"
 #include "kernels/demo.h"
-#include "report/report.h"
+#include "render/report.h"
 
 #include <limits.h>
 #include <stdio.h>

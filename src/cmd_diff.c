@@ -5,8 +5,8 @@
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
-#include "report/profile.h"
-#include "report/summary.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* gpudiag export FILE --perfetto OUT.json: a saved profile as a trace for ui.perfetto.dev
- * (the writer is src/profile/perfetto.c). */
+ * (the writer is src/render/perfetto.c). */
 #include "commands.h"
 #include "core/cli.h"
 #include "core/status.h"
-#include "profile/perfetto.h"
+#include "render/perfetto.h"
 
 const char cmd_export_usage[] =
 	"usage: gpudiag export FILE --perfetto OUT.json\n"

@@ -3,10 +3,10 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "core/status.h"
-#include "report/profile.h"
-#include "report/report.h"
-#include "report/summary.h"
-#include "verdict/verdict.h"
+#include "profile/profile.h"
+#include "render/report.h"
+#include "analysis/summary.h"
+#include "analysis/verdict.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* gpudiag run -- CMD: profile any program into one SQLite file (guide §14, §16).
  *
  * The parent creates a private directory, starts CMD with CUDA_INJECTION64_PATH and
- * NVTX_INJECTION64_PATH naming libgpudiag_inject.so (src/inject/) and GPUDIAG_RAW_DIR naming
+ * NVTX_INJECTION64_PATH naming libgpudiag_inject.so (src/capture/) and GPUDIAG_RAW_DIR naming
  * the directory, samples NVML in a thread while it runs, reaps it, merges every raw.<pid>
  * file into the profile (src/profile/writer.c, written to a temporary name and renamed), and
  * exits with the program's own exit code (128+N when it died of signal N).
@@ -16,8 +16,8 @@
 #include "core/status.h"
 #include "gpu/cudrv.h"
 #include "gpu/nvml.h"
-#include "profile/profile.h"
-#include "report/report.h"
+#include "profile/writer.h"
+#include "render/report.h"
 
 #include <cupti_version.h>
 #include <dirent.h>

@@ -1,79 +1,135 @@
-/* Writing the profile database: raw files of the injection library (raw.h) plus what the
- * `gpudiag run` parent knows (devices, NVML samples, exit status, run facts) → one SQLite
- * file in the schema of schema.sql (docs/profile-schema.md).
+/* A saved profile read into memory: the arrays the summary, the verdicts, the HTML page and
+ * `gpudiag diff` work on. The loader (profile.c) is the only code that knows the SQLite
+ * schema (docs/profile-schema.md); everything else sees these structures, which is also how
+ * the unit tests build profiles without a database.
  *
- * Usage: gd_pw_open → gd_pw_meta / gd_pw_device / gd_pw_nvml / gd_pw_add_raw (any order,
- * any number) → gd_pw_child → gd_pw_capture → gd_pw_close. Everything goes into one
- * transaction; the caller writes to a temporary path and renames (gd_pw_close does both). */
+ * Times are ns on the profile's one clock. Strings are interned: name ids index p->names. */
 #ifndef GPUDIAG_PROFILE_H
 #define GPUDIAG_PROFILE_H
 
-#include "gpu/nvml.h"
+#include "gpu/occupancy.h"
 
-#include <stddef.h>
 #include <stdint.h>
 
-struct gd_pw;
-
-/* Creates "<path>.tmp.<pid>" with the schema and meta.schema_version. Returns GD_OK or
- * GD_EFAIL (printed). */
-int gd_pw_open(struct gd_pw **w, const char *path);
-int gd_pw_meta(struct gd_pw *w, const char *key, const char *value);
-int gd_pw_meta_int(struct gd_pw *w, const char *key, long long value);
-/* Runs SQL inside the profile's transaction (derived meta values). */
-int gd_pw_sql(struct gd_pw *w, const char *sql);
-
-/* A device as the parent sees it (driver attributes); fields < 0 are unknown. */
-struct gd_pw_device {
-	int id;
-	char uuid[64], name[128], pci_bus_id[32];
-	int nvml_index, cc_major, cc_minor, sm_count, warp_size, max_threads_per_block,
-	    max_threads_per_sm, max_blocks_per_sm, regs_per_sm, regs_per_block, smem_per_sm,
-	    smem_per_block, smem_per_block_optin, reserved_smem_per_block, mem_bus_width_bits,
-	    mem_clock_khz, sm_clock_khz, async_engines;
-	long long l2_bytes, global_mem_bytes;
-};
-int gd_pw_device(struct gd_pw *w, const struct gd_pw_device *d);
-int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *s);
-
-/* Per-file results of gd_pw_add_raw. */
-struct gd_raw_stats {
-	uint32_t pid, status;
-	long long records, kernels;
-	int truncated;     /* the file ends inside a record: the process died mid-write */
-	int ended;         /* the exit handler ran (GD_RAW_END seen) */
+struct gd_pkernel {
+	int64_t start, end;
+	int name;              /* index into names: the name as recorded (mangled) */
+	int dname;             /* demangled name, or the same as name */
+	int grid[3], block[3];
+	int regs;              /* registers per thread */
+	int static_smem, dyn_smem;
+	int64_t stream;        /* CUPTI stream id (unique within a pid) */
+	int legacy;            /* 1: on the legacy default (NULL) stream */
+	int device;
+	int pid;
+	uint32_t corr;         /* correlation id (links the launch API call) */
 };
 
-/* Merges one raw file. GD_OK (also for a truncated file: what was complete is kept), or
- * GD_EDATA with a one-line reason in err for a file that is not a raw file or is corrupt;
- * records before the corruption are kept. */
-int gd_pw_add_raw(struct gd_pw *w, const char *raw_path, struct gd_raw_stats *st, char *err,
-		  size_t errn);
+enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
+		    GD_CK_MEMSET = 100 };
+/* CUPTI memory kinds: 1 pageable, 2 pinned, 3 device, 5 managed. */
+enum { GD_MK_UNKNOWN = 0, GD_MK_PAGEABLE = 1, GD_MK_PINNED = 2, GD_MK_DEVICE = 3, GD_MK_MANAGED = 5 };
 
-/* The process gpudiag run started: exit status (signal 0 when it exited normally) and
- * command line; inserted if it left no raw file (status 'no_cuda'). */
-int gd_pw_child(struct gd_pw *w, int pid, const char *command_line, long long start_ns,
-		long long end_ns, int exit_code, int exit_signal);
+struct gd_pcopy {
+	int64_t start, end;
+	int64_t bytes;
+	int kind;              /* gd_copy_kind; GD_CK_MEMSET for a memset */
+	int src_kind, dst_kind;
+	int64_t stream;
+	int legacy;
+	int device, pid;
+	uint32_t corr;
+};
 
-/* Capture range: keeps only records starting inside the windows. mode: "all",
- * "delay" (window [t0+delay, t0+delay+duration], duration <= 0 = to the end),
- * "cudaProfilerApi", or "nvtx:NAME". Returns the number of windows found (0 = nothing kept,
- * the caller warns), or -1 on a database error. */
-int gd_pw_capture(struct gd_pw *w, const char *mode, long long t0_ns, long long t1_ns,
-		  double delay_s, double duration_s);
+/* What an API call does, for the rules. */
+enum gd_api_cat { GD_API_OTHER = 0, GD_API_LAUNCH, GD_API_SYNC, GD_API_COPY_SYNC, GD_API_COPY_ASYNC,
+		  GD_API_ALLOC, GD_API_FREE, GD_API_CAT_COUNT };
 
-/* Commits and renames into place (commit=1), or removes the temporary file. */
-int gd_pw_close(struct gd_pw *w, int commit);
+struct gd_papi {
+	int64_t start, end;
+	int name;              /* index into names */
+	int cat;               /* gd_api_cat */
+	int pid, tid;
+	uint32_t corr;
+};
 
-/* The function name of a kernel: demangles (when libstdc++'s demangler is linked) and strips
- * return type, namespaces, template and call arguments. "void ns::k<int>(float*)" → "k".
- * Writes at most n bytes (NUL included) to short_out and the demangled form to full_out. */
-void gd_kernel_names(const char *name, char *full_out, size_t full_n, char *short_out, size_t short_n);
+struct gd_pnvml {
+	int64_t t;
+	int device;
+	int util_gpu, util_mem;          /* %, -1 unknown */
+	double mem_used, mem_total;      /* bytes, NaN unknown */
+	double power_w, temp_c;          /* NaN unknown */
+	int sm_mhz, mem_mhz;             /* -1 unknown */
+	unsigned long long reasons;      /* clock-event reasons, ~0ULL unknown */
+};
 
-/* Writes a synthetic raw file (tests, benchmarks): one process `pid`, n kernels on two
- * streams with `names` cycled (NULL = built-in list incl. hostile names), one API record per
- * kernel, memcpys, an NVTX range, a context and a device. Returns 0 on success. */
-int gd_raw_synth(const char *path, uint32_t pid, long n, const char *const *names, int nnames,
-		 uint64_t t0_ns);
+/* Device memory allocation (1) or release (2). */
+struct gd_pmem {
+	int64_t t;
+	int op, device;
+	double bytes;
+};
+
+struct gd_pdevice {
+	char name[96], uuid[96];
+	int major, minor, sm_count;
+	double mem_total;                /* bytes, NaN unknown */
+	int max_sm_mhz;                  /* -1 unknown */
+	struct gd_occ_device occ;        /* filled from the profile's properties (or arch table) */
+	int occ_ok;
+};
+
+struct gd_profile {
+	char path[1024];
+	int schema_version;
+	int synthetic;                   /* recorded elsewhere / generated: label it */
+	char label[256];                 /* free text from metadata ("sample recorded on ...") */
+	char command[1024];
+	char driver[80];
+	int64_t t_start, t_end;          /* capture window; 0 = unknown (derived from events) */
+	long long dropped;               /* records CUPTI dropped; -1 unknown */
+	int cupti_ok;                    /* 0: the program ran unprofiled */
+	char untraced_status[32];        /* then why: "no_cuda", "cupti_busy", ... (processes.status) */
+	char untraced_reason[256];       /* meta.not_traced_reason, "" if none */
+	int have_api;                    /* API calls were traced */
+	int exit_code;
+
+	char **names;
+	int nnames, cap_names;
+
+	struct gd_pkernel *k;
+	long nk;
+	struct gd_pcopy *c;
+	long nc;
+	struct gd_papi *a;
+	long na;
+	struct gd_pnvml *s;
+	long ns;
+	struct gd_pmem *m;
+	long nm;
+	struct gd_pdevice dev[8];
+	int ndev;
+	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
+};
+
+/* Opens a profile. Returns GD_OK, or GD_EDATA with a one-line reason in why (the file is
+ * missing, not SQLite, not a gpudiag profile, or of an unsupported version). */
+int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n);
+void gd_profile_free(struct gd_profile *p);
+
+/* Building profiles in memory (tests, the synthetic sample): */
+void gd_profile_init(struct gd_profile *p);
+int gd_profile_intern(struct gd_profile *p, const char *s);
+struct gd_pkernel *gd_profile_add_kernel(struct gd_profile *p);
+struct gd_pcopy *gd_profile_add_copy(struct gd_profile *p);
+struct gd_papi *gd_profile_add_api(struct gd_profile *p);
+struct gd_pnvml *gd_profile_add_nvml(struct gd_profile *p);
+struct gd_pmem *gd_profile_add_mem(struct gd_profile *p);
+/* Sorts events by start time, fills the capture window if unknown, and derives each device's
+ * occupancy description. Call once after building or loading. */
+void gd_profile_finish(struct gd_profile *p);
+
+/* The category of a CUDA runtime/driver API function name. */
+int gd_api_category(const char *name);
 
 #endif

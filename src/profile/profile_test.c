@@ -3,7 +3,7 @@
 #include "core/fileio.h"
 #include "core/status.h"
 #include "core/test.h"
-#include "profile/profile.h"
+#include "profile/writer.h"
 #include "profile/raw.h"
 #include "profile/schema.h"
 

@@ -8,7 +8,7 @@
  *
  * The file is written and read on the same machine, so fields are in native byte order; the
  * header's magic and byte-order mark reject anything else. This header is shared by the
- * injection library (src/inject/, plain C, no sqlite) and the writer (src/profile/raw_db.c). */
+ * injection library (src/capture/, plain C, no sqlite) and the writer (src/profile/writer.c). */
 #ifndef GPUDIAG_PROFILE_RAW_H
 #define GPUDIAG_PROFILE_RAW_H
 

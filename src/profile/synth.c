@@ -2,7 +2,7 @@
  * what the injection library writes, with exactly known values so tests can assert them:
  * kernel i starts at t0 + 10 µs·i and lasts 2 µs + (i mod 7) ns·1000, alternates two streams,
  * and has an API record 3 µs earlier (same correlation). */
-#include "profile/profile.h"
+#include "profile/writer.h"
 
 #include "profile/raw.h"
 

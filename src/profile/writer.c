@@ -4,7 +4,7 @@
  * checked against the file and against the struct of its type before a field is read, so a
  * truncated file (a killed process) keeps what was complete and a corrupt one stops with a
  * message naming the offset. Strings are interned across all files (local id → global id). */
-#include "profile/profile.h"
+#include "profile/writer.h"
 
 #include "core/status.h"
 #include "profile/raw.h"

@@ -8,7 +8,7 @@
  * an extra lane ("stream 7 #2") instead of being dropped or mis-drawn. Each kernel/copy with
  * a traced API call gets a flow arrow from the call. Times are µs from the run's start, with
  * ns precision. Every string goes through gd_json_escape. */
-#include "profile/perfetto.h"
+#include "render/perfetto.h"
 
 #include "core/fileio.h"
 #include "core/json.h"

@@ -2,7 +2,7 @@
  * the verdicts, a timeline overview, the roofline when measured ceilings exist, the kernel
  * tables and the NVML charts. Every string from the profile goes through gd_xml_escape:
  * kernel names contain <, >, & and quotes, and a hostile name must stay text. */
-#include "report/report.h"
+#include "render/report.h"
 
 #include "core/fileio.h"
 #include "core/out.h"
@@ -10,10 +10,10 @@
 #include "core/svg.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
-#include "report/profile.h"
-#include "report/summary.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
 #include "roofline/ceilings.h"
-#include "verdict/verdict.h"
+#include "analysis/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>

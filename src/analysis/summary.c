@@ -1,5 +1,5 @@
 /* Summary statistics of a profile; see summary.h. One pass over each event array. */
-#include "report/summary.h"
+#include "analysis/summary.h"
 
 #include "core/status.h"
 #include "gpu/nvml.h"

@@ -3,8 +3,8 @@
  * validated by python3 (tests/cli/check_trace.py). */
 #include "core/status.h"
 #include "core/test.h"
-#include "profile/perfetto.h"
-#include "profile/profile.h"
+#include "render/perfetto.h"
+#include "profile/writer.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Reading a saved profile and reporting on it: the summary, the verdicts, JSON, HTML and
- * the Perfetto trace. Owned by src/report/ (and src/verdict/); `gpudiag run` calls
+ * the Perfetto trace. Owned by src/render/ (the analysis is src/analysis/); `gpudiag run` calls
  * gd_report_print once the profile is written, and `gpudiag report FILE` calls it on a
  * saved file. */
 #ifndef GPUDIAG_REPORT_H

@@ -6,8 +6,8 @@
 #define GPUDIAG_SUMMARY_H
 
 #include "gpu/occupancy.h"
-#include "report/names.h"
-#include "report/profile.h"
+#include "analysis/names.h"
+#include "profile/profile.h"
 
 /* Per kernel name. */
 struct gd_kstat {

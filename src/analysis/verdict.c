@@ -4,13 +4,13 @@
  * 10 ms step and a 10 minute job are judged alike: µs bubbles matter exactly as much as
  * their share of the span. A rule that lacks the records it needs says so instead of
  * guessing. */
-#include "verdict/verdict.h"
+#include "analysis/verdict.h"
 
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
-#include "report/names.h"
+#include "analysis/names.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* Kernel-name parsing and classification. */
 #include "core/test.h"
-#include "report/names.h"
+#include "analysis/names.h"
 
 int main(void)
 {

@@ -5,9 +5,9 @@
 #include "core/status.h"
 #include "core/test.h"
 #include "gpu/arch.h"
-#include "report/profile.h"
-#include "report/summary.h"
-#include "verdict/verdict.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
+#include "analysis/verdict.h"
 
 #include <math.h>
 #include <string.h>

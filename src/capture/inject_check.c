@@ -9,7 +9,7 @@
  *        record of the buffer-completed callback, kernel + runtime API records) */
 #include "core/status.h"
 #include "core/test.h"
-#include "profile/profile.h"
+#include "profile/writer.h"
 
 #include <cupti.h>
 #include <dirent.h>

@@ -6,8 +6,8 @@
 #ifndef GPUDIAG_VERDICT_H
 #define GPUDIAG_VERDICT_H
 
-#include "report/profile.h"
-#include "report/summary.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
 
 enum gd_rule {
 	GD_R_IDLE = 0, GD_R_LAUNCH, GD_R_SYNC, GD_R_PAGEABLE, GD_R_DEFAULT_STREAM, GD_R_OCCUPANCY,

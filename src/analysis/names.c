@@ -1,5 +1,5 @@
 /* Kernel-name parsing and classification; see names.h. */
-#include "report/names.h"
+#include "analysis/names.h"
 
 #include <ctype.h>
 #include <stdio.h>

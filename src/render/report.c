@@ -1,16 +1,16 @@
 /* The terminal and JSON reports of a profile: the verdict first (one screen: the top finding
  * in a sentence, then the ranked findings), then the summary. See report.h; keys of the JSON
  * are documented in docs/json.md ("report"). */
-#include "report/report.h"
+#include "render/report.h"
 
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
-#include "report/profile.h"
-#include "report/summary.h"
-#include "verdict/verdict.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
+#include "analysis/verdict.h"
 
 #include <math.h>
 #include <stdio.h>

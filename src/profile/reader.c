@@ -4,7 +4,7 @@
  * table is read with one prepared statement in start order (the schema indexes start), the
  * strings table once into an array indexed by id, and nothing is joined in SQL that a
  * small in-memory lookup can do. */
-#include "report/profile.h"
+#include "profile/profile.h"
 
 #include "core/status.h"
 #include "gpu/arch.h"

@@ -4,8 +4,8 @@
 #include "core/status.h"
 #include "core/test.h"
 #include "profile/schema.h"
-#include "report/profile.h"
-#include "report/summary.h"
+#include "profile/profile.h"
+#include "analysis/summary.h"
 
 #include <math.h>
 #include <sqlite3.h>
