@@ -2,6 +2,7 @@
  * (the writer is src/render/perfetto.c). */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/fileio.h"
 #include "core/status.h"
 #include "render/perfetto.h"
 
@@ -30,5 +31,7 @@ int cmd_export(struct gd_ctx *ctx, int argc, char **argv)
 		return gd_error(GD_EUSAGE, "export: give one profile (usage: gpudiag export FILE --perfetto OUT.json)");
 	if (!perfetto)
 		return gd_error(GD_EUSAGE, "export: say what to write: --perfetto OUT.json");
+	if (gd_same_file(perfetto, pos[0]))
+		return gd_error(GD_EUSAGE, "export: the output '%s' is the input profile; name another file", perfetto);
 	return gd_export_perfetto(pos[0], perfetto);
 }

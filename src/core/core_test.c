@@ -9,8 +9,11 @@
 #include "core/svg.h"
 #include "core/test.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Runs fn into a memory stream and returns the text (static buffer). */
@@ -250,6 +253,105 @@ static void test_fileio(void)
 	rmdir(dir);
 }
 
+/* What is at the output path decides how it is written (fileio.h): each case here was a
+ * file destroyed or a special file replaced before. */
+static void test_fileio_targets(void)
+{
+	char dir[] = "/tmp/gpudiag-test-XXXXXX", path[256], lnk[256], fifo[256], got[256], hard[256];
+	struct gd_atomic a;
+	struct stat st;
+	FILE *f;
+	char *text;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/private.txt", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link.txt", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(got, sizeof(got), "%s/got.txt", dir);
+	snprintf(hard, sizeof(hard), "%s/hard.txt", dir);
+
+	/* a 0600 file stays 0600 when replaced */
+	f = fopen(path, "w");
+	fputs("old", f);
+	fclose(f);
+	CHECK(chmod(path, 0600) == 0);
+	f = gd_atomic_open(&a, path);
+	CHECK(f != NULL);
+	fputs("new", f);
+	CHECK_INT(gd_atomic_commit(&a), GD_OK);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
+	text = gd_read_file(path, NULL);
+	CHECK_STR(text, "new");
+	free(text);
+
+	/* a symbolic link stays a link; the file it names gets the data */
+	CHECK(symlink("private.txt", lnk) == 0);
+	f = gd_atomic_open(&a, lnk);
+	CHECK(f != NULL);
+	fputs("through the link", f);
+	CHECK_INT(gd_atomic_commit(&a), GD_OK);
+	CHECK(lstat(lnk, &st) == 0 && S_ISLNK(st.st_mode));
+	text = gd_read_file(path, NULL);
+	CHECK_STR(text, "through the link");
+	free(text);
+
+	/* the same file under another name (link, hard link) is recognised; others are not */
+	CHECK(link(path, hard) == 0);
+	CHECK_INT(gd_same_file(lnk, path), 1);
+	CHECK_INT(gd_same_file(hard, path), 1);
+	CHECK_INT(gd_same_file(path, path), 1);
+	CHECK_INT(gd_same_file(got, path), 0); /* does not exist */
+	CHECK_INT(gd_same_file("-", path), 0);
+
+	/* a FIFO is written in place, not replaced by a regular file */
+	CHECK(mkfifo(fifo, 0600) == 0);
+	{
+		pid_t pid = fork();
+		if (pid == 0) { /* reader: copy what arrives into got.txt */
+			char buf[64];
+			int in = open(fifo, O_RDONLY), out = open(got, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			ssize_t n;
+			while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)n) != n)
+					break;
+			_exit(0);
+		}
+		CHECK(pid > 0);
+		f = gd_atomic_open(&a, fifo);
+		CHECK(f != NULL && a.in_place == 1);
+		fputs("into the pipe", f);
+		CHECK_INT(gd_atomic_commit(&a), GD_OK);
+		waitpid(pid, NULL, 0);
+		CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+		text = gd_read_file(got, NULL);
+		CHECK_STR(text, "into the pipe");
+		free(text);
+	}
+
+	/* a directory is refused; a link into a folder that does not exist fails cleanly */
+	gd_set_quiet(1);
+	CHECK(gd_atomic_open(&a, dir) == NULL);
+	unlink(lnk);
+	CHECK(symlink("nowhere/at/all", lnk) == 0);
+	CHECK(gd_atomic_open(&a, lnk) == NULL);
+	gd_set_quiet(0);
+
+	/* a relative XDG_CACHE_HOME is ignored (XDG spec); HOME is used instead */
+	{
+		char cache[512], home[300];
+		snprintf(home, sizeof(home), "%s/home", dir);
+		setenv("XDG_CACHE_HOME", "relative/cache", 1);
+		setenv("HOME", home, 1);
+		CHECK_INT(gd_cache_dir(cache, sizeof(cache)), 0);
+		CHECK(strncmp(cache, home, strlen(home)) == 0);
+		CHECK(access("relative", F_OK) != 0);
+	}
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+	}
+}
+
 int main(void)
 {
 	test_json();
@@ -258,5 +360,6 @@ int main(void)
 	test_format();
 	test_render();
 	test_fileio();
+	test_fileio_targets();
 	return TEST_DONE();
 }
