@@ -16,7 +16,9 @@
 #include "gpu/arch.h"
 #include "gpu/blaslt.h"
 #include "gpu/cudrv.h"
+#include "gpu/facts.h"
 #include "gpu/nvml.h"
+#include "gpu/sampler.h"
 #include "kernels/roofline.h"
 #include "roofline/ceilings.h"
 #include "roofline/model.h"
@@ -24,7 +26,6 @@
 
 #include <cuda.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,67 +115,16 @@ struct result {
 	int nsamples;
 };
 
-/* ---- NVML sampler thread: samples every 20 ms into a ring the main thread reads. */
-#define MAX_SAMPLES 8192
-static struct {
-	pthread_mutex_t mu;
-	int idx, stop, n;
-	struct gd_nvml_sample s[MAX_SAMPLES];
-} smp = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-static void *sampler(void *arg)
+/* Medians of the NVML samples [from, to) (gpu/sampler.h) into the result. */
+static void sample_summary(struct gd_sampler *sp, size_t from, size_t to, struct result *res)
 {
-	(void)arg;
-	for (;;) {
-		struct gd_nvml_sample s;
-		int stop;
-		gd_nvml_sample(smp.idx, &s);
-		pthread_mutex_lock(&smp.mu);
-		if (smp.n < MAX_SAMPLES)
-			smp.s[smp.n++] = s;
-		stop = smp.stop;
-		pthread_mutex_unlock(&smp.mu);
-		if (stop)
-			return NULL;
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-}
-
-static int sample_count(void)
-{
-	pthread_mutex_lock(&smp.mu);
-	int n = smp.n;
-	pthread_mutex_unlock(&smp.mu);
-	return n;
-}
-
-/* Medians of the samples [from, to) into the result. */
-static void sample_summary(int from, int to, struct result *res)
-{
-	double clk[MAX_SAMPLES], pw[MAX_SAMPLES];
-	int nc = 0, np = 0, nr = 0;
-	struct gd_stats st;
-	res->reasons = 0;
-	pthread_mutex_lock(&smp.mu);
-	for (int i = from; i < to && i < smp.n; i++) {
-		if (smp.s[i].sm_mhz > 0)
-			clk[nc++] = smp.s[i].sm_mhz;
-		if (smp.s[i].power_mw > 0)
-			pw[np++] = smp.s[i].power_mw / 1000.0;
-		if (smp.s[i].clock_reasons != GD_NVML_UNKNOWN64) {
-			res->reasons |= smp.s[i].clock_reasons;
-			nr++;
-		}
-	}
-	pthread_mutex_unlock(&smp.mu);
-	if (!nr)
-		res->reasons = GD_NVML_UNKNOWN64; /* shown as unknown, not as "none" */
-	res->nsamples = to - from;
-	gd_stats_compute(clk, nc, &st);
-	res->sm_mhz = st.median;
-	gd_stats_compute(pw, np, &st);
-	res->power_w = st.median;
+	struct gd_sampler_summary sum;
+	gd_sampler_summary(sp, from, to, &sum);
+	/* no known reason is shown as unknown, not as "none" */
+	res->reasons = sum.nreasons ? sum.reasons : GD_NVML_UNKNOWN64;
+	res->nsamples = sum.n;
+	res->sm_mhz = sum.sm_mhz_median;
+	res->power_w = sum.power_w_median;
 }
 
 static int group_selected(const char *only, const char *group)
@@ -379,45 +329,42 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 
 	/* ---- the device */
 	char why[512];
-	if (gd_cu_open(why, sizeof why) != GD_OK)
-		return gd_error(GD_ENOGPU, "roofline: %s (use --show to print cached ceilings)", why);
+	if ((rc = gd_need_gpu(ctx, "roofline", " (use --show to print cached ceilings)")) != GD_OK)
+		return rc;
 	int dev = ctx->device < 0 ? 0 : ctx->device;
-	if (dev >= gd_cu_count())
-		return gd_error(GD_EUSAGE, "roofline: no device %d (%d CUDA device%s)", dev, gd_cu_count(),
-				gd_cu_count() == 1 ? "" : "s");
+	struct gd_facts fa;
+	gd_facts_read(dev, &fa);
 	struct gd_rl_dev d = {0};
 	d.device = dev;
-	d.cc_major = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-	d.cc_minor = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-	d.sms = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-	d.max_threads_sm = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-	d.l2_bytes = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-	d.smem_optin = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	d.cc_major = fa.cc_major;
+	d.cc_minor = fa.cc_minor;
+	d.sms = fa.sms;
+	d.max_threads_sm = fa.max_threads_per_sm;
+	d.l2_bytes = fa.l2_bytes;
+	d.smem_optin = fa.smem_per_block_optin;
 	const struct gd_arch *arch = gd_arch_find(d.cc_major, d.cc_minor);
 	struct gd_ceilings c;
 	gd_ceilings_clear(&c);
-	gd_cu_name(dev, c.gpu_name, sizeof c.gpu_name);
-	gd_cu_uuid(dev, c.uuid, sizeof c.uuid);
+	snprintf(c.gpu_name, sizeof c.gpu_name, "%s", fa.name);
+	snprintf(c.uuid, sizeof c.uuid, "%s", fa.uuid);
 
 	/* NVML: clocks, bus width, driver, and the sampler */
-	struct gd_nvml_static ns;
+	const struct gd_nvml_static *nsp = &fa.nvml;
 	int nvml_idx = -1;
-	memset(&ns, 0, sizeof ns);
-	ns.max_sm_mhz = ns.max_mem_mhz = ns.mem_bus_width = -1;
-	if (gd_nvml_open(why, sizeof why) == GD_OK && (nvml_idx = gd_nvml_index_by_uuid(c.uuid)) >= 0)
-		gd_nvml_static_info(nvml_idx, &ns);
+	if (gd_facts_read_nvml(&fa, why, sizeof why) == GD_OK)
+		nvml_idx = fa.nvml_index;
 	else
 		gd_warn("roofline: NVML unavailable (%s): clocks, power and throttle reasons will show as unknown", why);
-	if (ns.driver[0])
-		snprintf(c.driver, sizeof c.driver, "%s", ns.driver);
+	if (nsp->driver[0])
+		snprintf(c.driver, sizeof c.driver, "%s", nsp->driver);
 	else
 		snprintf(c.driver, sizeof c.driver, "cuda-%d", gd_cu_driver_version());
-	double max_clk = ns.max_sm_mhz > 0 ? ns.max_sm_mhz : gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000.0;
-	int mem_khz = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-	int bus = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-	double mem_mhz = mem_khz > 0 ? mem_khz / 1000.0 : ns.max_mem_mhz;
+	double max_clk = nsp->max_sm_mhz > 0 ? nsp->max_sm_mhz : fa.sm_clock_khz / 1000.0;
+	int mem_khz = fa.mem_clock_khz;
+	int bus = fa.mem_bus_width_bits;
+	double mem_mhz = mem_khz > 0 ? mem_khz / 1000.0 : nsp->max_mem_mhz;
 	if (bus <= 0)
-		bus = ns.mem_bus_width;
+		bus = nsp->mem_bus_width;
 	double dram_ds = gd_rl_dram_datasheet(mem_mhz, bus);
 
 	if (!arch)
@@ -427,21 +374,16 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 	if (nvml_idx >= 0) {
 		struct gd_nvml_sample s0;
 		gd_nvml_sample(nvml_idx, &s0);
-		if (ns.compute_procs > 0 || s0.util_gpu > 10)
+		if (nsp->compute_procs > 0 || s0.util_gpu > 10)
 			gd_warn("roofline: the GPU is busy (%d compute process%s, %d %% utilisation): the ceilings will read low",
-				ns.compute_procs, ns.compute_procs == 1 ? "" : "es", s0.util_gpu);
+				nsp->compute_procs, nsp->compute_procs == 1 ? "" : "es", s0.util_gpu);
 	}
 	int have_lt = gd_blaslt_open(why, sizeof why) == GD_OK;
 	char lt_why[512];
 	snprintf(lt_why, sizeof lt_why, "%s", have_lt ? "" : why);
 
-	pthread_t th;
-	int sampling = 0;
-	if (nvml_idx >= 0) {
-		smp.idx = nvml_idx;
-		smp.n = smp.stop = 0;
-		sampling = pthread_create(&th, NULL, sampler, NULL) == 0;
-	}
+	/* NVML every 20 ms during the tests */
+	struct gd_sampler *sampling = nvml_idx >= 0 ? gd_sampler_start(20 * 1000 * 1000L, &nvml_idx, 1, NULL, NULL) : NULL;
 
 	/* ---- clock ramp-up: an idle GPU sits at a low clock and takes a moment to boost, so a
 	 * compute kernel runs for ~0.3 s before the first measurement (results discarded). */
@@ -503,14 +445,14 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 		r->run.quick = quick;
 		r->run.dev = d;
 		r->run.gemm = gd_gemm_run;
-		int s0 = sampling ? sample_count() : 0;
+		size_t s0 = sampling ? gd_sampler_count(sampling) : 0;
 		int mrc = gd_rl_measure(&r->run);
 		if (sampling) {
 			/* make sure at least one sample falls inside short tests */
 			struct timespec ts = {0, 25 * 1000 * 1000};
-			if (sample_count() == s0)
+			if (gd_sampler_count(sampling) == s0)
 				nanosleep(&ts, NULL);
-			sample_summary(s0, sample_count(), r);
+			sample_summary(sampling, s0, gd_sampler_count(sampling), r);
 		}
 		r->outcome = mrc == 0 ? O_OK : mrc == 3 ? O_UNSUPPORTED : mrc == 4 ? O_CHECK : O_ERROR;
 		if (r->run.n > 0) {
@@ -533,13 +475,11 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 	}
 	double all_clk = NAN;
 	if (sampling) {
-		pthread_mutex_lock(&smp.mu);
-		smp.stop = 1;
-		pthread_mutex_unlock(&smp.mu);
-		pthread_join(th, NULL);
+		gd_sampler_stop(sampling);
 		struct result tmp;
-		sample_summary(0, sample_count(), &tmp);
+		sample_summary(sampling, 0, gd_sampler_count(sampling), &tmp);
 		all_clk = tmp.sm_mhz;
+		gd_sampler_free(sampling);
 	}
 	c.sm_clock_mhz = isfinite(all_clk) ? (int)lround(all_clk) : -1;
 	c.measured_at = (double)time(NULL);

@@ -15,7 +15,9 @@
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/cudrv.h"
+#include "gpu/facts.h"
 #include "gpu/nvml.h"
+#include "gpu/sampler.h"
 #include "profile/writer.h"
 #include "render/report.h"
 
@@ -25,10 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,51 +90,30 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		kill(g_child, SIGKILL); /* the third Ctrl-C: stop for good, still save the profile */
 }
 
-/* ---- NVML sampling thread; also asks the driver for device facts off the critical path */
+#define GD_RUN_MAX_DEV GD_SAMPLER_MAX_SLOTS
+
+/* ---- NVML sampling (gpu/sampler.h); the sampler thread also asks the driver for the device
+ * list first, off the program's critical path */
 
 struct sampler {
-	pthread_t th;
-	int started;
-	atomic_int stop;
+	struct gd_sampler *smp; /* NULL when the thread could not be started */
 	double hz;
-	struct gd_nvml_sample *s;
-	int *dev;
-	size_t n, cap;
 	char nvml_why[256], cu_why[256];
-	int nvml_ok, cu_ok;
-	int ndev, nvml_idx[64];
+	int nvml_ok, cu_ok;     /* written by setup() in the thread, read after the join */
+	int ndev, nvml_idx[GD_RUN_MAX_DEV];
 };
 
-static void add_sample(struct sampler *sp, int dev, const struct gd_nvml_sample *s)
-{
-	if (sp->n == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 1024;
-		struct gd_nvml_sample *ns = realloc(sp->s, cap * sizeof(*ns));
-		int *nd;
-		if (!ns)
-			return;
-		sp->s = ns;
-		nd = realloc(sp->dev, cap * sizeof(*nd));
-		if (!nd)
-			return;
-		sp->dev = nd;
-		sp->cap = cap;
-	}
-	sp->s[sp->n] = *s;
-	sp->dev[sp->n++] = dev;
-}
-
-static void *sampler_main(void *arg)
+/* Runs in the sampler thread: opens the driver and NVML and maps CUDA devices (the slots) to
+ * NVML indices. Returns the slots to sample, 0 when nothing is sampled. */
+static int sampler_setup(void *arg, int *idx, int max)
 {
 	struct sampler *sp = arg;
-	struct timespec next;
-	long period_ns;
 	sp->cu_ok = gd_cu_open(sp->cu_why, sizeof(sp->cu_why)) == GD_OK;
 	sp->nvml_ok = gd_nvml_open(sp->nvml_why, sizeof(sp->nvml_why)) == GD_OK;
 	sp->ndev = 0;
 	if (sp->cu_ok) {
 		/* Sample the GPUs the program can see (CUDA_VISIBLE_DEVICES applies to us too). */
-		for (int d = 0; d < gd_cu_count() && d < 64; d++) {
+		for (int d = 0; d < gd_cu_count() && d < GD_RUN_MAX_DEV; d++) {
 			char uuid[96];
 			sp->nvml_idx[d] = -1;
 			if (sp->nvml_ok && gd_cu_uuid(d, uuid, sizeof(uuid)) == 0)
@@ -142,32 +121,16 @@ static void *sampler_main(void *arg)
 			sp->ndev = d + 1;
 		}
 	} else if (sp->nvml_ok) {
-		for (int d = 0; d < gd_nvml_count() && d < 64; d++)
+		for (int d = 0; d < gd_nvml_count() && d < GD_RUN_MAX_DEV; d++)
 			sp->nvml_idx[d] = d;
-		sp->ndev = gd_nvml_count() < 64 ? gd_nvml_count() : 64;
+		sp->ndev = gd_nvml_count() < GD_RUN_MAX_DEV ? gd_nvml_count() : GD_RUN_MAX_DEV;
 	}
 	if (!sp->nvml_ok || sp->hz <= 0)
-		return NULL;
-	period_ns = (long)(1e9 / sp->hz);
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!atomic_load(&sp->stop)) {
-		for (int d = 0; d < sp->ndev; d++) {
-			struct gd_nvml_sample s;
-			if (sp->nvml_idx[d] >= 0 && gd_nvml_sample(sp->nvml_idx[d], &s) == GD_OK)
-				add_sample(sp, d, &s);
-		}
-		next.tv_nsec += period_ns;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		/* A sweep slower than the period (PCIe counters block ~20 ms) just runs late; the
-		 * achieved rate is recorded in meta.nvml_hz_achieved. */
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			if (atomic_load(&sp->stop))
-				break;
-	}
-	return NULL;
+		return 0;
+	for (int d = 0; d < sp->ndev && d < max; d++)
+		idx[d] = sp->nvml_idx[d];
+	/* the achieved rate is recorded in meta.nvml_hz_achieved */
+	return sp->ndev;
 }
 
 /* ---- helpers */
@@ -316,27 +279,29 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 	return env;
 }
 
-static void fill_devices(struct gd_pw *w, struct sampler *sp)
+static void fill_devices(struct gd_pw *w, const int *nvml_idx)
 {
 	for (int d = 0; d < gd_cu_count(); d++) {
 		struct gd_pw_device x;
+		struct gd_facts f;
+		gd_facts_read(d, &f);
 		memset(&x, 0, sizeof(x));
 		x.id = d;
-		gd_cu_uuid(d, x.uuid, sizeof(x.uuid));
-		gd_cu_name(d, x.name, sizeof(x.name));
-		gd_cu_pci_bus_id(d, x.pci_bus_id, sizeof(x.pci_bus_id));
-		x.nvml_index = d < 64 ? sp->nvml_idx[d] : -1;
-		/* CUdevice_attribute numbers (cuda.h); -1 = the driver did not answer. */
-		x.cc_major = gd_cu_attr(d, 75), x.cc_minor = gd_cu_attr(d, 76);
-		x.sm_count = gd_cu_attr(d, 16), x.warp_size = gd_cu_attr(d, 10);
-		x.max_threads_per_block = gd_cu_attr(d, 1), x.max_threads_per_sm = gd_cu_attr(d, 39);
-		x.max_blocks_per_sm = gd_cu_attr(d, 106), x.regs_per_sm = gd_cu_attr(d, 82);
-		x.regs_per_block = gd_cu_attr(d, 12), x.smem_per_sm = gd_cu_attr(d, 81);
-		x.smem_per_block = gd_cu_attr(d, 8), x.smem_per_block_optin = gd_cu_attr(d, 97);
-		x.reserved_smem_per_block = gd_cu_attr(d, 111), x.l2_bytes = gd_cu_attr(d, 38);
-		x.mem_bus_width_bits = gd_cu_attr(d, 37), x.mem_clock_khz = gd_cu_attr(d, 36);
-		x.sm_clock_khz = gd_cu_attr(d, 13), x.async_engines = gd_cu_attr(d, 40);
-		x.global_mem_bytes = (long long)gd_cu_total_mem(d);
+		snprintf(x.uuid, sizeof(x.uuid), "%s", f.uuid);
+		snprintf(x.name, sizeof(x.name), "%s", f.name);
+		snprintf(x.pci_bus_id, sizeof(x.pci_bus_id), "%s", f.pci_bus_id);
+		x.nvml_index = d < GD_RUN_MAX_DEV ? nvml_idx[d] : -1;
+		/* as the driver reports them: -1 = it did not answer */
+		x.cc_major = f.cc_major, x.cc_minor = f.cc_minor;
+		x.sm_count = f.sms, x.warp_size = f.warp_size;
+		x.max_threads_per_block = f.max_threads_per_block, x.max_threads_per_sm = f.max_threads_per_sm;
+		x.max_blocks_per_sm = f.max_blocks_per_sm, x.regs_per_sm = f.regs_per_sm;
+		x.regs_per_block = f.regs_per_block, x.smem_per_sm = f.smem_per_sm;
+		x.smem_per_block = f.smem_per_block, x.smem_per_block_optin = f.smem_per_block_optin;
+		x.reserved_smem_per_block = f.smem_reserved_per_block, x.l2_bytes = f.l2_bytes;
+		x.mem_bus_width_bits = f.mem_bus_width_bits, x.mem_clock_khz = f.mem_clock_khz;
+		x.sm_clock_khz = f.sm_clock_khz, x.async_engines = f.async_engines;
+		x.global_mem_bytes = (long long)f.mem_total;
 		if (!x.global_mem_bytes)
 			x.global_mem_bytes = -1;
 		gd_pw_device(w, &x);
@@ -645,8 +610,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	g_child = pid;
 	close(pipefd[1]);
 	/* Start sampling (and the driver query) only now, so the program is not delayed. */
-	if (pthread_create(&sp.th, NULL, sampler_main, &sp) == 0)
-		sp.started = 1;
+	sp.smp = gd_sampler_start(sp.hz > 0 ? (long)(1e9 / sp.hz) : 0, NULL, 0, sampler_setup, &sp);
 	{
 		int e = 0;
 		ssize_t r;
@@ -675,10 +639,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (sp.started) {
-		atomic_store(&sp.stop, 1);
-		pthread_join(sp.th, NULL);
-	}
+	gd_sampler_stop(sp.smp);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -731,8 +692,9 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		snprintf(cap, sizeof(cap), "%g", nvml_hz);
 		gd_pw_meta(w, "nvml_hz", cap);
 		gd_pw_meta(w, "nvml", sp.nvml_ok ? "ok" : sp.nvml_why);
-		if (sp.n && sp.ndev && t1 > t0) {
-			snprintf(cap, sizeof(cap), "%.1f", (double)sp.n / sp.ndev / ((double)(t1 - t0) / 1e9));
+		size_t nsamples = sp.smp ? gd_sampler_count(sp.smp) : 0;
+		if (nsamples && sp.ndev && t1 > t0) {
+			snprintf(cap, sizeof(cap), "%.1f", (double)nsamples / sp.ndev / ((double)(t1 - t0) / 1e9));
 			gd_pw_meta(w, "nvml_hz_achieved", cap);
 		}
 		for (char **e = environ; *e; e++)
@@ -745,9 +707,12 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 				gd_pw_meta(w, key, eq + 1);
 			}
 		if (sp.cu_ok)
-			fill_devices(w, &sp);
-		for (size_t i = 0; i < sp.n; i++)
-			gd_pw_nvml(w, sp.dev[i], &sp.s[i]);
+			fill_devices(w, sp.nvml_idx);
+		for (size_t i = 0; i < nsamples; i++) {
+			int dev;
+			const struct gd_nvml_sample *s = gd_sampler_get(sp.smp, i, &dev);
+			gd_pw_nvml(w, dev, s);
+		}
 		d = opendir(dir);
 		while (d && (de = readdir(d))) {
 			char p[PATH_MAX + 300], err[512];
@@ -808,7 +773,6 @@ cleanup:
 			closedir(d);
 		rmdir(dir);
 	}
-	free(sp.s);
-	free(sp.dev);
+	gd_sampler_free(sp.smp);
 	return exit_code;
 }
