@@ -1,15 +1,12 @@
-/* The lab harness: checking, timing, accounting, sampling and output shared by every lab.
+/* The lab harness: checking, timing, accounting and sampling shared by every lab (output is in
+ * lab_render.c, number formats in lab_format.c, the command in cmd_lab.c).
  * The contract is documented at the top of lab.h. */
 #include "lab/lab.h"
 
-#include "commands.h"
-#include "core/cli.h"
 #include "core/fileio.h"
-#include "core/json.h"
 #include "core/out.h"
 #include "core/stats.h"
 #include "core/status.h"
-#include "core/svg.h"
 #include "gpu/cudrv.h"
 #include "gpu/facts.h"
 #include "gpu/nvml.h"
