@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/cudrv.h"
+#include "gpu/facts.h"
 #include "gpu/nvml.h"
 
 #include <cuda.h>
@@ -170,39 +171,30 @@ static void fallback_text(const struct gd_arch *a, enum gd_prec p, char *buf, si
 	}
 }
 
-static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_idx, int *out_sms, double *out_clock,
+/* Turns one device's facts (gd_facts_read, and NVML's when nvml_index >= 0) and a live NVML
+ * sample into the field list. */
+static void collect(const struct gd_facts *f, struct fields *fs, const char *nvml_why, int *out_sms, double *out_clock,
 		    const struct gd_arch **out_arch)
 {
-	char buf[200], b2[64], name[128], uuid[96], pci[32];
-	int major = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-	int minor = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-	const struct gd_arch *a = gd_arch_find(major, minor);
+	char buf[200], b2[64];
+	int dev = f->index, major = f->cc_major, minor = f->cc_minor;
+	const struct gd_arch *a = f->arch;
 	const char *no_table = "gpudiag has no table for this architecture";
-	int sms = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-	int warp = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
-	int tpsm = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-	int clk_khz = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-	int mclk_khz = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-	int bus = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-	unsigned long long mem = gd_cu_total_mem(dev);
-	struct gd_nvml_static ns;
+	int sms = f->sms, warp = f->warp_size, tpsm = f->max_threads_per_sm;
+	int clk_khz = f->sm_clock_khz, mclk_khz = f->mem_clock_khz, bus = f->mem_bus_width_bits;
+	unsigned long long mem = f->mem_total;
 	struct gd_nvml_sample smp;
-	int have_nvml = nvml_idx >= 0;
+	int have_nvml = f->nvml_index >= 0;
 	double max_clock_mhz;
 
-	if (have_nvml) {
-		gd_nvml_static_info(nvml_idx, &ns);
-		gd_nvml_sample(nvml_idx, &smp);
-	}
+	if (have_nvml)
+		gd_nvml_sample(f->nvml_index, &smp);
 
 	/* identity */
-	gd_cu_name(dev, name, sizeof(name));
-	gd_cu_uuid(dev, uuid, sizeof(uuid));
-	gd_cu_pci_bus_id(dev, pci, sizeof(pci));
 	add_int(fs, "identity", "index", "CUDA device", dev, NULL, NULL);
-	add_str(fs, "identity", "name", "name", name, "driver did not answer");
-	add_str(fs, "identity", "uuid", "UUID", uuid, "driver did not answer");
-	add_str(fs, "identity", "pci_bus_id", "PCI bus id", pci, "driver did not answer");
+	add_str(fs, "identity", "name", "name", f->name, "driver did not answer");
+	add_str(fs, "identity", "uuid", "UUID", f->uuid, "driver did not answer");
+	add_str(fs, "identity", "pci_bus_id", "PCI bus id", f->pci_bus_id, "driver did not answer");
 	snprintf(buf, sizeof(buf), "%d.%d", major, minor);
 	add_str(fs, "identity", "compute_capability", "compute capability", major >= 0 ? buf : NULL, NULL);
 	add_str(fs, "identity", "arch", "architecture", a ? a->sm : NULL, no_table);
@@ -217,39 +209,33 @@ static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_i
 	add_int(fs, "execution", "max_threads_per_sm", "max threads per SM", tpsm, NULL, NULL);
 	add_int(fs, "execution", "max_warps_per_sm", "max warps per SM", tpsm > 0 && warp > 0 ? tpsm / warp : -1, NULL,
 		NULL);
-	add_int(fs, "execution", "max_blocks_per_sm", "max blocks per SM",
-		gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR), NULL, NULL);
-	add_int(fs, "execution", "max_threads_per_block", "max threads per block",
-		gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK), NULL, NULL);
-	snprintf(buf, sizeof(buf), "%d × %d × %d", gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-		 gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y), gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z));
+	add_int(fs, "execution", "max_blocks_per_sm", "max blocks per SM", f->max_blocks_per_sm, NULL, NULL);
+	add_int(fs, "execution", "max_threads_per_block", "max threads per block", f->max_threads_per_block, NULL,
+		NULL);
+	snprintf(buf, sizeof(buf), "%d × %d × %d", f->max_block_dim[0], f->max_block_dim[1], f->max_block_dim[2]);
 	add_str(fs, "execution", "max_block_dims", "max block dims", buf, NULL);
-	snprintf(buf, sizeof(buf), "%d × %d × %d", gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
-		 gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y), gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
+	snprintf(buf, sizeof(buf), "%d × %d × %d", f->max_grid_dim[0], f->max_grid_dim[1], f->max_grid_dim[2]);
 	add_str(fs, "execution", "max_grid_dims", "max grid dims", buf, NULL);
-	add_int(fs, "execution", "registers_per_sm", "registers per SM",
-		gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR), NULL, NULL);
-	add_int(fs, "execution", "registers_per_block", "registers per block",
-		gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK), NULL, NULL);
+	add_int(fs, "execution", "registers_per_sm", "registers per SM", f->regs_per_sm, NULL, NULL);
+	add_int(fs, "execution", "registers_per_block", "registers per block", f->regs_per_block, NULL, NULL);
 	add_int(fs, "execution", "max_registers_per_thread", "max registers per thread", a ? a->max_regs_per_thread : -1,
 		NULL, no_table);
 	add_bool(fs, "execution", "concurrent_kernels", "concurrent kernels",
-		 gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS), NULL);
-	add_int(fs, "execution", "copy_engines", "copy engines", gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT),
-		NULL, NULL);
+		 f->concurrent_kernels, NULL);
+	add_int(fs, "execution", "copy_engines", "copy engines", f->async_engines, NULL, NULL);
 
 	/* memory (§4) */
 	{
 		long long v;
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+		v = f->smem_per_sm;
 		add_int(fs, "memory", "smem_per_sm_bytes", "shared memory per SM", v, bytes(buf, sizeof(buf), v), NULL);
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+		v = f->smem_per_block;
 		add_int(fs, "memory", "smem_per_block_bytes", "shared memory per block", v, bytes(buf, sizeof(buf), v), NULL);
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+		v = f->smem_per_block_optin;
 		if (v >= 0)
 			snprintf(b2, sizeof(b2), "%s (cudaFuncSetAttribute)", gd_fmt_bytes(buf, sizeof(buf), (double)v));
 		add_int(fs, "memory", "smem_per_block_optin_bytes", "… opt-in maximum", v, v >= 0 ? b2 : NULL, NULL);
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+		v = f->smem_reserved_per_block;
 		add_int(fs, "memory", "smem_reserved_per_block_bytes", "… reserved per block", v, bytes(buf, sizeof(buf), v),
 			NULL);
 		if (a) {
@@ -265,14 +251,14 @@ static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_i
 		add_str(fs, "memory", "l1_shared_carveout", "L1 / shared carve-out", a ? buf : NULL, no_table);
 		add_int(fs, "memory", "l1_smem_total_kb", "L1 + shared SRAM per SM (KB)", a ? a->l1_smem_total_kb : -1, NULL,
 			no_table);
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+		v = f->l2_bytes;
 		add_int(fs, "memory", "l2_bytes", "L2 cache", v, bytes(buf, sizeof(buf), v), NULL);
-		v = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+		v = f->l2_persisting_max_bytes;
 		add_int(fs, "memory", "l2_persisting_max_bytes", "… persisting maximum", v, bytes(buf, sizeof(buf), v), NULL);
 		add_int(fs, "memory", "memory_bytes", "device memory", mem ? (long long)mem : -1,
 			mem ? gd_fmt_bytes(buf, sizeof(buf), (double)mem) : NULL, NULL);
-		if (bus <= 0 && have_nvml && ns.mem_bus_width > 0)
-			bus = ns.mem_bus_width;
+		if (bus <= 0 && have_nvml && f->nvml.mem_bus_width > 0)
+			bus = f->nvml.mem_bus_width;
 		snprintf(b2, sizeof(b2), "%d bits", bus);
 		add_int(fs, "memory", "bus_width_bits", "memory bus width", bus, b2, NULL);
 		snprintf(b2, sizeof(b2), "%d MHz", mclk_khz / 1000);
@@ -287,13 +273,13 @@ static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_i
 			add_num(fs, "memory", "theoretical_bandwidth_bytes_per_s", "theoretical bandwidth", NAN, NULL,
 				"memory clock or bus width unknown");
 		}
-		add_bool(fs, "memory", "ecc", "ECC", gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_ECC_ENABLED), NULL);
+		add_bool(fs, "memory", "ecc", "ECC", f->ecc_enabled, NULL);
 	}
 
 	/* clocks, power, live state (§14) */
 	max_clock_mhz = clk_khz > 0 ? clk_khz / 1000.0 : NAN;
-	if (have_nvml && ns.max_sm_mhz > 0)
-		max_clock_mhz = ns.max_sm_mhz;
+	if (have_nvml && f->nvml.max_sm_mhz > 0)
+		max_clock_mhz = f->nvml.max_sm_mhz;
 	snprintf(b2, sizeof(b2), "%.0f MHz", max_clock_mhz);
 	add_int(fs, "live", "sm_clock_max_mhz", "SM clock (max)", isfinite(max_clock_mhz) ? (long long)max_clock_mhz : -1,
 		b2, NULL);
@@ -339,31 +325,31 @@ static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_i
 	/* sharing (§13) and links (§12) */
 	{
 		const char *w = have_nvml ? "NVML did not answer" : nvml_why;
-		int mps = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MPS_ENABLED);
+		int mps = f->mps_enabled;
 		add_str(fs, "sharing", "compute_mode", "compute mode",
-			have_nvml && ns.compute_mode >= 0 ? compute_mode_name(ns.compute_mode) : NULL, w);
-		if (have_nvml && ns.mig_current >= 0)
-			snprintf(buf, sizeof(buf), "%s%s", ns.mig_current ? "enabled" : "disabled",
-				 ns.mig_pending != ns.mig_current ? (ns.mig_pending ? " (enable pending reboot/reset)"
+			have_nvml && f->nvml.compute_mode >= 0 ? compute_mode_name(f->nvml.compute_mode) : NULL, w);
+		if (have_nvml && f->nvml.mig_current >= 0)
+			snprintf(buf, sizeof(buf), "%s%s", f->nvml.mig_current ? "enabled" : "disabled",
+				 f->nvml.mig_pending != f->nvml.mig_current ? (f->nvml.mig_pending ? " (enable pending reboot/reset)"
 										    : " (disable pending)")
 								  : "");
 		add_str(fs, "sharing", "mig_mode", "MIG mode",
-			have_nvml && ns.mig_current >= 0 ? buf : NULL, have_nvml ? "not supported on this GPU" : w);
-		add_int(fs, "sharing", "mig_instances", "MIG devices", have_nvml ? ns.mig_instances : -1, NULL,
+			have_nvml && f->nvml.mig_current >= 0 ? buf : NULL, have_nvml ? "not supported on this GPU" : w);
+		add_int(fs, "sharing", "mig_instances", "MIG devices", have_nvml ? f->nvml.mig_instances : -1, NULL,
 			have_nvml ? "not supported on this GPU" : w);
-		if (mps < 0 && have_nvml && ns.mps_procs >= 0)
-			mps = ns.mps_procs > 0;
+		if (mps < 0 && have_nvml && f->nvml.mps_procs >= 0)
+			mps = f->nvml.mps_procs > 0;
 		add_bool(fs, "sharing", "mps", "MPS in use", mps, "neither the driver nor NVML says");
-		add_int(fs, "sharing", "compute_processes", "processes using the GPU", have_nvml ? ns.compute_procs : -1, NULL,
+		add_int(fs, "sharing", "compute_processes", "processes using the GPU", have_nvml ? f->nvml.compute_procs : -1, NULL,
 			w);
-		if (have_nvml && ns.pcie_gen > 0)
-			snprintf(buf, sizeof(buf), "gen %d ×%d (max gen %d ×%d)", ns.pcie_gen, ns.pcie_width, ns.pcie_gen_max,
-				 ns.pcie_width_max);
-		add_str(fs, "links", "pcie", "PCIe link", have_nvml && ns.pcie_gen > 0 ? buf : NULL,
+		if (have_nvml && f->nvml.pcie_gen > 0)
+			snprintf(buf, sizeof(buf), "gen %d ×%d (max gen %d ×%d)", f->nvml.pcie_gen, f->nvml.pcie_width, f->nvml.pcie_gen_max,
+				 f->nvml.pcie_width_max);
+		add_str(fs, "links", "pcie", "PCIe link", have_nvml && f->nvml.pcie_gen > 0 ? buf : NULL,
 			have_nvml ? "NVML does not report it for this device" : w);
-		add_int(fs, "links", "pcie_gen", "PCIe generation", have_nvml ? ns.pcie_gen : -1, NULL, w);
-		add_int(fs, "links", "pcie_width", "PCIe width", have_nvml ? ns.pcie_width : -1, NULL, w);
-		add_int(fs, "links", "nvlink_active", "NVLink links active", have_nvml ? ns.nvlink_active : -1, NULL,
+		add_int(fs, "links", "pcie_gen", "PCIe generation", have_nvml ? f->nvml.pcie_gen : -1, NULL, w);
+		add_int(fs, "links", "pcie_width", "PCIe width", have_nvml ? f->nvml.pcie_width : -1, NULL, w);
+		add_int(fs, "links", "nvlink_active", "NVLink links active", have_nvml ? f->nvml.nvlink_active : -1, NULL,
 			have_nvml ? "NVML reports no NVLink on this device" : w);
 	}
 
@@ -390,7 +376,7 @@ static void collect(int dev, struct fields *fs, const char *nvml_why, int nvml_i
 	/* system */
 	{
 		int dv = gd_cu_driver_version();
-		add_str(fs, "system", "driver_version", "driver", have_nvml ? ns.driver : NULL,
+		add_str(fs, "system", "driver_version", "driver", have_nvml ? f->nvml.driver : NULL,
 			have_nvml ? "NVML did not answer" : nvml_why);
 		snprintf(buf, sizeof(buf), "%d.%d", dv / 1000, (dv % 1000) / 10);
 		add_str(fs, "system", "cuda_driver_version", "CUDA (driver)", dv > 0 ? buf : NULL, NULL);
@@ -528,17 +514,15 @@ static void print_json_device(struct gd_json *j, const struct fields *fs, const 
 
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 {
-	char nvml_why[512] = "", why[512];
+	char nvml_why[512] = "";
 	int rc, first, last, nv;
 	static struct fields fs; /* large: keep off the stack */
 	struct gd_json j;
 
 	if ((rc = gd_parse_opts("info", argc, argv, NULL, NULL, 0, NULL, 0)) != GD_OK)
 		return rc;
-	if (gd_cu_open(why, sizeof(why)) != GD_OK)
-		return gd_error(GD_ENOGPU, "info: %s", why);
-	if (ctx->device >= gd_cu_count())
-		return gd_error(GD_ENOGPU, "info: no CUDA device %d (this machine has %d)", ctx->device, gd_cu_count());
+	if ((rc = gd_need_gpu(ctx, "info", NULL)) != GD_OK)
+		return rc;
 	nv = gd_nvml_open(nvml_why, sizeof(nvml_why)) == GD_OK;
 	first = ctx->device >= 0 ? ctx->device : 0;
 	last = ctx->device >= 0 ? ctx->device : gd_cu_count() - 1;
@@ -551,14 +535,16 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 		gd_json_arr(&j, "devices");
 	}
 	for (int d = first; d <= last; d++) {
-		char uuid[96];
-		int sms, nidx = -1;
+		struct gd_facts f;
+		char nwhy[128];
+		int sms;
 		double clk;
 		const struct gd_arch *a;
 		memset(&fs, 0, sizeof(fs));
-		if (nv && gd_cu_uuid(d, uuid, sizeof(uuid)) == 0)
-			nidx = gd_nvml_index_by_uuid(uuid);
-		collect(d, &fs, nv ? "NVML does not list this device" : nvml_why, nidx, &sms, &clk, &a);
+		gd_facts_read(d, &f);
+		if (nv)
+			gd_facts_read_nvml(&f, nwhy, sizeof(nwhy));
+		collect(&f, &fs, nv ? "NVML does not list this device" : nvml_why, &sms, &clk, &a);
 		if (ctx->json) {
 			print_json_device(&j, &fs, a, sms, clk);
 		} else {

@@ -214,13 +214,10 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 		gd_occ_device_from_arch(arch, &dev);
 		snprintf(source, sizeof(source), "built-in table for %s (%s)", arch->sm, arch->family);
 	} else {
-		char why[512];
-		if (gd_cu_open(why, sizeof(why)) != GD_OK)
-			return gd_error(GD_ENOGPU, "occupancy: %s; name an architecture with --arch sm_XX (known: %s)",
-					why, gd_arch_known_list());
-		if (dev_index >= gd_cu_count())
-			return gd_error(GD_ENOGPU, "occupancy: no CUDA device %d (this machine has %d)", dev_index,
-					gd_cu_count());
+		char hint[384];
+		snprintf(hint, sizeof(hint), "; name an architecture with --arch sm_XX (known: %s)", gd_arch_known_list());
+		if ((rc = gd_need_gpu(ctx, "occupancy", hint)) != GD_OK)
+			return rc;
 		if (gd_occ_device_from_cuda(dev_index, &dev))
 			return gd_error(GD_ENOGPU,
 					"occupancy: device %d has compute capability %d.%d, for which gpudiag has no "

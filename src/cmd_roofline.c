@@ -16,7 +16,9 @@
 #include "gpu/arch.h"
 #include "gpu/blaslt.h"
 #include "gpu/cudrv.h"
+#include "gpu/facts.h"
 #include "gpu/nvml.h"
+#include "gpu/sampler.h"
 #include "kernels/roofline.h"
 #include "roofline/ceilings.h"
 #include "roofline/model.h"
@@ -24,7 +26,6 @@
 
 #include <cuda.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,67 +115,16 @@ struct result {
 	int nsamples;
 };
 
-/* ---- NVML sampler thread: samples every 20 ms into a ring the main thread reads. */
-#define MAX_SAMPLES 8192
-static struct {
-	pthread_mutex_t mu;
-	int idx, stop, n;
-	struct gd_nvml_sample s[MAX_SAMPLES];
-} smp = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-static void *sampler(void *arg)
+/* Medians of the NVML samples [from, to) (gpu/sampler.h) into the result. */
+static void sample_summary(struct gd_sampler *sp, size_t from, size_t to, struct result *res)
 {
-	(void)arg;
-	for (;;) {
-		struct gd_nvml_sample s;
-		int stop;
-		gd_nvml_sample(smp.idx, &s);
-		pthread_mutex_lock(&smp.mu);
-		if (smp.n < MAX_SAMPLES)
-			smp.s[smp.n++] = s;
-		stop = smp.stop;
-		pthread_mutex_unlock(&smp.mu);
-		if (stop)
-			return NULL;
-		struct timespec ts = {0, 20 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-}
-
-static int sample_count(void)
-{
-	pthread_mutex_lock(&smp.mu);
-	int n = smp.n;
-	pthread_mutex_unlock(&smp.mu);
-	return n;
-}
-
-/* Medians of the samples [from, to) into the result. */
-static void sample_summary(int from, int to, struct result *res)
-{
-	double clk[MAX_SAMPLES], pw[MAX_SAMPLES];
-	int nc = 0, np = 0, nr = 0;
-	struct gd_stats st;
-	res->reasons = 0;
-	pthread_mutex_lock(&smp.mu);
-	for (int i = from; i < to && i < smp.n; i++) {
-		if (smp.s[i].sm_mhz > 0)
-			clk[nc++] = smp.s[i].sm_mhz;
-		if (smp.s[i].power_mw > 0)
-			pw[np++] = smp.s[i].power_mw / 1000.0;
-		if (smp.s[i].clock_reasons != GD_NVML_UNKNOWN64) {
-			res->reasons |= smp.s[i].clock_reasons;
-			nr++;
-		}
-	}
-	pthread_mutex_unlock(&smp.mu);
-	if (!nr)
-		res->reasons = GD_NVML_UNKNOWN64; /* shown as unknown, not as "none" */
-	res->nsamples = to - from;
-	gd_stats_compute(clk, nc, &st);
-	res->sm_mhz = st.median;
-	gd_stats_compute(pw, np, &st);
-	res->power_w = st.median;
+	struct gd_sampler_summary sum;
+	gd_sampler_summary(sp, from, to, &sum);
+	/* no known reason is shown as unknown, not as "none" */
+	res->reasons = sum.nreasons ? sum.reasons : GD_NVML_UNKNOWN64;
+	res->nsamples = sum.n;
+	res->sm_mhz = sum.sm_mhz_median;
+	res->power_w = sum.power_w_median;
 }
 
 static int group_selected(const char *only, const char *group)
@@ -345,18 +295,38 @@ static int show(struct gd_ctx *ctx, const char *svg)
 	return GD_OK;
 }
 
-int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
+/* ---- one measuring run, step by step: parse → open the device → warm up → measure →
+ * finish sampling → cache → report. Everything a step leaves for the next is in the job. */
+struct job {
+	/* options */
+	int quick, do_show, no_cache, reps;
+	const char *svg, *only;
+	/* the device */
+	int dev, nvml_idx, bus, have_lt;
+	struct gd_facts fa;           /* fa.nvml: NVML's fixed facts, when nvml_idx >= 0 */
+	struct gd_rl_dev d;
+	const struct gd_arch *arch;
+	double max_clk, mem_mhz, dram_ds;
+	char lt_why[512];
+	struct gd_sampler *sampling;  /* NULL without NVML */
+	/* results */
+	struct gd_ceilings c;
+	struct result res[NTESTS];
+	int nfail, nerr, nok, throttled, saved;
+	char cache_path[4096];
+};
+
+static int parse_options(struct job *jb, int argc, char **argv)
 {
-	int quick = 0, do_show = 0, no_cache = 0, reps = 0, npos = 0;
-	const char *svg = NULL, *only = NULL;
+	int npos = 0;
 	char *pos[4];
 	const struct gd_opt opts[] = {
-		{"quick", GD_OPT_FLAG, &quick, NULL, "smaller, faster run (< 20 s)"},
-		{"only", GD_OPT_STR, &only, "LIST", "groups to run"},
-		{"reps", GD_OPT_INT, &reps, "N", "timed repetitions per test"},
-		{"svg", GD_OPT_STR, &svg, "FILE", "write the roofline chart as SVG"},
-		{"show", GD_OPT_FLAG, &do_show, NULL, "print the cached ceilings (no GPU needed)"},
-		{"no-cache", GD_OPT_FLAG, &no_cache, NULL, "do not write the cache"},
+		{"quick", GD_OPT_FLAG, &jb->quick, NULL, "smaller, faster run (< 20 s)"},
+		{"only", GD_OPT_STR, &jb->only, "LIST", "groups to run"},
+		{"reps", GD_OPT_INT, &jb->reps, "N", "timed repetitions per test"},
+		{"svg", GD_OPT_STR, &jb->svg, "FILE", "write the roofline chart as SVG"},
+		{"show", GD_OPT_FLAG, &jb->do_show, NULL, "print the cached ceilings (no GPU needed)"},
+		{"no-cache", GD_OPT_FLAG, &jb->no_cache, NULL, "do not write the cache"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	int rc = gd_parse_opts("roofline", argc, argv, opts, pos, 4, &npos, 0);
@@ -364,222 +334,226 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos)
 		return gd_error(GD_EUSAGE, "roofline: unexpected argument '%s'", pos[0]);
-	if (only && check_only(only) != GD_OK)
+	if (jb->only && check_only(jb->only) != GD_OK)
 		return GD_EUSAGE;
-	if (reps && (reps < 10 || reps > GD_RL_MAX_REPS))
-		return gd_error(GD_EUSAGE, "roofline: --reps must be between 10 and %d, not %d", GD_RL_MAX_REPS, reps);
-	if (!reps)
-		reps = quick ? 10 : 20;
+	if (jb->reps && (jb->reps < 10 || jb->reps > GD_RL_MAX_REPS))
+		return gd_error(GD_EUSAGE, "roofline: --reps must be between 10 and %d, not %d", GD_RL_MAX_REPS, jb->reps);
+	if (!jb->reps)
+		jb->reps = jb->quick ? 10 : 20;
 	for (int i = 0; i < NTESTS; i++)
 		if (tests[i].kind != i || NTESTS != GD_RL_KIND_COUNT)
 			return gd_error(GD_EFAIL, "roofline: internal error: test table out of order at %d", i);
-	gd_out_init(stdout, ctx->no_color);
-	if (do_show)
-		return show(ctx, svg);
+	return GD_OK;
+}
 
-	/* ---- the device */
+/* The GPU check, the device's facts and datasheet figures, NVML, cuBLASLt, and the sampler. */
+static int open_device(const struct gd_ctx *ctx, struct job *jb)
+{
 	char why[512];
-	if (gd_cu_open(why, sizeof why) != GD_OK)
-		return gd_error(GD_ENOGPU, "roofline: %s (use --show to print cached ceilings)", why);
-	int dev = ctx->device < 0 ? 0 : ctx->device;
-	if (dev >= gd_cu_count())
-		return gd_error(GD_EUSAGE, "roofline: no device %d (%d CUDA device%s)", dev, gd_cu_count(),
-				gd_cu_count() == 1 ? "" : "s");
-	struct gd_rl_dev d = {0};
-	d.device = dev;
-	d.cc_major = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-	d.cc_minor = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-	d.sms = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-	d.max_threads_sm = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-	d.l2_bytes = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-	d.smem_optin = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-	const struct gd_arch *arch = gd_arch_find(d.cc_major, d.cc_minor);
-	struct gd_ceilings c;
-	gd_ceilings_clear(&c);
-	gd_cu_name(dev, c.gpu_name, sizeof c.gpu_name);
-	gd_cu_uuid(dev, c.uuid, sizeof c.uuid);
+	int rc;
+	if ((rc = gd_need_gpu(ctx, "roofline", " (use --show to print cached ceilings)")) != GD_OK)
+		return rc;
+	jb->dev = ctx->device < 0 ? 0 : ctx->device;
+	gd_facts_read(jb->dev, &jb->fa);
+	jb->d.device = jb->dev;
+	jb->d.cc_major = jb->fa.cc_major;
+	jb->d.cc_minor = jb->fa.cc_minor;
+	jb->d.sms = jb->fa.sms;
+	jb->d.max_threads_sm = jb->fa.max_threads_per_sm;
+	jb->d.l2_bytes = jb->fa.l2_bytes;
+	jb->d.smem_optin = jb->fa.smem_per_block_optin;
+	jb->arch = gd_arch_find(jb->d.cc_major, jb->d.cc_minor);
+	gd_ceilings_clear(&jb->c);
+	snprintf(jb->c.gpu_name, sizeof jb->c.gpu_name, "%s", jb->fa.name);
+	snprintf(jb->c.uuid, sizeof jb->c.uuid, "%s", jb->fa.uuid);
 
 	/* NVML: clocks, bus width, driver, and the sampler */
-	struct gd_nvml_static ns;
-	int nvml_idx = -1;
-	memset(&ns, 0, sizeof ns);
-	ns.max_sm_mhz = ns.max_mem_mhz = ns.mem_bus_width = -1;
-	if (gd_nvml_open(why, sizeof why) == GD_OK && (nvml_idx = gd_nvml_index_by_uuid(c.uuid)) >= 0)
-		gd_nvml_static_info(nvml_idx, &ns);
+	const struct gd_nvml_static *ns = &jb->fa.nvml;
+	jb->nvml_idx = -1;
+	if (gd_facts_read_nvml(&jb->fa, why, sizeof why) == GD_OK)
+		jb->nvml_idx = jb->fa.nvml_index;
 	else
 		gd_warn("roofline: NVML unavailable (%s): clocks, power and throttle reasons will show as unknown", why);
-	if (ns.driver[0])
-		snprintf(c.driver, sizeof c.driver, "%s", ns.driver);
+	if (ns->driver[0])
+		snprintf(jb->c.driver, sizeof jb->c.driver, "%s", ns->driver);
 	else
-		snprintf(c.driver, sizeof c.driver, "cuda-%d", gd_cu_driver_version());
-	double max_clk = ns.max_sm_mhz > 0 ? ns.max_sm_mhz : gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000.0;
-	int mem_khz = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-	int bus = gd_cu_attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-	double mem_mhz = mem_khz > 0 ? mem_khz / 1000.0 : ns.max_mem_mhz;
-	if (bus <= 0)
-		bus = ns.mem_bus_width;
-	double dram_ds = gd_rl_dram_datasheet(mem_mhz, bus);
+		snprintf(jb->c.driver, sizeof jb->c.driver, "cuda-%d", gd_cu_driver_version());
+	jb->max_clk = ns->max_sm_mhz > 0 ? ns->max_sm_mhz : jb->fa.sm_clock_khz / 1000.0;
+	int mem_khz = jb->fa.mem_clock_khz;
+	jb->bus = jb->fa.mem_bus_width_bits;
+	jb->mem_mhz = mem_khz > 0 ? mem_khz / 1000.0 : ns->max_mem_mhz;
+	if (jb->bus <= 0)
+		jb->bus = ns->mem_bus_width;
+	jb->dram_ds = gd_rl_dram_datasheet(jb->mem_mhz, jb->bus);
 
-	if (!arch)
+	if (!jb->arch)
 		gd_warn("roofline: compute capability %d.%d is not in gpudiag's tables (known: %s): no datasheet figures; "
 			"measuring what can be measured",
-			d.cc_major, d.cc_minor, gd_arch_known_list());
-	if (nvml_idx >= 0) {
+			jb->d.cc_major, jb->d.cc_minor, gd_arch_known_list());
+	if (jb->nvml_idx >= 0) {
 		struct gd_nvml_sample s0;
-		gd_nvml_sample(nvml_idx, &s0);
-		if (ns.compute_procs > 0 || s0.util_gpu > 10)
+		gd_nvml_sample(jb->nvml_idx, &s0);
+		if (ns->compute_procs > 0 || s0.util_gpu > 10)
 			gd_warn("roofline: the GPU is busy (%d compute process%s, %d %% utilisation): the ceilings will read low",
-				ns.compute_procs, ns.compute_procs == 1 ? "" : "es", s0.util_gpu);
+				ns->compute_procs, ns->compute_procs == 1 ? "" : "es", s0.util_gpu);
 	}
-	int have_lt = gd_blaslt_open(why, sizeof why) == GD_OK;
-	char lt_why[512];
-	snprintf(lt_why, sizeof lt_why, "%s", have_lt ? "" : why);
+	jb->have_lt = gd_blaslt_open(why, sizeof why) == GD_OK;
+	snprintf(jb->lt_why, sizeof jb->lt_why, "%s", jb->have_lt ? "" : why);
 
-	pthread_t th;
-	int sampling = 0;
-	if (nvml_idx >= 0) {
-		smp.idx = nvml_idx;
-		smp.n = smp.stop = 0;
-		sampling = pthread_create(&th, NULL, sampler, NULL) == 0;
-	}
+	/* NVML every 20 ms during the tests */
+	jb->sampling = jb->nvml_idx >= 0 ? gd_sampler_start(20 * 1000 * 1000L, &jb->nvml_idx, 1, NULL, NULL) : NULL;
+	return GD_OK;
+}
 
-	/* ---- clock ramp-up: an idle GPU sits at a low clock and takes a moment to boost, so a
+static void warm_up(struct job *jb)
+{
+	/* clock ramp-up: an idle GPU sits at a low clock and takes a moment to boost, so a
 	 * compute kernel runs for ~0.3 s before the first measurement (results discarded). */
-	{
-		static struct gd_rl_run warm;
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (int k = 0; k < 100; k++) {
-			memset(&warm, 0, sizeof warm);
-			warm.kind = GD_RL_FMA_FP32;
-			warm.reps = 10;
-			warm.quick = 1;
-			warm.dev = d;
-			if (gd_rl_measure(&warm) != 0)
-				break; /* the first test will report the problem */
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			if ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 > 0.3)
-				break;
-		}
+	static struct gd_rl_run warm;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 0; k < 100; k++) {
+		memset(&warm, 0, sizeof warm);
+		warm.kind = GD_RL_FMA_FP32;
+		warm.reps = 10;
+		warm.quick = 1;
+		warm.dev = jb->d;
+		if (gd_rl_measure(&warm) != 0)
+			break; /* the first test will report the problem */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if ((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9 > 0.3)
+			break;
 	}
+}
 
-	/* ---- the tests */
-	static struct result res[NTESTS];
+/* Measures test i (or says why it cannot) into jb->res[i]. */
+static void measure_one(struct job *jb, int i)
+{
+	const struct test_def *t = &tests[i];
+	struct result *r = &jb->res[i];
+	r->datasheet = datasheet(t, jb->arch, jb->d.sms, jb->max_clk, jb->dram_ds);
+	const char *no = lacks(t, jb->arch);
+	if (no) {
+		r->outcome = O_UNSUPPORTED;
+		snprintf(r->run.msg, sizeof r->run.msg, "%s", no);
+		return;
+	}
+	if (t->field == F_LIB && !jb->have_lt) {
+		r->outcome = O_UNSUPPORTED;
+		snprintf(r->run.msg, sizeof r->run.msg, "%.255s", jb->lt_why);
+		return;
+	}
+	r->run.kind = t->kind;
+	r->run.reps = jb->reps;
+	r->run.quick = jb->quick;
+	r->run.dev = jb->d;
+	r->run.gemm = gd_gemm_run;
+	size_t s0 = jb->sampling ? gd_sampler_count(jb->sampling) : 0;
+	int mrc = gd_rl_measure(&r->run);
+	if (jb->sampling) {
+		/* make sure at least one sample falls inside short tests */
+		struct timespec ts = {0, 25 * 1000 * 1000};
+		if (gd_sampler_count(jb->sampling) == s0)
+			nanosleep(&ts, NULL);
+		sample_summary(jb->sampling, s0, gd_sampler_count(jb->sampling), r);
+	}
+	r->outcome = mrc == 0 ? O_OK : mrc == 3 ? O_UNSUPPORTED : mrc == 4 ? O_CHECK : O_ERROR;
+	if (r->run.n > 0) {
+		double rates[GD_RL_MAX_REPS];
+		for (int k = 0; k < r->run.n; k++)
+			rates[k] = r->run.work / (r->run.ms[k] * 1e-3);
+		gd_stats_compute(rates, r->run.n, &r->st);
+	}
+	if (r->outcome == O_OK)
+		store(&jb->c, t, r->st.median);
+	if (jb->arch && r->sm_mhz > 0 && t->field != F_DRAM_R && t->field != F_DRAM_W && t->field != F_DRAM_C)
+		r->peak_at_clock = datasheet(t, jb->arch, jb->d.sms, r->sm_mhz, jb->dram_ds);
+	if (r->outcome == O_CHECK || r->outcome == O_ERROR)
+		gd_warn("roofline: %s: %s", t->label, r->run.msg);
+}
+
+/* Every selected test, with a progress bar on a terminal. */
+static void measure(const struct gd_ctx *ctx, struct job *jb)
+{
 	int total = 0, done = 0, tty = gd_is_tty() && isatty(2) && !ctx->json;
 	for (int i = 0; i < NTESTS; i++)
-		if (group_selected(only, tests[i].group))
+		if (group_selected(jb->only, tests[i].group))
 			total++;
 	/* wgmma runs last: a faulting sm_90a kernel would take the CUDA context (and every later
 	 * test) with it. */
 	for (int i = 0; i < NTESTS; i++)
-		res[i].outcome = O_SKIPPED;
+		jb->res[i].outcome = O_SKIPPED;
 	for (int ord = 0; ord < NTESTS; ord++) {
 		int i = ord < GD_RL_WGMMA_FP16 ? ord : ord < NTESTS - 4 ? ord + 4 : ord - (NTESTS - 4) + GD_RL_WGMMA_FP16;
-		const struct test_def *t = &tests[i];
-		struct result *r = &res[i];
+		struct result *r = &jb->res[i];
 		memset(r, 0, sizeof *r);
 		r->datasheet = r->peak_at_clock = r->sm_mhz = r->power_w = NAN;
 		gd_stats_compute(NULL, 0, &r->st);
-		if (!group_selected(only, t->group))
+		if (!group_selected(jb->only, tests[i].group))
 			continue;
 		if (tty)
-			progress(done, total, t->label);
-		r->datasheet = datasheet(t, arch, d.sms, max_clk, dram_ds);
-		const char *no = lacks(t, arch);
-		if (no) {
-			r->outcome = O_UNSUPPORTED;
-			snprintf(r->run.msg, sizeof r->run.msg, "%s", no);
-			done++;
-			continue;
-		}
-		if (t->field == F_LIB && !have_lt) {
-			r->outcome = O_UNSUPPORTED;
-			snprintf(r->run.msg, sizeof r->run.msg, "%.255s", lt_why);
-			done++;
-			continue;
-		}
-		r->run.kind = t->kind;
-		r->run.reps = reps;
-		r->run.quick = quick;
-		r->run.dev = d;
-		r->run.gemm = gd_gemm_run;
-		int s0 = sampling ? sample_count() : 0;
-		int mrc = gd_rl_measure(&r->run);
-		if (sampling) {
-			/* make sure at least one sample falls inside short tests */
-			struct timespec ts = {0, 25 * 1000 * 1000};
-			if (sample_count() == s0)
-				nanosleep(&ts, NULL);
-			sample_summary(s0, sample_count(), r);
-		}
-		r->outcome = mrc == 0 ? O_OK : mrc == 3 ? O_UNSUPPORTED : mrc == 4 ? O_CHECK : O_ERROR;
-		if (r->run.n > 0) {
-			double rates[GD_RL_MAX_REPS];
-			for (int k = 0; k < r->run.n; k++)
-				rates[k] = r->run.work / (r->run.ms[k] * 1e-3);
-			gd_stats_compute(rates, r->run.n, &r->st);
-		}
-		if (r->outcome == O_OK)
-			store(&c, t, r->st.median);
-		if (arch && r->sm_mhz > 0 && t->field != F_DRAM_R && t->field != F_DRAM_W && t->field != F_DRAM_C)
-			r->peak_at_clock = datasheet(t, arch, d.sms, r->sm_mhz, dram_ds);
-		if (r->outcome == O_CHECK || r->outcome == O_ERROR)
-			gd_warn("roofline: %s: %s", t->label, r->run.msg);
+			progress(done, total, tests[i].label);
+		measure_one(jb, i);
 		done++;
 	}
 	if (tty) {
 		progress(done, total, "done");
 		fprintf(stderr, "\n");
 	}
+}
+
+/* Stops the sampler (its median clock goes into the ceilings) and counts the outcomes. */
+static void finish(struct job *jb)
+{
 	double all_clk = NAN;
-	if (sampling) {
-		pthread_mutex_lock(&smp.mu);
-		smp.stop = 1;
-		pthread_mutex_unlock(&smp.mu);
-		pthread_join(th, NULL);
+	if (jb->sampling) {
+		gd_sampler_stop(jb->sampling);
 		struct result tmp;
-		sample_summary(0, sample_count(), &tmp);
+		sample_summary(jb->sampling, 0, gd_sampler_count(jb->sampling), &tmp);
 		all_clk = tmp.sm_mhz;
+		gd_sampler_free(jb->sampling);
+		jb->sampling = NULL;
 	}
-	c.sm_clock_mhz = isfinite(all_clk) ? (int)lround(all_clk) : -1;
-	c.measured_at = (double)time(NULL);
+	jb->c.sm_clock_mhz = isfinite(all_clk) ? (int)lround(all_clk) : -1;
+	jb->c.measured_at = (double)time(NULL);
 	gd_blaslt_close();
 
-	int nfail = 0, nerr = 0, nok = 0, throttled = 0;
 	for (int i = 0; i < NTESTS; i++) {
-		nok += res[i].outcome == O_OK;
-		nfail += res[i].outcome == O_CHECK;
-		nerr += res[i].outcome == O_ERROR;
-		throttled |= res[i].outcome == O_OK && gd_clock_reasons_throttling(res[i].reasons);
+		jb->nok += jb->res[i].outcome == O_OK;
+		jb->nfail += jb->res[i].outcome == O_CHECK;
+		jb->nerr += jb->res[i].outcome == O_ERROR;
+		jb->throttled |= jb->res[i].outcome == O_OK && gd_clock_reasons_throttling(jb->res[i].reasons);
 	}
+}
+
+static void save_cache(struct job *jb)
+{
 	/* Cache every figure that passed its check (a failed or erroneous test is not stored, so
 	 * its figure stays NaN = not measured, and its name goes into c.failed), whenever
 	 * something was measured; the exit status still reports the failure. */
 	for (int i = 0; i < NTESTS; i++) {
-		if (res[i].outcome != O_CHECK && res[i].outcome != O_ERROR)
+		if (jb->res[i].outcome != O_CHECK && jb->res[i].outcome != O_ERROR)
 			continue;
-		size_t n = strlen(c.failed);
-		snprintf(c.failed + n, sizeof c.failed - n, "%s%s", n ? " " : "", gd_rl_kind_name(tests[i].kind));
+		size_t n = strlen(jb->c.failed);
+		snprintf(jb->c.failed + n, sizeof jb->c.failed - n, "%s%s", n ? " " : "", gd_rl_kind_name(tests[i].kind));
 	}
-	char cache_path[4096] = "";
-	int saved = 0;
-	if (!no_cache && nok) {
-		if (!only) {
-			saved = gd_ceilings_save(&c) == GD_OK;
+	if (!jb->no_cache && jb->nok) {
+		if (!jb->only) {
+			jb->saved = gd_ceilings_save(&jb->c) == GD_OK;
 		} else {
 			/* a partial run updates the cached figures it measured */
 			struct gd_ceilings old;
-			if (gd_ceilings_load(c.uuid, c.driver, &old) == 0) {
+			if (gd_ceilings_load(jb->c.uuid, jb->c.driver, &old) == 0) {
 				/* keep the old failures of tests this run did not select */
 				char *save = NULL;
 				for (char *tok = strtok_r(old.failed, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 					for (int i = 0; i < NTESTS; i++)
-						if (!strcmp(tok, gd_rl_kind_name(tests[i].kind)) && !group_selected(only, tests[i].group)) {
-							size_t n = strlen(c.failed);
-							snprintf(c.failed + n, sizeof c.failed - n, "%s%s", n ? " " : "", tok);
+						if (!strcmp(tok, gd_rl_kind_name(tests[i].kind)) && !group_selected(jb->only, tests[i].group)) {
+							size_t n = strlen(jb->c.failed);
+							snprintf(jb->c.failed + n, sizeof jb->c.failed - n, "%s%s", n ? " " : "", tok);
 						}
 				for (int i = 0; i < NTESTS; i++)
-					if (!group_selected(only, tests[i].group)) {
+					if (!group_selected(jb->only, tests[i].group)) {
 						/* keep the old value */
 						const struct test_def *t = &tests[i];
 						double v = NAN;
@@ -596,162 +570,190 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 						case F_LIB: v = old.gemm_lib[t->prec]; break;
 						}
 						if (isfinite(v))
-							store(&c, t, v);
+							store(&jb->c, t, v);
 					}
 			}
-			saved = gd_ceilings_save(&c) == GD_OK;
+			jb->saved = gd_ceilings_save(&jb->c) == GD_OK;
 		}
-		if (saved)
-			gd_ceilings_path(c.uuid, cache_path, sizeof cache_path);
+		if (jb->saved)
+			gd_ceilings_path(jb->c.uuid, jb->cache_path, sizeof jb->cache_path);
 	}
+}
 
-	/* ---- output */
-	const char *which = NULL;
-	double bw = gd_rl_dram_roof(&c, &which);
-	if (ctx->json) {
-		struct gd_json j;
-		gd_json_init(&j, stdout, 1);
+static void report_json(const struct job *jb)
+{
+	struct gd_json j;
+	gd_json_init(&j, stdout, 1);
+	gd_json_obj(&j, NULL);
+	gd_json_obj(&j, "gpu");
+	gd_json_int(&j, "device", jb->dev);
+	gd_json_str(&j, "name", jb->c.gpu_name);
+	gd_json_str(&j, "uuid", jb->c.uuid);
+	gd_json_str(&j, "driver", jb->c.driver);
+	gd_json_str(&j, "sm", jb->arch ? jb->arch->sm : NULL);
+	gd_json_int(&j, "cc_major", jb->d.cc_major);
+	gd_json_int(&j, "cc_minor", jb->d.cc_minor);
+	gd_json_int(&j, "sms", jb->d.sms);
+	gd_json_num(&j, "l2_bytes", jb->d.l2_bytes > 0 ? jb->d.l2_bytes : NAN);
+	gd_json_num(&j, "max_sm_clock_mhz", jb->max_clk > 0 ? jb->max_clk : NAN);
+	gd_json_num(&j, "memory_clock_mhz", jb->mem_mhz > 0 ? jb->mem_mhz : NAN);
+	gd_json_num(&j, "memory_bus_bits", jb->bus > 0 ? jb->bus : NAN);
+	gd_json_num(&j, "dram_datasheet_bytes_per_s", jb->dram_ds);
+	gd_json_obj_end(&j);
+	gd_json_bool(&j, "quick", jb->quick);
+	gd_json_int(&j, "reps", jb->reps);
+	gd_json_arr(&j, "tests");
+	for (int i = 0; i < NTESTS; i++) {
+		const struct result *r = &jb->res[i];
+		if (!group_selected(jb->only, tests[i].group))
+			continue;
 		gd_json_obj(&j, NULL);
-		gd_json_obj(&j, "gpu");
-		gd_json_int(&j, "device", dev);
-		gd_json_str(&j, "name", c.gpu_name);
-		gd_json_str(&j, "uuid", c.uuid);
-		gd_json_str(&j, "driver", c.driver);
-		gd_json_str(&j, "sm", arch ? arch->sm : NULL);
-		gd_json_int(&j, "cc_major", d.cc_major);
-		gd_json_int(&j, "cc_minor", d.cc_minor);
-		gd_json_int(&j, "sms", d.sms);
-		gd_json_num(&j, "l2_bytes", d.l2_bytes > 0 ? d.l2_bytes : NAN);
-		gd_json_num(&j, "max_sm_clock_mhz", max_clk > 0 ? max_clk : NAN);
-		gd_json_num(&j, "memory_clock_mhz", mem_mhz > 0 ? mem_mhz : NAN);
-		gd_json_num(&j, "memory_bus_bits", bus > 0 ? bus : NAN);
-		gd_json_num(&j, "dram_datasheet_bytes_per_s", dram_ds);
+		gd_json_str(&j, "name", gd_rl_kind_name(tests[i].kind));
+		gd_json_str(&j, "label", tests[i].label);
+		gd_json_str(&j, "status", outcome_name[r->outcome]);
+		gd_json_str(&j, "unit", unit_str(tests[i].unit));
+		gd_json_num(&j, "median", r->st.median);
+		gd_json_num(&j, "min", r->st.min);
+		gd_json_num(&j, "max", r->st.max);
+		gd_json_num(&j, "p10", r->st.p10);
+		gd_json_num(&j, "p90", r->st.p90);
+		gd_json_int(&j, "n", r->run.n);
+		gd_json_num(&j, "work_per_rep", r->run.n ? r->run.work : NAN);
+		gd_json_num(&j, "datasheet", r->datasheet);
+		gd_json_num(&j, "fraction_of_datasheet", r->st.median / r->datasheet);
+		gd_json_num(&j, "peak_at_measured_clock", r->peak_at_clock);
+		gd_json_num(&j, "fraction_at_measured_clock", r->st.median / r->peak_at_clock);
+		gd_json_num(&j, "sm_clock_mhz_median", r->sm_mhz);
+		gd_json_num(&j, "power_w_median", r->power_w);
+		char rs[256];
+		if (r->nsamples > 0)
+			gd_json_str(&j, "clock_event_reasons", gd_clock_reasons_str(r->reasons, rs, sizeof rs));
+		else
+			gd_json_null(&j, "clock_event_reasons");
+		gd_json_num(&j, "check_max_error", r->run.max_err);
+		gd_json_str(&j, "how", r->run.how[0] ? r->run.how : NULL);
+		gd_json_str(&j, "message", r->run.msg[0] ? r->run.msg : NULL);
 		gd_json_obj_end(&j);
-		gd_json_bool(&j, "quick", quick);
-		gd_json_int(&j, "reps", reps);
-		gd_json_arr(&j, "tests");
-		for (int i = 0; i < NTESTS; i++) {
-			const struct result *r = &res[i];
-			if (!group_selected(only, tests[i].group))
-				continue;
-			gd_json_obj(&j, NULL);
-			gd_json_str(&j, "name", gd_rl_kind_name(tests[i].kind));
-			gd_json_str(&j, "label", tests[i].label);
-			gd_json_str(&j, "status", outcome_name[r->outcome]);
-			gd_json_str(&j, "unit", unit_str(tests[i].unit));
-			gd_json_num(&j, "median", r->st.median);
-			gd_json_num(&j, "min", r->st.min);
-			gd_json_num(&j, "max", r->st.max);
-			gd_json_num(&j, "p10", r->st.p10);
-			gd_json_num(&j, "p90", r->st.p90);
-			gd_json_int(&j, "n", r->run.n);
-			gd_json_num(&j, "work_per_rep", r->run.n ? r->run.work : NAN);
-			gd_json_num(&j, "datasheet", r->datasheet);
-			gd_json_num(&j, "fraction_of_datasheet", r->st.median / r->datasheet);
-			gd_json_num(&j, "peak_at_measured_clock", r->peak_at_clock);
-			gd_json_num(&j, "fraction_at_measured_clock", r->st.median / r->peak_at_clock);
-			gd_json_num(&j, "sm_clock_mhz_median", r->sm_mhz);
-			gd_json_num(&j, "power_w_median", r->power_w);
-			char rs[256];
-			if (r->nsamples > 0)
-				gd_json_str(&j, "clock_event_reasons", gd_clock_reasons_str(r->reasons, rs, sizeof rs));
-			else
-				gd_json_null(&j, "clock_event_reasons");
-			gd_json_num(&j, "check_max_error", r->run.max_err);
-			gd_json_str(&j, "how", r->run.how[0] ? r->run.how : NULL);
-			gd_json_str(&j, "message", r->run.msg[0] ? r->run.msg : NULL);
-			gd_json_obj_end(&j);
-		}
-		gd_json_arr_end(&j);
-		gd_rl_json_ceilings(&j, "ceilings", &c);
-		gd_json_str(&j, "cache_file", cache_path[0] ? cache_path : NULL);
-		gd_json_obj_end(&j);
-		gd_json_end(&j);
-	} else {
-		char a[48], b[48], e[48], f[48], g[48], k[48], rs[160];
-		printf("%s%s%s  sm_%d%d, %d SMs, L2 %s, max SM clock %s, DRAM datasheet %s (2 × %.0f MHz × %d bit)\n",
-		       gd_bold(), c.gpu_name, gd_reset(), d.cc_major, d.cc_minor, d.sms, gd_fmt_bytes(a, sizeof a, d.l2_bytes),
-		       max_clk > 0 ? (snprintf(b, sizeof b, "%.0f MHz", max_clk), b) : "unknown",
-		       gd_fmt_si(e, sizeof e, dram_ds, "B/s"), mem_mhz, bus);
-		printf("  median of %d repetitions each (min … max), random data, outputs checked against CPU models;\n"
-		       "  SM clock / power / clock-event reasons: NVML medians sampled every 20 ms during each test\n\n",
-		       reps);
-		struct gd_table t;
-		gd_table_init(&t, 10);
-		for (int col = 1; col <= 7; col++)
-			gd_table_align_right(&t, col);
-		gd_table_rowv(&t, "ceiling", "median", "min … max", "datasheet", "reached", "at clock", "SM MHz", "power",
-			      "throttle", "check");
-		for (int i = 0; i < NTESTS; i++) {
-			const struct result *r = &res[i];
-			const char *u = unit_str(tests[i].unit);
-			char range[100], mhz[32], pw[32], chk[64];
-			if (!group_selected(only, tests[i].group))
-				continue;
-			if (r->outcome == O_UNSUPPORTED || (r->outcome == O_ERROR && !r->run.n)) {
-				gd_table_rowv(&t, tests[i].label, r->outcome == O_UNSUPPORTED ? "unsupported" : "error", "",
-					      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—", "", "", "", "",
-					      "", "");
-				continue;
-			}
-			snprintf(range, sizeof range, "%s … %s", gd_fmt_si(a, sizeof a, r->st.min, u),
-				 gd_fmt_si(b, sizeof b, r->st.max, u));
-			if (isfinite(r->sm_mhz))
-				snprintf(mhz, sizeof mhz, "%.0f", r->sm_mhz);
-			else
-				snprintf(mhz, sizeof mhz, "?");
-			if (isfinite(r->power_w))
-				snprintf(pw, sizeof pw, "%.0f W", r->power_w);
-			else
-				snprintf(pw, sizeof pw, "?");
-			if (r->nsamples > 0)
-				gd_clock_reasons_str(r->reasons, rs, sizeof rs);
-			else
-				snprintf(rs, sizeof rs, "?");
-			snprintf(chk, sizeof chk, "%s", r->outcome == O_OK ? "ok" : outcome_name[r->outcome]);
-			gd_table_rowv(&t, tests[i].label, gd_fmt_si(e, sizeof e, r->st.median, u), range,
-				      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—",
-				      isfinite(r->datasheet) ? gd_fmt_pct(g, sizeof g, r->st.median / r->datasheet) : "—",
-				      isfinite(r->peak_at_clock) ? gd_fmt_pct(k, sizeof k, r->st.median / r->peak_at_clock) : "—",
-				      mhz, pw, rs, chk);
-		}
-		gd_table_print(&t, stdout, 2);
-		gd_table_free(&t);
-		printf("\n  %sunsupported%s = this card or library lacks it (not zero); \"reached\" = median / datasheet at the max\n"
-		       "  clock; \"at clock\" = median / the same per-clock figure at the SM clock sampled during the test.\n",
-		       gd_dim(), gd_reset());
-		for (int i = 0; i < NTESTS; i++)
-			if (group_selected(only, tests[i].group) && res[i].outcome != O_OK && res[i].run.msg[0])
-				printf("  %s: %s\n", tests[i].label, res[i].run.msg);
-		if (bw > 0) {
-			struct gd_rl_roof roofs[26];
-			int n = gd_rl_roofs(&c, roofs, 26);
-			printf("\n%sRidge points%s (FLOP per DRAM byte where the compute ceiling meets DRAM %s = %s):\n", gd_bold(),
-			       gd_reset(), which, gd_fmt_si(a, sizeof a, bw, "B/s"));
-			for (int i = 0; i < n; i++)
-				printf("  %-18s %12s  →  %6.0f FLOP/byte\n", roofs[i].label,
-				       gd_fmt_si(a, sizeof a, roofs[i].flops, "FLOP/s"), roofs[i].ridge);
-			printf("\n");
-			gd_rl_chart_text(&c, stdout, 64, 18, gd_is_tty());
-		}
-		if (throttled)
-			printf("\n  %swarning:%s clocks were slowed (power/thermal) during some tests: those figures are this "
-			       "card's limits under that condition\n",
-			       gd_yellow(), gd_reset());
-		if (saved)
-			printf("\n  cached in %s (gpudiag roofline --show)%s\n", cache_path,
-			       c.failed[0] ? "; the failed tests are cached as not measured" : "");
 	}
-	if (svg) {
+	gd_json_arr_end(&j);
+	gd_rl_json_ceilings(&j, "ceilings", &jb->c);
+	gd_json_str(&j, "cache_file", jb->cache_path[0] ? jb->cache_path : NULL);
+	gd_json_obj_end(&j);
+	gd_json_end(&j);
+}
+
+static void report_text(const struct job *jb)
+{
+	const char *which = NULL;
+	double bw = gd_rl_dram_roof(&jb->c, &which);
+	char a[48], b[48], e[48], f[48], g[48], k[48], rs[160];
+	printf("%s%s%s  sm_%d%d, %d SMs, L2 %s, max SM clock %s, DRAM datasheet %s (2 × %.0f MHz × %d bit)\n",
+	       gd_bold(), jb->c.gpu_name, gd_reset(), jb->d.cc_major, jb->d.cc_minor, jb->d.sms,
+	       gd_fmt_bytes(a, sizeof a, jb->d.l2_bytes),
+	       jb->max_clk > 0 ? (snprintf(b, sizeof b, "%.0f MHz", jb->max_clk), b) : "unknown",
+	       gd_fmt_si(e, sizeof e, jb->dram_ds, "B/s"), jb->mem_mhz, jb->bus);
+	printf("  median of %d repetitions each (min … max), random data, outputs checked against CPU models;\n"
+	       "  SM clock / power / clock-event reasons: NVML medians sampled every 20 ms during each test\n\n",
+	       jb->reps);
+	struct gd_table t;
+	gd_table_init(&t, 10);
+	for (int col = 1; col <= 7; col++)
+		gd_table_align_right(&t, col);
+	gd_table_rowv(&t, "ceiling", "median", "min … max", "datasheet", "reached", "at clock", "SM MHz", "power",
+		      "throttle", "check");
+	for (int i = 0; i < NTESTS; i++) {
+		const struct result *r = &jb->res[i];
+		const char *u = unit_str(tests[i].unit);
+		char range[100], mhz[32], pw[32], chk[64];
+		if (!group_selected(jb->only, tests[i].group))
+			continue;
+		if (r->outcome == O_UNSUPPORTED || (r->outcome == O_ERROR && !r->run.n)) {
+			gd_table_rowv(&t, tests[i].label, r->outcome == O_UNSUPPORTED ? "unsupported" : "error", "",
+				      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—", "", "", "", "",
+				      "", "");
+			continue;
+		}
+		snprintf(range, sizeof range, "%s … %s", gd_fmt_si(a, sizeof a, r->st.min, u),
+			 gd_fmt_si(b, sizeof b, r->st.max, u));
+		if (isfinite(r->sm_mhz))
+			snprintf(mhz, sizeof mhz, "%.0f", r->sm_mhz);
+		else
+			snprintf(mhz, sizeof mhz, "?");
+		if (isfinite(r->power_w))
+			snprintf(pw, sizeof pw, "%.0f W", r->power_w);
+		else
+			snprintf(pw, sizeof pw, "?");
+		if (r->nsamples > 0)
+			gd_clock_reasons_str(r->reasons, rs, sizeof rs);
+		else
+			snprintf(rs, sizeof rs, "?");
+		snprintf(chk, sizeof chk, "%s", r->outcome == O_OK ? "ok" : outcome_name[r->outcome]);
+		gd_table_rowv(&t, tests[i].label, gd_fmt_si(e, sizeof e, r->st.median, u), range,
+			      isfinite(r->datasheet) ? gd_fmt_si(f, sizeof f, r->datasheet, u) : "—",
+			      isfinite(r->datasheet) ? gd_fmt_pct(g, sizeof g, r->st.median / r->datasheet) : "—",
+			      isfinite(r->peak_at_clock) ? gd_fmt_pct(k, sizeof k, r->st.median / r->peak_at_clock) : "—",
+			      mhz, pw, rs, chk);
+	}
+	gd_table_print(&t, stdout, 2);
+	gd_table_free(&t);
+	printf("\n  %sunsupported%s = this card or library lacks it (not zero); \"reached\" = median / datasheet at the max\n"
+	       "  clock; \"at clock\" = median / the same per-clock figure at the SM clock sampled during the test.\n",
+	       gd_dim(), gd_reset());
+	for (int i = 0; i < NTESTS; i++)
+		if (group_selected(jb->only, tests[i].group) && jb->res[i].outcome != O_OK && jb->res[i].run.msg[0])
+			printf("  %s: %s\n", tests[i].label, jb->res[i].run.msg);
+	if (bw > 0) {
+		struct gd_rl_roof roofs[26];
+		int n = gd_rl_roofs(&jb->c, roofs, 26);
+		printf("\n%sRidge points%s (FLOP per DRAM byte where the compute ceiling meets DRAM %s = %s):\n", gd_bold(),
+		       gd_reset(), which, gd_fmt_si(a, sizeof a, bw, "B/s"));
+		for (int i = 0; i < n; i++)
+			printf("  %-18s %12s  →  %6.0f FLOP/byte\n", roofs[i].label,
+			       gd_fmt_si(a, sizeof a, roofs[i].flops, "FLOP/s"), roofs[i].ridge);
+		printf("\n");
+		gd_rl_chart_text(&jb->c, stdout, 64, 18, gd_is_tty());
+	}
+	if (jb->throttled)
+		printf("\n  %swarning:%s clocks were slowed (power/thermal) during some tests: those figures are this "
+		       "card's limits under that condition\n",
+		       gd_yellow(), gd_reset());
+	if (jb->saved)
+		printf("\n  cached in %s (gpudiag roofline --show)%s\n", jb->cache_path,
+		       jb->c.failed[0] ? "; the failed tests are cached as not measured" : "");
+}
+
+int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
+{
+	static struct job job; /* large (every repetition of every test): off the stack */
+	struct job *jb = &job;
+	int rc;
+	memset(jb, 0, sizeof *jb);
+	if ((rc = parse_options(jb, argc, argv)) != GD_OK)
+		return rc;
+	gd_out_init(stdout, ctx->no_color);
+	if (jb->do_show)
+		return show(ctx, jb->svg);
+	if ((rc = open_device(ctx, jb)) != GD_OK)
+		return rc;
+	warm_up(jb);
+	measure(ctx, jb);
+	finish(jb);
+	save_cache(jb);
+	if (ctx->json)
+		report_json(jb);
+	else
+		report_text(jb);
+	if (jb->svg) {
 		struct gd_chart ch;
 		static struct gd_rl_chart_store st;
-		gd_rl_chart_svg(&c, &ch, &st);
-		if (gd_chart_write(&ch, svg) != GD_OK)
+		gd_rl_chart_svg(&jb->c, &ch, &st);
+		if (gd_chart_write(&ch, jb->svg) != GD_OK)
 			return GD_EFAIL;
 	}
-	if (nfail)
-		return gd_error(GD_ECHECK, "roofline: %d test%s failed the output check (see above)", nfail, nfail == 1 ? "" : "s");
-	if (nerr)
-		return gd_error(GD_EFAIL, "roofline: %d test%s hit a CUDA error (see above)", nerr, nerr == 1 ? "" : "s");
+	if (jb->nfail)
+		return gd_error(GD_ECHECK, "roofline: %d test%s failed the output check (see above)", jb->nfail,
+				jb->nfail == 1 ? "" : "s");
+	if (jb->nerr)
+		return gd_error(GD_EFAIL, "roofline: %d test%s hit a CUDA error (see above)", jb->nerr, jb->nerr == 1 ? "" : "s");
 	return GD_OK;
 }

@@ -15,7 +15,9 @@
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/cudrv.h"
+#include "gpu/facts.h"
 #include "gpu/nvml.h"
+#include "gpu/sampler.h"
 #include "profile/writer.h"
 #include "render/report.h"
 
@@ -25,10 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,51 +90,30 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		kill(g_child, SIGKILL); /* the third Ctrl-C: stop for good, still save the profile */
 }
 
-/* ---- NVML sampling thread; also asks the driver for device facts off the critical path */
+#define GD_RUN_MAX_DEV GD_SAMPLER_MAX_SLOTS
+
+/* ---- NVML sampling (gpu/sampler.h); the sampler thread also asks the driver for the device
+ * list first, off the program's critical path */
 
 struct sampler {
-	pthread_t th;
-	int started;
-	atomic_int stop;
+	struct gd_sampler *smp; /* NULL when the thread could not be started */
 	double hz;
-	struct gd_nvml_sample *s;
-	int *dev;
-	size_t n, cap;
 	char nvml_why[256], cu_why[256];
-	int nvml_ok, cu_ok;
-	int ndev, nvml_idx[64];
+	int nvml_ok, cu_ok;     /* written by setup() in the thread, read after the join */
+	int ndev, nvml_idx[GD_RUN_MAX_DEV];
 };
 
-static void add_sample(struct sampler *sp, int dev, const struct gd_nvml_sample *s)
-{
-	if (sp->n == sp->cap) {
-		size_t cap = sp->cap ? sp->cap * 2 : 1024;
-		struct gd_nvml_sample *ns = realloc(sp->s, cap * sizeof(*ns));
-		int *nd;
-		if (!ns)
-			return;
-		sp->s = ns;
-		nd = realloc(sp->dev, cap * sizeof(*nd));
-		if (!nd)
-			return;
-		sp->dev = nd;
-		sp->cap = cap;
-	}
-	sp->s[sp->n] = *s;
-	sp->dev[sp->n++] = dev;
-}
-
-static void *sampler_main(void *arg)
+/* Runs in the sampler thread: opens the driver and NVML and maps CUDA devices (the slots) to
+ * NVML indices. Returns the slots to sample, 0 when nothing is sampled. */
+static int sampler_setup(void *arg, int *idx, int max)
 {
 	struct sampler *sp = arg;
-	struct timespec next;
-	long period_ns;
 	sp->cu_ok = gd_cu_open(sp->cu_why, sizeof(sp->cu_why)) == GD_OK;
 	sp->nvml_ok = gd_nvml_open(sp->nvml_why, sizeof(sp->nvml_why)) == GD_OK;
 	sp->ndev = 0;
 	if (sp->cu_ok) {
 		/* Sample the GPUs the program can see (CUDA_VISIBLE_DEVICES applies to us too). */
-		for (int d = 0; d < gd_cu_count() && d < 64; d++) {
+		for (int d = 0; d < gd_cu_count() && d < GD_RUN_MAX_DEV; d++) {
 			char uuid[96];
 			sp->nvml_idx[d] = -1;
 			if (sp->nvml_ok && gd_cu_uuid(d, uuid, sizeof(uuid)) == 0)
@@ -142,32 +121,16 @@ static void *sampler_main(void *arg)
 			sp->ndev = d + 1;
 		}
 	} else if (sp->nvml_ok) {
-		for (int d = 0; d < gd_nvml_count() && d < 64; d++)
+		for (int d = 0; d < gd_nvml_count() && d < GD_RUN_MAX_DEV; d++)
 			sp->nvml_idx[d] = d;
-		sp->ndev = gd_nvml_count() < 64 ? gd_nvml_count() : 64;
+		sp->ndev = gd_nvml_count() < GD_RUN_MAX_DEV ? gd_nvml_count() : GD_RUN_MAX_DEV;
 	}
 	if (!sp->nvml_ok || sp->hz <= 0)
-		return NULL;
-	period_ns = (long)(1e9 / sp->hz);
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!atomic_load(&sp->stop)) {
-		for (int d = 0; d < sp->ndev; d++) {
-			struct gd_nvml_sample s;
-			if (sp->nvml_idx[d] >= 0 && gd_nvml_sample(sp->nvml_idx[d], &s) == GD_OK)
-				add_sample(sp, d, &s);
-		}
-		next.tv_nsec += period_ns;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		/* A sweep slower than the period (PCIe counters block ~20 ms) just runs late; the
-		 * achieved rate is recorded in meta.nvml_hz_achieved. */
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			if (atomic_load(&sp->stop))
-				break;
-	}
-	return NULL;
+		return 0;
+	for (int d = 0; d < sp->ndev && d < max; d++)
+		idx[d] = sp->nvml_idx[d];
+	/* the achieved rate is recorded in meta.nvml_hz_achieved */
+	return sp->ndev;
 }
 
 /* ---- helpers */
@@ -316,27 +279,29 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 	return env;
 }
 
-static void fill_devices(struct gd_pw *w, struct sampler *sp)
+static void fill_devices(struct gd_pw *w, const int *nvml_idx)
 {
 	for (int d = 0; d < gd_cu_count(); d++) {
 		struct gd_pw_device x;
+		struct gd_facts f;
+		gd_facts_read(d, &f);
 		memset(&x, 0, sizeof(x));
 		x.id = d;
-		gd_cu_uuid(d, x.uuid, sizeof(x.uuid));
-		gd_cu_name(d, x.name, sizeof(x.name));
-		gd_cu_pci_bus_id(d, x.pci_bus_id, sizeof(x.pci_bus_id));
-		x.nvml_index = d < 64 ? sp->nvml_idx[d] : -1;
-		/* CUdevice_attribute numbers (cuda.h); -1 = the driver did not answer. */
-		x.cc_major = gd_cu_attr(d, 75), x.cc_minor = gd_cu_attr(d, 76);
-		x.sm_count = gd_cu_attr(d, 16), x.warp_size = gd_cu_attr(d, 10);
-		x.max_threads_per_block = gd_cu_attr(d, 1), x.max_threads_per_sm = gd_cu_attr(d, 39);
-		x.max_blocks_per_sm = gd_cu_attr(d, 106), x.regs_per_sm = gd_cu_attr(d, 82);
-		x.regs_per_block = gd_cu_attr(d, 12), x.smem_per_sm = gd_cu_attr(d, 81);
-		x.smem_per_block = gd_cu_attr(d, 8), x.smem_per_block_optin = gd_cu_attr(d, 97);
-		x.reserved_smem_per_block = gd_cu_attr(d, 111), x.l2_bytes = gd_cu_attr(d, 38);
-		x.mem_bus_width_bits = gd_cu_attr(d, 37), x.mem_clock_khz = gd_cu_attr(d, 36);
-		x.sm_clock_khz = gd_cu_attr(d, 13), x.async_engines = gd_cu_attr(d, 40);
-		x.global_mem_bytes = (long long)gd_cu_total_mem(d);
+		snprintf(x.uuid, sizeof(x.uuid), "%s", f.uuid);
+		snprintf(x.name, sizeof(x.name), "%s", f.name);
+		snprintf(x.pci_bus_id, sizeof(x.pci_bus_id), "%s", f.pci_bus_id);
+		x.nvml_index = d < GD_RUN_MAX_DEV ? nvml_idx[d] : -1;
+		/* as the driver reports them: -1 = it did not answer */
+		x.cc_major = f.cc_major, x.cc_minor = f.cc_minor;
+		x.sm_count = f.sms, x.warp_size = f.warp_size;
+		x.max_threads_per_block = f.max_threads_per_block, x.max_threads_per_sm = f.max_threads_per_sm;
+		x.max_blocks_per_sm = f.max_blocks_per_sm, x.regs_per_sm = f.regs_per_sm;
+		x.regs_per_block = f.regs_per_block, x.smem_per_sm = f.smem_per_sm;
+		x.smem_per_block = f.smem_per_block, x.smem_per_block_optin = f.smem_per_block_optin;
+		x.reserved_smem_per_block = f.smem_reserved_per_block, x.l2_bytes = f.l2_bytes;
+		x.mem_bus_width_bits = f.mem_bus_width_bits, x.mem_clock_khz = f.mem_clock_khz;
+		x.sm_clock_khz = f.sm_clock_khz, x.async_engines = f.async_engines;
+		x.global_mem_bytes = (long long)f.mem_total;
 		if (!x.global_mem_bytes)
 			x.global_mem_bytes = -1;
 		gd_pw_device(w, &x);
@@ -448,51 +413,64 @@ static void explain(const char *path, const char *cu_why, int had_inject)
 	sqlite3_close(db);
 }
 
-int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
-{
-	const char *output = NULL, *capture = NULL, *api = "subset";
-	double nvml_hz = 20, delay = 0, duration = 0;
-	int no_nvtx = 0, keep_raw = 0, latency = 0, json_late = 0, npos = 0, rc, status = 0, exit_code, exit_signal = 0;
-	char **cmd, **args, inject[PATH_MAX], dir[PATH_MAX], outpath[PATH_MAX], why[512] = "", line[16384];
+/* ---- the steps of one run: parse → prepare → launch and wait → write the profile →
+ * remove the raw files. What a step leaves for the next is in struct run. */
+struct run {
+	/* options */
+	const char *output, *capture, *api;
+	double nvml_hz, delay, duration;
+	int no_nvtx, keep_raw, latency, json_late;
+	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
+	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
+	/* prepared */
+	char inject[PATH_MAX], dir[PATH_MAX], outpath[PATH_MAX], why[512], line[16384];
 	char **env;
-	int have_inject, pipefd[2], exec_failed = 0;
-	long long t0, t1;
-	pid_t pid;
+	int have_inject;
+	/* the run */
 	struct sampler sp;
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
+	int pipefd[2], exec_failed, status, exit_code, exit_signal;
+	long long t0, t1;
+	pid_t pid;
+};
+
+/* Options, the no-command demo, the checks, and the profile's name. */
+static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
+{
+	int rc;
 	const struct gd_opt opts[] = {
-		{"output", GD_OPT_STR, &output, "FILE", "the profile"},
-		{"nvml-hz", GD_OPT_DOUBLE, &nvml_hz, "N", "NVML samples per second"},
-		{"delay", GD_OPT_DOUBLE, &delay, "S", "keep records from S seconds after the start"},
-		{"duration", GD_OPT_DOUBLE, &duration, "S", "keep records for S seconds"},
-		{"capture-range", GD_OPT_STR, &capture, "R", "cudaProfilerApi or nvtx:NAME"},
-		{"api", GD_OPT_STR, &api, "MODE", "subset, all or none"},
-		{"no-nvtx", GD_OPT_FLAG, &no_nvtx, NULL, "do not inject into NVTX"},
-		{"latency", GD_OPT_FLAG, &latency, NULL, "record kernels' queued/submitted times"},
-		{"keep-raw", GD_OPT_FLAG, &keep_raw, NULL, "keep the raw files"},
-		{"json", GD_OPT_FLAG, &json_late, NULL, "summary as JSON"},
+		{"output", GD_OPT_STR, &rj->output, "FILE", "the profile"},
+		{"nvml-hz", GD_OPT_DOUBLE, &rj->nvml_hz, "N", "NVML samples per second"},
+		{"delay", GD_OPT_DOUBLE, &rj->delay, "S", "keep records from S seconds after the start"},
+		{"duration", GD_OPT_DOUBLE, &rj->duration, "S", "keep records for S seconds"},
+		{"capture-range", GD_OPT_STR, &rj->capture, "R", "cudaProfilerApi or nvtx:NAME"},
+		{"api", GD_OPT_STR, &rj->api, "MODE", "subset, all or none"},
+		{"no-nvtx", GD_OPT_FLAG, &rj->no_nvtx, NULL, "do not inject into NVTX"},
+		{"latency", GD_OPT_FLAG, &rj->latency, NULL, "record kernels' queued/submitted times"},
+		{"keep-raw", GD_OPT_FLAG, &rj->keep_raw, NULL, "keep the raw files"},
+		{"json", GD_OPT_FLAG, &rj->json_late, NULL, "summary as JSON"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 
 	/* "-o FILE" → "--output FILE" (gd_parse_opts knows long options only), among gpudiag's
 	 * own options only: the scan stops at "--" or at the command. */
-	args = calloc((size_t)argc + 1, sizeof(*args));
-	cmd = calloc((size_t)argc + 1, sizeof(*cmd));
-	if (!args || !cmd)
+	rj->args = calloc((size_t)argc + 1, sizeof(*rj->args));
+	rj->cmd = calloc((size_t)argc + 1, sizeof(*rj->cmd));
+	if (!rj->args || !rj->cmd)
 		return gd_error(GD_EFAIL, "out of memory");
 	{
 		int scanning = 1;
 		for (int i = 0; i < argc; i++) {
 			const char *a = argv[i];
-			args[i] = argv[i];
+			rj->args[i] = argv[i];
 			if (!scanning)
 				continue;
 			if (!strcmp(a, "--") || a[0] != '-') {
 				scanning = 0;
 			} else if (!strcmp(a, "-o")) {
-				args[i] = "--output";
+				rj->args[i] = "--output";
 				if (i + 1 < argc) {
-					args[i + 1] = argv[i + 1];
+					rj->args[i + 1] = argv[i + 1];
 					i++;
 				}
 			} else if (!strncmp(a, "--", 2) && !strchr(a, '=')) {
@@ -500,72 +478,79 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 								     "--capture-range", "--api", NULL};
 				for (int k = 0; valued[k]; k++)
 					if (!strcmp(a, valued[k]) && i + 1 < argc) {
-						args[i + 1] = argv[i + 1];
+						rj->args[i + 1] = argv[i + 1];
 						i++;
 						break;
 					}
 			}
 		}
 	}
-	rc = gd_parse_opts("run", argc, args, opts, cmd, argc, &npos, 1);
+	rc = gd_parse_opts("run", argc, rj->args, opts, rj->cmd, argc, &rj->npos, 1);
 	if (rc)
 		return rc;
-	if (npos == 0) {
+	if (rj->npos == 0) {
 		/* No command: profile the embedded demo workload (`gpudiag __demo`, src/cmd_demo.c);
 		 * with no GPU, show the sample profile shipped with gpudiag instead. */
 		static char self[PATH_MAX];
 		char **c2;
 		ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (gd_cu_open(why, sizeof(why)) != GD_OK || gd_cu_count() < 1 || sn <= 0) {
-			free(cmd);
-			free(args);
-			if (json_late)
+		if (gd_cu_open(rj->why, sizeof(rj->why)) != GD_OK || gd_cu_count() < 1 || sn <= 0) {
+			free(rj->cmd);
+			free(rj->args);
+			if (rj->json_late)
 				ctx->json = 1;
+			rj->done = 1;
 			return gd_demo_sample(ctx, ctx->argv0, stdout);
 		}
 		self[sn] = 0;
-		why[0] = 0;
-		c2 = realloc(cmd, 3 * sizeof(*cmd));
+		rj->why[0] = 0;
+		c2 = realloc(rj->cmd, 3 * sizeof(*rj->cmd));
 		if (!c2)
 			return gd_error(GD_EFAIL, "run: out of memory");
-		cmd = c2;
-		cmd[0] = self;
-		cmd[1] = "__demo";
-		npos = 2;
+		rj->cmd = c2;
+		rj->cmd[0] = self;
+		rj->cmd[1] = "__demo";
+		rj->npos = 2;
 	}
-	cmd[npos] = NULL;
-	if (json_late)
+	rj->cmd[rj->npos] = NULL;
+	if (rj->json_late)
 		ctx->json = 1;
-	if (nvml_hz < 0 || nvml_hz > 1000)
-		return gd_error(GD_EUSAGE, "run: --nvml-hz must be between 0 and 1000, not %g", nvml_hz);
-	if (delay < 0 || duration < 0)
+	if (rj->nvml_hz < 0 || rj->nvml_hz > 1000)
+		return gd_error(GD_EUSAGE, "run: --nvml-hz must be between 0 and 1000, not %g", rj->nvml_hz);
+	if (rj->delay < 0 || rj->duration < 0)
 		return gd_error(GD_EUSAGE, "run: --delay and --duration must not be negative");
-	if (strcmp(api, "subset") && strcmp(api, "all") && strcmp(api, "none"))
-		return gd_error(GD_EUSAGE, "run: --api must be subset, all or none, not '%s'", api);
-	if (capture && strcmp(capture, "cudaProfilerApi") && (strncmp(capture, "nvtx:", 5) || !capture[5]))
-		return gd_error(GD_EUSAGE, "run: --capture-range must be cudaProfilerApi or nvtx:NAME, not '%s'", capture);
-	if (capture && (delay > 0 || duration > 0))
+	if (strcmp(rj->api, "subset") && strcmp(rj->api, "all") && strcmp(rj->api, "none"))
+		return gd_error(GD_EUSAGE, "run: --api must be subset, all or none, not '%s'", rj->api);
+	if (rj->capture && strcmp(rj->capture, "cudaProfilerApi") && (strncmp(rj->capture, "nvtx:", 5) || !rj->capture[5]))
+		return gd_error(GD_EUSAGE, "run: --capture-range must be cudaProfilerApi or nvtx:NAME, not '%s'", rj->capture);
+	if (rj->capture && (rj->delay > 0 || rj->duration > 0))
 		return gd_error(GD_EUSAGE, "run: use either --capture-range or --delay/--duration");
-	if (output) {
-		snprintf(outpath, sizeof(outpath), "%s", output);
+	if (rj->output) {
+		snprintf(rj->outpath, sizeof(rj->outpath), "%s", rj->output);
 	} else {
 		char stamp[32];
-		const char *base = strrchr(cmd[0], '/');
+		const char *base = strrchr(rj->cmd[0], '/');
 		time_t now = time(NULL);
 		struct tm tm;
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		snprintf(outpath, sizeof(outpath), "%s-%s.gpudiag.sqlite", base ? base + 1 : cmd[0], stamp);
+		snprintf(rj->outpath, sizeof(rj->outpath), "%s-%s.gpudiag.sqlite", base ? base + 1 : rj->cmd[0], stamp);
 	}
+	return GD_OK;
+}
 
+/* Before the program starts: a writable profile, the raw directory, the injection library
+ * and the program's environment. */
+static int prepare(struct run *rj)
+{
 	/* Fail before running the program, not after, when the profile cannot be written. */
 	{
 		char probe[PATH_MAX + 64];
 		int fd;
-		snprintf(probe, sizeof(probe), "%s.tmp.%ld", outpath, (long)getpid());
+		snprintf(probe, sizeof(probe), "%s.tmp.%ld", rj->outpath, (long)getpid());
 		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd < 0)
-			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", outpath, strerror(errno));
+			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", rj->outpath, strerror(errno));
 		close(fd);
 		unlink(probe);
 	}
@@ -573,97 +558,102 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	/* Private directory for the raw files. */
 	{
 		const char *tmp = getenv("TMPDIR");
-		snprintf(dir, sizeof(dir), "%s/gpudiag-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(dir))
+		snprintf(rj->dir, sizeof(rj->dir), "%s/gpudiag-run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(rj->dir))
 			return gd_error(GD_EFAIL, "run: cannot create a directory in '%s': %s", tmp && *tmp ? tmp : "/tmp",
 					strerror(errno));
 	}
-	have_inject = find_inject(inject, sizeof(inject)) == 0;
-	if (!have_inject) {
+	rj->have_inject = find_inject(rj->inject, sizeof(rj->inject)) == 0;
+	if (!rj->have_inject) {
 		gd_warn("run: libgpudiag_inject.so not found beside gpudiag (set GPUDIAG_INJECT); running untraced");
 	} else {
 		/* Loading it here proves libcupti resolves; a failure is said now, not silently in
 		 * the program's cuInit. */
-		void *h = dlopen(inject, RTLD_NOW | RTLD_LOCAL);
+		void *h = dlopen(rj->inject, RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
 			gd_warn("run: cannot load the injection library (%s); running untraced", dlerror());
-			snprintf(why, sizeof(why), "the injection library could not be loaded");
-			have_inject = 0;
+			snprintf(rj->why, sizeof(rj->why), "the injection library could not be loaded");
+			rj->have_inject = 0;
 		} else {
 			dlclose(h);
 		}
 	}
-	if (getenv("CUDA_INJECTION64_PATH") && have_inject)
+	if (getenv("CUDA_INJECTION64_PATH") && rj->have_inject)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
 	/* The run's time origin, also used for --delay/--duration windows in the library. */
-	t0 = now_ns();
-	env = child_env(have_inject ? inject : NULL, dir, api, !no_nvtx, latency,
-			delay > 0 || duration > 0 ? t0 + (long long)(delay * 1e9) : 0,
-			duration > 0 ? t0 + (long long)((delay + duration) * 1e9) : 0);
-	if (!env)
+	rj->t0 = now_ns();
+	rj->env = child_env(rj->have_inject ? rj->inject : NULL, rj->dir, rj->api, !rj->no_nvtx, rj->latency,
+			rj->delay > 0 || rj->duration > 0 ? rj->t0 + (long long)(rj->delay * 1e9) : 0,
+			rj->duration > 0 ? rj->t0 + (long long)((rj->delay + rj->duration) * 1e9) : 0);
+	if (!rj->env)
 		return gd_error(GD_EFAIL, "out of memory");
 	/* gpudiag's own cuInit (device facts, in the sampler thread) must not load a tracer:
 	 * neither ours (an outer gpudiag run) nor another tool's. child_env copied the strings. */
 	unsetenv("CUDA_INJECTION64_PATH");
 	unsetenv("NVTX_INJECTION64_PATH");
 	unsetenv("GPUDIAG_RAW_DIR");
+	return GD_OK;
+}
 
-	memset(&sp, 0, sizeof(sp));
-	sp.hz = nvml_hz;
+/* Starts the program (signals noted and forwarded), samples NVML beside it, waits for it
+ * and for its descendants' last records, and decodes its exit status. */
+static int launch_and_wait(struct run *rj)
+{
+	memset(&rj->sp, 0, sizeof(rj->sp));
+	rj->sp.hz = rj->nvml_hz;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	sigaction(SIGQUIT, &sa, &old_quit);
+	memset(&rj->sa, 0, sizeof(rj->sa));
+	rj->sa.sa_sigaction = on_signal;
+	rj->sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&rj->sa.sa_mask);
+	sigaction(SIGINT, &rj->sa, &rj->old_int);
+	sigaction(SIGTERM, &rj->sa, &rj->old_term);
+	sigaction(SIGHUP, &rj->sa, &rj->old_hup);
+	sigaction(SIGQUIT, &rj->sa, &rj->old_quit);
 	/* Orphaned grandchildren (a launcher's workers) are reparented to us, so their exit
 	 * flush can be awaited. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
+	if (pipe2(rj->pipefd, O_CLOEXEC) != 0)
 		return gd_error(GD_EFAIL, "run: pipe: %s", strerror(errno));
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
+	rj->pid = fork();
+	if (rj->pid < 0)
 		return gd_error(GD_EFAIL, "run: fork: %s", strerror(errno));
-	if (pid == 0) {
+	if (rj->pid == 0) {
 		int e;
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		close(pipefd[0]);
-		execvpe(cmd[0], cmd, env);
+		sigaction(SIGINT, &rj->old_int, NULL);
+		sigaction(SIGTERM, &rj->old_term, NULL);
+		sigaction(SIGHUP, &rj->old_hup, NULL);
+		sigaction(SIGQUIT, &rj->old_quit, NULL);
+		close(rj->pipefd[0]);
+		execvpe(rj->cmd[0], rj->cmd, rj->env);
 		e = errno;
-		if (write(pipefd[1], &e, sizeof(e)) < 0)
+		if (write(rj->pipefd[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(e == ENOENT ? 127 : 126);
 	}
-	g_child = pid;
-	close(pipefd[1]);
+	g_child = rj->pid;
+	close(rj->pipefd[1]);
 	/* Start sampling (and the driver query) only now, so the program is not delayed. */
-	if (pthread_create(&sp.th, NULL, sampler_main, &sp) == 0)
-		sp.started = 1;
+	rj->sp.smp = gd_sampler_start(rj->sp.hz > 0 ? (long)(1e9 / rj->sp.hz) : 0, NULL, 0, sampler_setup, &rj->sp);
 	{
 		int e = 0;
 		ssize_t r;
-		while ((r = read(pipefd[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		while ((r = read(rj->pipefd[0], &e, sizeof(e))) < 0 && errno == EINTR)
 			;
-		close(pipefd[0]);
+		close(rj->pipefd[0]);
 		if (r == (ssize_t)sizeof(e)) {
-			exec_failed = 1;
-			gd_error(e == ENOENT ? 127 : 126, "run: cannot run '%s': %s", cmd[0], strerror(e));
+			rj->exec_failed = 1;
+			gd_error(e == ENOENT ? 127 : 126, "run: cannot run '%s': %s", rj->cmd[0], strerror(e));
 		}
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(rj->pid, &rj->status, 0) < 0)
 		if (errno != EINTR) {
-			status = 0;
+			rj->status = 0;
 			break;
 		}
-	t1 = now_ns();
+	rj->t1 = now_ns();
 	g_child = 0;
 	/* Other descendants still running get a short grace period to write their records. */
 	for (int i = 0; i < 40; i++) {
@@ -675,64 +665,68 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (sp.started) {
-		atomic_store(&sp.stop, 1);
-		pthread_join(sp.th, NULL);
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	gd_sampler_stop(rj->sp.smp);
+	sigaction(SIGINT, &rj->old_int, NULL);
+	sigaction(SIGTERM, &rj->old_term, NULL);
+	sigaction(SIGHUP, &rj->old_hup, NULL);
+	sigaction(SIGQUIT, &rj->old_quit, NULL);
 
-	if (WIFSIGNALED(status)) {
-		exit_signal = WTERMSIG(status);
-		exit_code = 128 + exit_signal;
+	if (WIFSIGNALED(rj->status)) {
+		rj->exit_signal = WTERMSIG(rj->status);
+		rj->exit_code = 128 + rj->exit_signal;
 	} else {
-		exit_code = WEXITSTATUS(status);
+		rj->exit_code = WEXITSTATUS(rj->status);
 	}
-	if (!why[0] && !sp.cu_ok)
-		snprintf(why, sizeof(why), "%s", sp.cu_why);
+	if (!rj->why[0] && !rj->sp.cu_ok)
+		snprintf(rj->why, sizeof(rj->why), "%s", rj->sp.cu_why);
+	return GD_OK;
+}
 
+/* Merges everything recorded into the profile and prints the summary (none when the program
+ * could not even be started). */
+static void write_profile(struct gd_ctx *ctx, struct run *rj)
+{
 	/* ---- the profile (none when the command could not even be started) */
-	if (!exec_failed) {
+	if (!rj->exec_failed) {
 		struct gd_pw *w;
 		DIR *d;
 		struct dirent *de;
 		char host[256] = "", cwd[PATH_MAX] = "", cap[300];
 		int windows;
-		if (gd_pw_open(&w, outpath) != GD_OK)
-			goto cleanup;
-		join_args(line, sizeof(line), cmd);
-		gd_pw_meta(w, "command_line", line);
+		if (gd_pw_open(&w, rj->outpath) != GD_OK)
+			return;
+		join_args(rj->line, sizeof(rj->line), rj->cmd);
+		gd_pw_meta(w, "command_line", rj->line);
 		if (getcwd(cwd, sizeof(cwd)))
 			gd_pw_meta(w, "cwd", cwd);
 		if (gethostname(host, sizeof(host)) == 0)
 			gd_pw_meta(w, "hostname", host);
-		gd_pw_meta_int(w, "start_ns", t0);
-		gd_pw_meta_int(w, "end_ns", t1);
-		gd_pw_meta_int(w, "wall_ns", t1 - t0);
-		gd_pw_meta_int(w, "exit_code", exit_code);
-		if (exit_signal)
-			gd_pw_meta_int(w, "exit_signal", exit_signal);
+		gd_pw_meta_int(w, "start_ns", rj->t0);
+		gd_pw_meta_int(w, "end_ns", rj->t1);
+		gd_pw_meta_int(w, "wall_ns", rj->t1 - rj->t0);
+		gd_pw_meta_int(w, "exit_code", rj->exit_code);
+		if (rj->exit_signal)
+			gd_pw_meta_int(w, "exit_signal", rj->exit_signal);
 		if (g_interrupts)
 			gd_pw_meta(w, "interrupted", "1");
-		gd_pw_meta(w, "api_trace", api);
+		gd_pw_meta(w, "api_trace", rj->api);
 		gd_pw_meta_int(w, "cupti_version", CUPTI_API_VERSION);
 		gd_pw_meta(w, "cuda_toolkit_version", GPUDIAG_CUDA_TOOLKIT_VERSION);
-		gd_pw_meta(w, "nvtx_injection", no_nvtx ? "off" : "on");
-		gd_pw_meta(w, "latency_timestamps", latency ? "on" : "off");
-		if (sp.cu_ok)
+		gd_pw_meta(w, "nvtx_injection", rj->no_nvtx ? "off" : "on");
+		gd_pw_meta(w, "latency_timestamps", rj->latency ? "on" : "off");
+		if (rj->sp.cu_ok)
 			gd_pw_meta_int(w, "cuda_driver_version", gd_cu_driver_version());
-		if (sp.nvml_ok) {
+		if (rj->sp.nvml_ok) {
 			struct gd_nvml_static st;
 			if (gd_nvml_count() > 0 && gd_nvml_static_info(0, &st) == GD_OK && st.driver[0])
 				gd_pw_meta(w, "driver_version", st.driver);
 		}
-		snprintf(cap, sizeof(cap), "%g", nvml_hz);
+		snprintf(cap, sizeof(cap), "%g", rj->nvml_hz);
 		gd_pw_meta(w, "nvml_hz", cap);
-		gd_pw_meta(w, "nvml", sp.nvml_ok ? "ok" : sp.nvml_why);
-		if (sp.n && sp.ndev && t1 > t0) {
-			snprintf(cap, sizeof(cap), "%.1f", (double)sp.n / sp.ndev / ((double)(t1 - t0) / 1e9));
+		gd_pw_meta(w, "nvml", rj->sp.nvml_ok ? "ok" : rj->sp.nvml_why);
+		size_t nsamples = rj->sp.smp ? gd_sampler_count(rj->sp.smp) : 0;
+		if (nsamples && rj->sp.ndev && rj->t1 > rj->t0) {
+			snprintf(cap, sizeof(cap), "%.1f", (double)nsamples / rj->sp.ndev / ((double)(rj->t1 - rj->t0) / 1e9));
 			gd_pw_meta(w, "nvml_hz_achieved", cap);
 		}
 		for (char **e = environ; *e; e++)
@@ -744,17 +738,20 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 				snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e), *e);
 				gd_pw_meta(w, key, eq + 1);
 			}
-		if (sp.cu_ok)
-			fill_devices(w, &sp);
-		for (size_t i = 0; i < sp.n; i++)
-			gd_pw_nvml(w, sp.dev[i], &sp.s[i]);
-		d = opendir(dir);
+		if (rj->sp.cu_ok)
+			fill_devices(w, rj->sp.nvml_idx);
+		for (size_t i = 0; i < nsamples; i++) {
+			int dev;
+			const struct gd_nvml_sample *s = gd_sampler_get(rj->sp.smp, i, &dev);
+			gd_pw_nvml(w, dev, s);
+		}
+		d = opendir(rj->dir);
 		while (d && (de = readdir(d))) {
 			char p[PATH_MAX + 300], err[512];
 			struct gd_raw_stats st;
 			if (strncmp(de->d_name, "raw.", 4))
 				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			snprintf(p, sizeof(p), "%s/%s", rj->dir, de->d_name);
 			if (gd_pw_add_raw(w, p, &st, err, sizeof(err)) != GD_OK)
 				gd_warn("run: %s (records before the damage are kept)", err);
 			else if (st.truncated)
@@ -763,52 +760,73 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 		}
 		if (d)
 			closedir(d);
-		gd_pw_child(w, pid, line, t0, t1, exit_code, exit_signal);
-		if (capture) {
-			snprintf(cap, sizeof(cap), "%s", capture);
-			windows = gd_pw_capture(w, capture, t0, t1, 0, 0);
-		} else if (delay > 0 || duration > 0) {
-			snprintf(cap, sizeof(cap), "delay=%g,duration=%g", delay, duration);
-			windows = gd_pw_capture(w, "delay", t0, t1, delay, duration);
+		gd_pw_child(w, rj->pid, rj->line, rj->t0, rj->t1, rj->exit_code, rj->exit_signal);
+		if (rj->capture) {
+			snprintf(cap, sizeof(cap), "%s", rj->capture);
+			windows = gd_pw_capture(w, rj->capture, rj->t0, rj->t1, 0, 0);
+		} else if (rj->delay > 0 || rj->duration > 0) {
+			snprintf(cap, sizeof(cap), "delay=%g,duration=%g", rj->delay, rj->duration);
+			windows = gd_pw_capture(w, "delay", rj->t0, rj->t1, rj->delay, rj->duration);
 		} else {
 			snprintf(cap, sizeof(cap), "all");
-			windows = gd_pw_capture(w, "all", t0, t1, 0, 0);
+			windows = gd_pw_capture(w, "all", rj->t0, rj->t1, 0, 0);
 		}
 		gd_pw_meta(w, "capture_range", cap);
 		if (windows == 0)
 			gd_warn("run: the capture range '%s' never opened: the profile holds no records", cap);
 		gd_pw_sql(w, "INSERT OR REPLACE INTO meta(key,value) SELECT 'traced', "
 			     "CASE WHEN COUNT(*) > 0 THEN '1' ELSE '0' END FROM processes WHERE traced=1");
-		if (why[0])
-			gd_pw_meta(w, "not_traced_reason", why);
+		if (rj->why[0])
+			gd_pw_meta(w, "not_traced_reason", rj->why);
 		if (gd_pw_close(w, 1) != GD_OK)
-			goto cleanup;
-		explain(outpath, why, have_inject);
+			return;
+		explain(rj->outpath, rj->why, rj->have_inject);
 		/* The program's stdout stays the program's: the report goes to stderr (like
 		 * time(1)), except the --json document, which is the one thing on stdout. */
 		if (gd_report_print)
-			gd_report_print(outpath, ctx, ctx->json ? stdout : stderr);
+			gd_report_print(rj->outpath, ctx, ctx->json ? stdout : stderr);
 		else
-			minimal_summary(outpath, ctx, exit_code, t1 - t0);
+			minimal_summary(rj->outpath, ctx, rj->exit_code, rj->t1 - rj->t0);
 	}
-cleanup:
-	if (keep_raw) {
-		gd_warn("run: raw files kept in %s", dir);
+}
+
+static void remove_raw(const struct run *rj)
+{
+	if (rj->keep_raw) {
+		gd_warn("run: raw files kept in %s", rj->dir);
 	} else {
-		DIR *d = opendir(dir);
+		DIR *d = opendir(rj->dir);
 		struct dirent *de;
 		while (d && (de = readdir(d))) {
 			char p[PATH_MAX + 300];
 			if (de->d_name[0] == '.')
 				continue;
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			snprintf(p, sizeof(p), "%s/%s", rj->dir, de->d_name);
 			unlink(p);
 		}
 		if (d)
 			closedir(d);
-		rmdir(dir);
+		rmdir(rj->dir);
 	}
-	free(sp.s);
-	free(sp.dev);
-	return exit_code;
+}
+
+int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
+{
+	static struct run run; /* large (paths, the command line): off the stack */
+	struct run *rj = &run;
+	int rc;
+	memset(rj, 0, sizeof(*rj));
+	rj->api = "subset";
+	rj->nvml_hz = 20;
+	rc = parse(ctx, rj, argc, argv);
+	if (rc != GD_OK || rj->done)
+		return rc;
+	if ((rc = prepare(rj)) != GD_OK)
+		return rc;
+	if ((rc = launch_and_wait(rj)) != GD_OK)
+		return rc;
+	write_profile(ctx, rj);
+	remove_raw(rj);
+	gd_sampler_free(rj->sp.smp);
+	return rj->exit_code;
 }

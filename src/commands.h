@@ -5,8 +5,11 @@
  *      help text,
  *   2. declare both below,
  *   3. add a row to the table in commands.c.
- * main.c parses the common options (--json, --device, --no-color, --help) and prints the
- * no-GPU error for commands flagged GD_NEEDS_GPU, so each command does neither itself. */
+ * main.c parses the common options (--json, --device, --no-color, --help), so no command
+ * does. A command that needs a GPU calls gd_need_gpu() once, after its own options are
+ * parsed (a usage error is reported before a missing GPU) and only on the path that needs
+ * one (`lab` alone lists the labs, `roofline --show` and `occupancy --arch` need none): that
+ * one function opens the driver, checks --device and prints the no-GPU error (exit 3). */
 #ifndef GPUDIAG_COMMANDS_H
 #define GPUDIAG_COMMANDS_H
 
@@ -20,9 +23,7 @@ struct gd_ctx {
 };
 
 enum gd_cmd_flags {
-	GD_NEEDS_GPU = 1 << 0, /* main checks for a driver and a device before calling */
-	GD_TAKES_DEVICE = 1 << 1,
-	GD_RAW_ARGS = 1 << 2,  /* common options are not parsed after the first positional (run) */
+	GD_RAW_ARGS = 1 << 0, /* common options are not parsed after the first positional (run) */
 };
 
 struct gd_cmd {
@@ -36,6 +37,12 @@ struct gd_cmd {
 
 extern const struct gd_cmd gd_commands[];
 const struct gd_cmd *gd_find_command(const char *name);
+
+/* The GPU check every GPU command shares: loads the driver and checks that the device
+ * --device names (device 0 when not given) exists. Returns GD_OK, or prints one line,
+ * "<who>: <why><hint>" or "<who>: no CUDA device N (this machine has M)", and returns
+ * GD_ENOGPU. hint (may be NULL) is appended to the driver's reason, e.g. how to do without. */
+int gd_need_gpu(const struct gd_ctx *ctx, const char *who, const char *hint);
 
 /* Commands (src/cmd_<name>.c), each with its help text. */
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv);

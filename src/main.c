@@ -1,12 +1,13 @@
 /* gpudiag: the guide to how NVIDIA GPUs run code, made executable.
  *
- * main() parses the common options, finds the command in the table (commands.c), checks for
- * a GPU when the command needs one, and turns the command's status into the exit code.
+ * main() parses the common options, finds the command in the table (commands.c), and turns
+ * the command's status into the exit code. A command that needs a GPU checks for one with
+ * gd_need_gpu() (commands.c) once its own options are parsed, so a usage error is always
+ * reported first.
  * Nothing else in the program calls exit(). */
 #include "commands.h"
 #include "core/out.h"
 #include "core/status.h"
-#include "gpu/cudrv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,16 +125,6 @@ int main(int argc, char **argv)
 		return rc;
 	gd_out_init(stdout, ctx.no_color || ctx.json);
 
-	if (c->flags & GD_NEEDS_GPU) {
-		char why[512];
-		rc = gd_cu_open(why, sizeof(why));
-		if (rc == GD_OK && ctx.device >= gd_cu_count()) {
-			snprintf(why, sizeof(why), "no CUDA device %d (this machine has %d)", ctx.device, gd_cu_count());
-			rc = GD_ENOGPU;
-		}
-		if (rc != GD_OK)
-			return gd_error(rc, "%s: %s", c->name, why);
-	}
 	rc = c->fn(&ctx, cargc, cargv);
 	fflush(stdout);
 	return rc;

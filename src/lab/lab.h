@@ -41,9 +41,19 @@
  * last 8 bytes of each matching variant's output after its check run, so the GPU tier can
  * prove that a skipped element is caught (exit 4, "unwritten").
  *
- * Everything here except gd_lab_measure/gd_lab_alloc/the GPU part of gd_lab_main runs
+ * Everything here except gd_lab_measure/gd_lab_alloc/gd_lab_open/gd_lab_execute runs
  * without a GPU, so the CPU-tier tests exercise the statistics, checks and renderers
  * (gd_lab_record takes ready-made samples).
+ *
+ * WHICH FILE HOLDS WHAT (this header declares all of it)
+ *   src/lab/lab.c         the harness: table lookup, device facts, ceilings, checks, the run,
+ *                         NVML sampling windows (gpu/sampler.h), recording, device memory,
+ *                         gd_lab_measure, gd_lab_open/gd_lab_execute
+ *   src/lab/lab_format.c  number formats: element types, FP16/BF16/FP8 conversions, random inputs
+ *   src/lab/lab_render.c  output: the listing, terminal table, JSON, CSV, SVG
+ *   src/lab/lab_table.c   the table of labs
+ *   src/lab/lab_<name>.c  one lab each
+ *   src/cmd_lab.c         the `gpudiag lab` command: options, GPU check, outputs
  * --------------------------------------------------------------------------------------- */
 #ifndef GPUDIAG_LAB_H
 #define GPUDIAG_LAB_H
@@ -54,9 +64,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct gd_ctx;
 struct gd_lab_run;
 struct gd_chart;
+struct gd_sampler;
 
 /* ---- a lab ------------------------------------------------------------------------------ */
 struct gd_lab {
@@ -317,7 +327,7 @@ struct gd_lab_run {
 	void **allocs;
 	int nallocs;
 	int check_failed;
-	void *sampler;       /* NVML sampling thread state (lab.c) */
+	struct gd_sampler *sampler; /* NVML sampling thread (gpu/sampler.h) */
 };
 
 /* Prepares a run without a GPU (tests; device facts zeroed / unknown, datasheet roofs). */
@@ -333,7 +343,15 @@ int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f);
 /* `gpudiag lab` alone: one line per lab. */
 void gd_lab_list(FILE *f);
 
-/* The `gpudiag lab` command body (cmd_lab.c calls it). */
-int gd_lab_main(struct gd_ctx *ctx, int argc, char **argv);
+/* ---- one run on the GPU (for cmd_lab.c) ------------------------------------------------- */
+/* Reads the facts of CUDA device `device` into r->dev, makes it current and loads its cached
+ * ceilings. GD_OK, or GD_ENOGPU with the CUDA error in why. */
+int gd_lab_open(struct gd_lab_run *r, int device, char *why, size_t n);
+/* Runs r->lab with NVML sampled beside it; the lab's status. */
+int gd_lab_execute(struct gd_lab_run *r);
+
+/* Copies src into dst[n], cut (if it must be) at a UTF-8 character boundary: how names are
+ * stored in a result, so lookups (and chart groups) cut theirs the same way. */
+void gd_lab_copy_name(char *dst, size_t n, const char *src);
 
 #endif

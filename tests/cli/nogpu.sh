@@ -15,6 +15,10 @@ expect_rc 3 -- env "${MOCK_ENV[@]}" MOCK_CUDA_INIT_ERROR=100 "$GD" info
 expect_err "no CUDA device"; expect_err "CUDA_ERROR_NO_DEVICE"; expect_one_line_err
 # a device index that does not exist
 expect_rc 3 -- env "${MOCK_ENV[@]}" "$GD" info --device 3; expect_err "no CUDA device 3"; expect_one_line_err
+# ... the same check and words for every command that needs a GPU (commands.c gd_need_gpu)
+expect_rc 3 -- env "${MOCK_ENV[@]}" "$GD" roofline --device 3; expect_err "roofline: no CUDA device 3 (this machine has 1)"; expect_one_line_err
+expect_rc 3 -- env "${MOCK_ENV[@]}" "$GD" lab memory --device 3; expect_err "lab memory: no CUDA device 3"; expect_one_line_err
+expect_rc 3 -- env "${MOCK_ENV[@]}" "$GD" occupancy --threads 128 --regs 32 --device 3; expect_err "occupancy: no CUDA device 3"; expect_one_line_err
 # driver present, NVML absent: info works, live fields unknown with the reason
 expect_rc 0 -- env "${MOCK_ENV[@]}" GPUDIAG_LIBNVML=/nonexistent/nvml.so "$GD" info
 expect_out "NVML absent"; expect_out "unknown"
