@@ -23,6 +23,8 @@ struct gd_pkernel {
 	int device;
 	int pid;
 	uint32_t corr;         /* correlation id (links the launch API call) */
+	int64_t graph_id;      /* CUDA graph the kernel ran in; 0 = none */
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
@@ -39,6 +41,7 @@ struct gd_pcopy {
 	int legacy;
 	int device, pid;
 	uint32_t corr;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 /* What an API call does, for the rules. */
@@ -79,6 +82,15 @@ struct gd_pdevice {
 	int occ_ok;
 };
 
+/* A process of the run (the processes table). */
+struct gd_pprocess {
+	int pid, ppid;
+	int exit_code;                   /* -1 unknown */
+	int exit_signal;                 /* -1 unknown or none */
+	int traced;                      /* 1: CUPTI records were taken */
+	char status[32];                 /* "ok", or why not traced: "no_cuda", "cupti_busy", ... */
+};
+
 struct gd_profile {
 	char path[1024];
 	int schema_version;
@@ -107,6 +119,8 @@ struct gd_profile {
 	long ns;
 	struct gd_pmem *m;
 	long nm;
+	struct gd_pprocess *proc;        /* in pid order */
+	long nproc;
 	struct gd_pdevice dev[8];
 	int ndev;
 	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
@@ -116,6 +130,21 @@ struct gd_profile {
  * missing, not SQLite, not a gpudiag profile, or of an unsupported version). */
 int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n);
 void gd_profile_free(struct gd_profile *p);
+
+/* A few counts of a just-written profile, without loading it (gpudiag run's closing lines).
+ * Every count is -1 where the profile could not be opened or the value is unknown (NULL). */
+struct gd_profile_facts {
+	long long kernels, kernel_ns;    /* kernel count, SUM(end - start) */
+	long long copies;                /* memcpy rows */
+	long long processes, traced;     /* processes, of them traced */
+	long long dropped;               /* SUM(dropped.count) */
+	struct gd_pprocess *untraced;    /* untraced processes with a status, in pid order */
+	long nuntraced;
+};
+/* GD_OK, or GD_EDATA (nothing filled beyond the -1s) when path cannot be opened. Free the
+ * list with gd_profile_facts_free. */
+int gd_profile_peek(const char *path, struct gd_profile_facts *f);
+void gd_profile_facts_free(struct gd_profile_facts *f);
 
 /* Building profiles in memory (tests, the synthetic sample): */
 void gd_profile_init(struct gd_profile *p);
