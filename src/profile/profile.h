@@ -1,7 +1,8 @@
 /* A saved profile read into memory: the arrays the summary, the verdicts, the HTML page and
- * `gpudiag diff` work on. The loader (profile.c) is the only code that knows the SQLite
- * schema (docs/profile-schema.md); everything else sees these structures, which is also how
- * the unit tests build profiles without a database.
+ * `gpudiag diff` work on. src/profile/ is the only code that knows the SQLite schema
+ * (docs/profile-schema.md; the columns read into these structs are declared in columns.h);
+ * everything else sees these structures, which is also how the unit tests build profiles
+ * without a database.
  *
  * Times are ns on the profile's one clock. Strings are interned: name ids index p->names. */
 #ifndef GPUDIAG_PROFILE_H
