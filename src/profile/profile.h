@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+/* Field order keeps the structs free of padding holes: a profile holds millions of them. */
 struct gd_pkernel {
 	int64_t start, end;
 	int name;              /* index into names: the name as recorded (mangled) */
@@ -19,13 +20,13 @@ struct gd_pkernel {
 	int grid[3], block[3];
 	int regs;              /* registers per thread */
 	int static_smem, dyn_smem;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 	int64_t stream;        /* CUPTI stream id (unique within a pid) */
 	int legacy;            /* 1: on the legacy default (NULL) stream */
 	int device;
 	int pid;
 	uint32_t corr;         /* correlation id (links the launch API call) */
 	int64_t graph_id;      /* CUDA graph the kernel ran in; 0 = none */
-	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
@@ -38,11 +39,11 @@ struct gd_pcopy {
 	int64_t bytes;
 	int kind;              /* gd_copy_kind; GD_CK_MEMSET for a memset */
 	int src_kind, dst_kind;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 	int64_t stream;
 	int legacy;
 	int device, pid;
 	uint32_t corr;
-	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 /* What an API call does, for the rules. */
