@@ -18,6 +18,7 @@
 #include "gpu/facts.h"
 #include "gpu/nvml.h"
 #include "gpu/sampler.h"
+#include "profile/profile.h"
 #include "profile/writer.h"
 #include "render/report.h"
 
@@ -28,7 +29,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,32 +308,15 @@ static void fill_devices(struct gd_pw *w, const int *nvml_idx)
 	}
 }
 
-static long long q1(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *s;
-	long long v = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return v;
-}
-
 /* Used until the report module is linked: counts and the file's path. */
 static void minimal_summary(const char *path, const struct gd_ctx *ctx, int exit_code, long long wall_ns)
 {
-	sqlite3 *db;
-	long long nk = -1, gpu = -1, nproc = -1, ntraced = -1, ncopy = -1;
+	struct gd_profile_facts f;
+	long long nk, gpu, nproc, ntraced, ncopy;
 	char b1[64], b2[64];
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
-		nk = q1(db, "SELECT COUNT(*) FROM kernels");
-		gpu = q1(db, "SELECT SUM(end-start) FROM kernels");
-		ncopy = q1(db, "SELECT COUNT(*) FROM memcpy");
-		nproc = q1(db, "SELECT COUNT(*) FROM processes");
-		ntraced = q1(db, "SELECT COUNT(*) FROM processes WHERE traced=1");
-	}
-	sqlite3_close(db);
+	gd_profile_peek(path, &f); /* counts stay -1 where the profile cannot be read */
+	gd_profile_facts_free(&f);
+	nk = f.kernels, gpu = f.kernel_ns, ncopy = f.copies, nproc = f.processes, ntraced = f.traced;
 	if (ctx->json) {
 		struct gd_json j;
 		gd_json_init(&j, stdout, 1);
@@ -375,42 +358,30 @@ static const char *status_words(const char *st)
 /* Warns about what was not traced, from the written profile. */
 static void explain(const char *path, const char *cu_why, int had_inject)
 {
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	long long traced, dropped;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
+	struct gd_profile_facts f;
+	if (gd_profile_peek(path, &f) != GD_OK)
 		return;
-	}
-	if (sqlite3_prepare_v2(db, "SELECT pid, status FROM processes WHERE traced=0 ORDER BY pid", -1, &s, NULL) ==
-	    SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			const char *st = (const char *)sqlite3_column_text(s, 1);
-			int pid = sqlite3_column_int(s, 0);
-			if (!st)
-				continue;
-			if (!strcmp(st, "no_cuda")) {
-				if (!cu_why[0])
-					gd_warn("run: process %d never initialised CUDA (it made no CUDA call): nothing "
-						"to trace there", pid);
-			} else {
-				gd_warn("run: process %d: %s", pid, status_words(st));
-			}
+	for (long i = 0; i < f.nuntraced; i++) {
+		const char *st = f.untraced[i].status;
+		int pid = f.untraced[i].pid;
+		if (!strcmp(st, "no_cuda")) {
+			if (!cu_why[0])
+				gd_warn("run: process %d never initialised CUDA (it made no CUDA call): nothing "
+					"to trace there", pid);
+		} else {
+			gd_warn("run: process %d: %s", pid, status_words(st));
 		}
-		sqlite3_finalize(s);
 	}
-	traced = q1(db, "SELECT COUNT(*) FROM processes WHERE traced=1");
-	if (traced <= 0) {
+	if (f.traced <= 0) {
 		if (cu_why[0])
 			gd_warn("run: nothing was traced: %s", cu_why);
 		else if (!had_inject)
 			gd_warn("run: nothing was traced: the injection library is missing");
 	}
-	dropped = q1(db, "SELECT SUM(count) FROM dropped");
-	if (dropped > 0)
+	if (f.dropped > 0)
 		gd_warn("run: %lld activity records were dropped (see the 'dropped' table); totals are lower bounds",
-			dropped);
-	sqlite3_close(db);
+			f.dropped);
+	gd_profile_facts_free(&f);
 }
 
 /* ---- the steps of one run: parse → prepare → launch and wait → write the profile →

@@ -1,7 +1,8 @@
 /* A saved profile read into memory: the arrays the summary, the verdicts, the HTML page and
- * `gpudiag diff` work on. The loader (profile.c) is the only code that knows the SQLite
- * schema (docs/profile-schema.md); everything else sees these structures, which is also how
- * the unit tests build profiles without a database.
+ * `gpudiag diff` work on. src/profile/ is the only code that knows the SQLite schema
+ * (docs/profile-schema.md; the columns read into these structs are declared in columns.h);
+ * everything else sees these structures, which is also how the unit tests build profiles
+ * without a database.
  *
  * Times are ns on the profile's one clock. Strings are interned: name ids index p->names. */
 #ifndef GPUDIAG_PROFILE_H
@@ -11,6 +12,7 @@
 
 #include <stdint.h>
 
+/* Field order keeps the structs free of padding holes: a profile holds millions of them. */
 struct gd_pkernel {
 	int64_t start, end;
 	int name;              /* index into names: the name as recorded (mangled) */
@@ -18,11 +20,13 @@ struct gd_pkernel {
 	int grid[3], block[3];
 	int regs;              /* registers per thread */
 	int static_smem, dyn_smem;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 	int64_t stream;        /* CUPTI stream id (unique within a pid) */
 	int legacy;            /* 1: on the legacy default (NULL) stream */
 	int device;
 	int pid;
 	uint32_t corr;         /* correlation id (links the launch API call) */
+	int64_t graph_id;      /* CUDA graph the kernel ran in; 0 = none */
 };
 
 enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
@@ -35,6 +39,7 @@ struct gd_pcopy {
 	int64_t bytes;
 	int kind;              /* gd_copy_kind; GD_CK_MEMSET for a memset */
 	int src_kind, dst_kind;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 	int64_t stream;
 	int legacy;
 	int device, pid;
@@ -79,6 +84,15 @@ struct gd_pdevice {
 	int occ_ok;
 };
 
+/* A process of the run (the processes table). */
+struct gd_pprocess {
+	int pid, ppid;
+	int exit_code;                   /* -1 unknown */
+	int exit_signal;                 /* -1 unknown or none */
+	int traced;                      /* 1: CUPTI records were taken */
+	char status[32];                 /* "ok", or why not traced: "no_cuda", "cupti_busy", ... */
+};
+
 struct gd_profile {
 	char path[1024];
 	int schema_version;
@@ -107,6 +121,8 @@ struct gd_profile {
 	long ns;
 	struct gd_pmem *m;
 	long nm;
+	struct gd_pprocess *proc;        /* in pid order */
+	long nproc;
 	struct gd_pdevice dev[8];
 	int ndev;
 	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
@@ -116,6 +132,21 @@ struct gd_profile {
  * missing, not SQLite, not a gpudiag profile, or of an unsupported version). */
 int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n);
 void gd_profile_free(struct gd_profile *p);
+
+/* A few counts of a just-written profile, without loading it (gpudiag run's closing lines).
+ * Every count is -1 where the profile could not be opened or the value is unknown (NULL). */
+struct gd_profile_facts {
+	long long kernels, kernel_ns;    /* kernel count, SUM(end - start) */
+	long long copies;                /* memcpy rows */
+	long long processes, traced;     /* processes, of them traced */
+	long long dropped;               /* SUM(dropped.count) */
+	struct gd_pprocess *untraced;    /* untraced processes with a status, in pid order */
+	long nuntraced;
+};
+/* GD_OK, or GD_EDATA (nothing filled beyond the -1s) when path cannot be opened. Free the
+ * list with gd_profile_facts_free. */
+int gd_profile_peek(const char *path, struct gd_profile_facts *f);
+void gd_profile_facts_free(struct gd_profile_facts *f);
 
 /* Building profiles in memory (tests, the synthetic sample): */
 void gd_profile_init(struct gd_profile *p);

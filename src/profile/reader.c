@@ -8,6 +8,7 @@
 
 #include "core/status.h"
 #include "gpu/arch.h"
+#include "profile/columns.h"
 #include "profile/schema.h"
 
 #include <math.h>
@@ -81,17 +82,6 @@ static void reserve(void **arr, long *cap, long n, size_t size)
 	}
 }
 
-static long count_rows(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *s;
-	long n = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = (long)sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return n;
-}
 
 void gd_profile_free(struct gd_profile *p)
 {
@@ -103,6 +93,7 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->a);
 	free(p->s);
 	free(p->m);
+	free(p->proc);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -204,10 +195,39 @@ static int col_int(sqlite3_stmt *s, int i, int dflt)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : sqlite3_column_int(s, i);
 }
+static unsigned long long col_u64(sqlite3_stmt *s, int i, unsigned long long dflt)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? dflt : (unsigned long long)sqlite3_column_int64(s, i);
+}
 static double col_dbl(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
+static void col_txt(sqlite3_stmt *s, int i, char *buf, size_t n)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+	if (t)
+		snprintf(buf, n, "%s", t);
+}
+
+/* The read conversions of columns.h. READ_ROW(list) fills the current row of statement `s`
+ * (prepared from the same list by select(), so the i-th read column is SELECT column i) into
+ * `o` and `t`. The calls unroll at compile time: no per-row lookup of names or indexes. */
+#define RD_NO(lv, d)
+#define RD_INT(lv, d) lv = col_int(s, i_++, d);
+#define RD_I64(lv, d) lv = col_i64(s, i_++, d);
+#define RD_U32(lv, d) lv = (uint32_t)col_i64(s, i_++, d);
+#define RD_U64(lv, d) lv = col_u64(s, i_++, d);
+#define RD_DBL(lv, d) lv = col_dbl(s, i_++);
+#define RD_I64D(lv, d) lv = (double)col_i64(s, i_++, d);
+#define RD_TXT(lv, d) col_txt(s, i_++, lv, sizeof(lv));
+#define RD_STR(lv, d) lv = (const char *)sqlite3_column_text(s, i_++);
+#define FILL(col, type, write, read, field, dflt) RD_##read(field, dflt)
+#define READ_ROW(list)              \
+	do {                        \
+		int i_ = 0;         \
+		list(FILL)(void) i_; \
+	} while (0)
 
 static int meta(sqlite3 *db, const char *key, char *buf, size_t n)
 {
@@ -250,20 +270,93 @@ static int is_legacy(const struct nullst *ns, int nn, int64_t pid, int64_t ctx, 
 	return 0;
 }
 
-int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *s = NULL;
-	char v[1024];
-	int rc = GD_EDATA, nn = 0;
-	struct nullst ns[256];
-	FILE *probe;
+/* A stream created non-blocking, identified by (pid, stream). */
+struct pstream {
+	int64_t pid, stream;
+};
 
-	gd_profile_init(p);
-	snprintf(p->path, sizeof(p->path), "%s", path);
-	probe = fopen(path, "rb");
+static int cmp_pstream(const void *x, const void *y)
+{
+	const struct pstream *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+/* One gd_profile_load in progress: the database, the statement of the step running, where
+ * the reason goes, and the lookups the event steps share. */
+struct loader {
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	struct gd_profile *p;
+	const char *path;
+	char *why;
+	size_t n;
+	struct nullst ns[256];
+	int nn;
+	struct pstream *nb; /* non-blocking streams, sorted */
+	long nnb;
+	signed char *cat;   /* name id → gd_api_category, -1 = not computed yet */
+};
+
+static int is_nonblocking(const struct loader *L, int64_t pid, int64_t stream)
+{
+	struct pstream key = {pid, stream};
+	return L->nnb && bsearch(&key, L->nb, (size_t)L->nnb, sizeof(key), cmp_pstream) != NULL;
+}
+
+/* Prepares sql as the current statement. */
+static int query(struct loader *L, const char *sql)
+{
+	if (L->s)
+		sqlite3_finalize(L->s);
+	L->s = NULL;
+	if (sqlite3_prepare_v2(L->db, sql, -1, &L->s, NULL) != SQLITE_OK) {
+		snprintf(L->why, L->n, "'%s' is corrupt or not a gpudiag profile: %s", L->path, sqlite3_errmsg(L->db));
+		return GD_EDATA;
+	}
+	return GD_OK;
+}
+
+/* Prepares the reader's SELECT of a table of columns.h. */
+static int query_table(struct loader *L, int table)
+{
+	char sql[2048];
+	if (gd_table_select_sql(&gd_tables[table], sql, sizeof(sql)) < 0) {
+		snprintf(L->why, L->n, "'%s': internal error: the query of table %s is too long", L->path,
+			 gd_tables[table].name);
+		return GD_EDATA;
+	}
+	return query(L, sql);
+}
+
+static int step_done(struct loader *L, int r)
+{
+	if (r != SQLITE_DONE) {
+		snprintf(L->why, L->n, "'%s' is corrupt: %s", L->path, sqlite3_errmsg(L->db));
+		return GD_EDATA;
+	}
+	return GD_OK;
+}
+
+static long count_rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	long n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* The file is an SQLite database holding a gpudiag profile of the version this code reads. */
+static int load_open(struct loader *L)
+{
+	FILE *probe = fopen(L->path, "rb");
 	if (!probe) {
-		snprintf(why, n, "cannot open '%s'", path);
+		snprintf(L->why, L->n, "cannot open '%s'", L->path);
 		return GD_EDATA;
 	}
 	{
@@ -271,300 +364,476 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		size_t got = fread(head, 1, 16, probe);
 		fclose(probe);
 		if (got < 16 || memcmp(head, "SQLite format 3", 16)) {
-			snprintf(why, n, "'%s' is not a gpudiag profile (not an SQLite database)", path);
+			snprintf(L->why, L->n, "'%s' is not a gpudiag profile (not an SQLite database)", L->path);
 			return GD_EDATA;
 		}
 	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(why, n, "cannot open '%s': %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
+	if (sqlite3_open_v2(L->path, &L->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(L->why, L->n, "cannot open '%s': %s", L->path, L->db ? sqlite3_errmsg(L->db) : "out of memory");
+		return GD_EDATA;
 	}
 	/* Reading a large profile is a few sequential table scans: map the file instead of
 	 * copying every page through SQLite's cache. */
-	sqlite3_exec(db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536;", NULL, NULL, NULL);
-	if (!has_table(db, "meta") || !meta(db, "schema_version", v, sizeof(v))) {
-		snprintf(why, n, "'%s' is not a gpudiag profile (no meta.schema_version)", path);
-		goto out;
+	sqlite3_exec(L->db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536;", NULL, NULL, NULL);
+	{
+		char ver[1024];
+		if (!has_table(L->db, "meta") || !meta(L->db, "schema_version", ver, sizeof(ver))) {
+			snprintf(L->why, L->n, "'%s' is not a gpudiag profile (no meta.schema_version)", L->path);
+			return GD_EDATA;
+		}
+		L->p->schema_version = atoi(ver);
+		if (L->p->schema_version != GD_PROFILE_SCHEMA_VERSION) {
+			snprintf(L->why, L->n, "'%s' has profile schema version %s; this gpudiag reads version %d",
+				 L->path, ver, GD_PROFILE_SCHEMA_VERSION);
+			return GD_EDATA;
+		}
 	}
-	p->schema_version = atoi(v);
-	if (p->schema_version != GD_PROFILE_SCHEMA_VERSION) {
-		snprintf(why, n, "'%s' has profile schema version %s; this gpudiag reads version %d", path, v,
-			 GD_PROFILE_SCHEMA_VERSION);
-		goto out;
+	if (!has_table(L->db, "kernels") || !has_table(L->db, "strings") || !has_table(L->db, "devices")) {
+		snprintf(L->why, L->n, "'%s' is not a gpudiag profile (tables missing)", L->path);
+		return GD_EDATA;
 	}
-	if (!has_table(db, "kernels") || !has_table(db, "strings") || !has_table(db, "devices")) {
-		snprintf(why, n, "'%s' is not a gpudiag profile (tables missing)", path);
-		goto out;
-	}
-#define Q(sql)                                                                                    \
-	do {                                                                                      \
-		if (s)                                                                            \
-			sqlite3_finalize(s);                                                      \
-		s = NULL;                                                                         \
-		if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {                     \
-			snprintf(why, n, "'%s' is corrupt or not a gpudiag profile: %s", path,     \
-				 sqlite3_errmsg(db));                                              \
-			goto out;                                                                 \
-		}                                                                                 \
-	} while (0)
-#define STEP_DONE(r)                                                                                \
-	if ((r) != SQLITE_DONE) {                                                                   \
-		snprintf(why, n, "'%s' is corrupt: %s", path, sqlite3_errmsg(db));                  \
-		goto out;                                                                           \
-	}
-	if (meta(db, "command_line", v, sizeof(v)))
-		snprintf(p->command, sizeof(p->command), "%s", v);
-	if (meta(db, "driver_version", v, sizeof(v)))
-		snprintf(p->driver, sizeof(p->driver), "%.79s", v);
-	if (meta(db, "sample_label", v, sizeof(v)))
-		snprintf(p->label, sizeof(p->label), "%.255s", v);
-	if (meta(db, "synthetic", v, sizeof(v)))
-		p->synthetic = atoi(v);
-	if (meta(db, "start_ns", v, sizeof(v)))
-		p->t_start = strtoll(v, NULL, 10);
-	if (meta(db, "end_ns", v, sizeof(v)))
-		p->t_end = strtoll(v, NULL, 10);
-	if (meta(db, "exit_code", v, sizeof(v)))
-		p->exit_code = atoi(v);
-	if (meta(db, "traced", v, sizeof(v)))
-		p->cupti_ok = atoi(v) != 0;
-	if (meta(db, "api_trace", v, sizeof(v)))
-		p->have_api = strcmp(v, "none") != 0;
+	return GD_OK;
+}
 
-	/* strings: ids are dense in practice, but do not rely on it */
-	{
-		int r, maxid = -1;
-		Q("SELECT MAX(id) FROM strings");
-		if (sqlite3_step(s) == SQLITE_ROW)
-			maxid = col_int(s, 0, -1);
-		if (maxid > 50000000) {
-			snprintf(why, n, "'%s' is corrupt: string id %d", path, maxid);
-			goto out;
+static int load_meta(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	char v[1024];
+	if (meta(L->db, "command_line", v, sizeof(v)))
+		snprintf(p->command, sizeof(p->command), "%s", v);
+	if (meta(L->db, "driver_version", v, sizeof(v)))
+		snprintf(p->driver, sizeof(p->driver), "%.79s", v);
+	if (meta(L->db, "sample_label", v, sizeof(v)))
+		snprintf(p->label, sizeof(p->label), "%.255s", v);
+	if (meta(L->db, "synthetic", v, sizeof(v)))
+		p->synthetic = atoi(v);
+	if (meta(L->db, "start_ns", v, sizeof(v)))
+		p->t_start = strtoll(v, NULL, 10);
+	if (meta(L->db, "end_ns", v, sizeof(v)))
+		p->t_end = strtoll(v, NULL, 10);
+	if (meta(L->db, "exit_code", v, sizeof(v)))
+		p->exit_code = atoi(v);
+	if (meta(L->db, "traced", v, sizeof(v)))
+		p->cupti_ok = atoi(v) != 0;
+	if (meta(L->db, "api_trace", v, sizeof(v)))
+		p->have_api = strcmp(v, "none") != 0;
+	return GD_OK;
+}
+
+/* strings: ids are dense in practice, but do not rely on it */
+static int load_strings(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	struct {
+		int id;
+		const char *value;
+	} t;
+	int r, maxid = -1;
+	sqlite3_stmt *s;
+	if (query(L, "SELECT MAX(id) FROM strings"))
+		return GD_EDATA;
+	if (sqlite3_step(L->s) == SQLITE_ROW)
+		maxid = col_int(L->s, 0, -1);
+	if (maxid > 50000000) {
+		snprintf(L->why, L->n, "'%s' is corrupt: string id %d", L->path, maxid);
+		return GD_EDATA;
+	}
+	p->nnames = p->cap_names = maxid + 1;
+	p->names = calloc((size_t)(maxid + 2), sizeof(char *));
+	L->cat = malloc((size_t)(maxid + 2));
+	if (L->cat)
+		memset(L->cat, -1, (size_t)(maxid + 2));
+	if (query_table(L, GD_T_STRINGS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		READ_ROW(GD_STRINGS_COLUMNS);
+		if (t.id >= 0 && t.id <= maxid && !p->names[t.id])
+			p->names[t.id] = strdup(t.value ? t.value : "");
+	}
+	return step_done(L, r);
+}
+
+static int load_devices(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	sqlite3_stmt *s;
+	int r;
+	if (query_table(L, GD_T_DEVICES))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW && p->ndev < 8) {
+		struct gd_pdevice *o = &p->dev[p->ndev++];
+		struct {
+			int warp_size, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
+			    regs_per_block, smem_per_sm, smem_per_block, smem_per_block_optin, smem_reserved,
+			    sm_clock_khz;
+		} t;
+		const struct gd_arch *a;
+		memset(o, 0, sizeof(*o));
+		READ_ROW(GD_DEVICES_COLUMNS);
+		o->max_sm_mhz = t.sm_clock_khz / 1000;
+		a = gd_arch_find(o->major, o->minor);
+		if (a && gd_occ_device_from_arch(a, &o->occ) == 0) {
+			/* the recorded properties win over the table where present */
+			if (t.warp_size > 0) o->occ.warp_size = t.warp_size;
+			if (t.max_threads_per_block > 0) o->occ.max_threads_per_block = t.max_threads_per_block;
+			if (t.max_threads_per_sm > 0) o->occ.max_threads_per_sm = t.max_threads_per_sm;
+			if (t.max_blocks_per_sm > 0) o->occ.max_blocks_per_sm = t.max_blocks_per_sm;
+			if (t.regs_per_sm > 0) o->occ.regs_per_sm = t.regs_per_sm;
+			if (t.regs_per_block > 0) o->occ.regs_per_block = t.regs_per_block;
+			if (t.smem_per_sm > 0) o->occ.smem_per_sm = (size_t)t.smem_per_sm;
+			if (t.smem_per_block > 0) o->occ.smem_per_block = (size_t)t.smem_per_block;
+			if (t.smem_per_block_optin > 0) o->occ.smem_per_block_optin = (size_t)t.smem_per_block_optin;
+			if (t.smem_reserved >= 0) o->occ.smem_reserved_per_block = (size_t)t.smem_reserved;
+			o->occ.sm_count = o->sm_count;
+			o->occ_ok = 1;
 		}
-		p->nnames = p->cap_names = maxid + 1;
-		p->names = calloc((size_t)(maxid + 2), sizeof(char *));
-		Q("SELECT id, value FROM strings");
+	}
+	return step_done(L, r);
+}
+
+/* legacy default streams */
+static int load_contexts(struct loader *L)
+{
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "contexts"))
+		return GD_OK;
+	if (query_table(L, GD_T_CONTEXTS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW && L->nn < 256) {
+		struct nullst *o = &L->ns[L->nn];
+		READ_ROW(GD_CONTEXTS_COLUMNS);
+		L->nn++;
+	}
+	return step_done(L, r);
+}
+
+/* Non-blocking streams. Optional facts: a damaged or missing table leaves every stream
+ * "not non-blocking" rather than refusing a profile the rest of the reader accepts. */
+static int load_streams(struct loader *L)
+{
+	sqlite3_stmt *s;
+	long cap = 0;
+	char sql[512];
+	if (!has_table(L->db, "streams") || gd_table_select_sql(&gd_tables[GD_T_STREAMS], sql, sizeof(sql)) < 0 ||
+	    sqlite3_prepare_v2(L->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return GD_OK;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct pstream *o;
+		if (L->nnb == cap) {
+			long nc = cap ? cap * 2 : 64;
+			struct pstream *nb = realloc(L->nb, (size_t)nc * sizeof(*nb));
+			if (!nb)
+				break;
+			L->nb = nb;
+			cap = nc;
+		}
+		o = &L->nb[L->nnb++];
+		READ_ROW(GD_STREAMS_COLUMNS);
+	}
+	sqlite3_finalize(s);
+	if (L->nnb > 1)
+		qsort(L->nb, (size_t)L->nnb, sizeof(*L->nb), cmp_pstream);
+	return GD_OK;
+}
+
+/* kernels, in table order (gd_profile_finish sorts if the writer did not) */
+static int load_kernels(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	struct {
+		int64_t context;
+	} t;
+	sqlite3_stmt *s;
+	int r;
+	reserve((void **)&p->k, &p->cap_k, count_rows(L->db, "SELECT COUNT(*) FROM kernels"), sizeof(*p->k));
+	if (query_table(L, GD_T_KERNELS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pkernel *o = gd_profile_add_kernel(p);
+		READ_ROW(GD_KERNELS_COLUMNS);
+		if (o->name < 0 || o->name >= p->nnames || !p->names[o->name])
+			o->name = o->dname;
+		if (o->dname < 0 || o->dname >= p->nnames || !p->names[o->dname])
+			o->dname = o->name;
+		if (o->name < 0 || o->name >= p->nnames || !p->names[o->name]) {
+			snprintf(L->why, L->n, "'%s' is corrupt: a kernel names string id %d, which is missing", L->path,
+				 o->name);
+			return GD_EDATA;
+		}
+		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
+		o->nonblocking = is_nonblocking(L, o->pid, o->stream);
+	}
+	return step_done(L, r);
+}
+
+/* copies, then memsets (as copies of kind GD_CK_MEMSET) */
+static int load_copies(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	struct {
+		int64_t context;
+	} t;
+	sqlite3_stmt *s;
+	int r;
+	if (query_table(L, GD_T_MEMCPY))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pcopy *o = gd_profile_add_copy(p);
+		READ_ROW(GD_MEMCPY_COLUMNS);
+		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
+		o->nonblocking = is_nonblocking(L, o->pid, o->stream);
+	}
+	if (step_done(L, r) || query_table(L, GD_T_MEMSET))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pcopy *o = gd_profile_add_copy(p);
+		READ_ROW(GD_MEMSET_COLUMNS);
+		o->kind = GD_CK_MEMSET;
+		o->dst_kind = o->src_kind;
+		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
+		o->nonblocking = is_nonblocking(L, o->pid, o->stream);
+	}
+	return step_done(L, r);
+}
+
+/* API calls; synchronisation records stand in for sync API calls when those were not traced. */
+static int load_api(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	sqlite3_stmt *s;
+	int r, nsync = 0;
+	reserve((void **)&p->a, &p->cap_a, count_rows(L->db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
+	if (query_table(L, GD_T_API))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_papi *o = gd_profile_add_api(p);
+		READ_ROW(GD_API_COLUMNS);
+		if (o->name >= 0 && o->name < p->nnames) {
+			/* the category of each name is worked out once, not per call */
+			if (!L->cat)
+				o->cat = gd_api_category(p->names[o->name]);
+			else if ((o->cat = L->cat[o->name]) < 0)
+				o->cat = L->cat[o->name] = (signed char)gd_api_category(p->names[o->name]);
+		} else {
+			o->cat = 0;
+		}
+		nsync += o->cat == GD_API_SYNC;
+	}
+	if (step_done(L, r))
+		return GD_EDATA;
+	if (p->na == 0 && p->have_api) /* the table is empty: say so rather than judge */
+		p->have_api = 0;
+	if (!nsync && has_table(L->db, "sync")) {
+		int sid = gd_profile_intern(p, "synchronization (CUPTI record)");
+		if (query_table(L, GD_T_SYNC))
+			return GD_EDATA;
+		s = L->s;
 		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			int id = col_int(s, 0, -1);
-			const char *t = (const char *)sqlite3_column_text(s, 1);
-			if (id >= 0 && id <= maxid && !p->names[id])
-				p->names[id] = strdup(t ? t : "");
+			struct gd_papi *o = gd_profile_add_api(p);
+			READ_ROW(GD_SYNC_COLUMNS);
+			o->name = sid;
+			o->cat = GD_API_SYNC;
 		}
-		STEP_DONE(r);
+		return step_done(L, r);
 	}
-	/* devices */
-	{
-		int r;
-		Q("SELECT id, uuid, name, cc_major, cc_minor, sm_count, global_mem_bytes, sm_clock_khz,"
-		  " warp_size, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,"
-		  " regs_per_block, smem_per_sm, smem_per_block, smem_per_block_optin, reserved_smem_per_block"
-		  " FROM devices ORDER BY id");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW && p->ndev < 8) {
-			struct gd_pdevice *d = &p->dev[p->ndev++];
-			const char *t;
-			int id = col_int(s, 0, 0);
-			memset(d, 0, sizeof(*d));
-			(void)id;
-			if ((t = (const char *)sqlite3_column_text(s, 1)))
-				snprintf(d->uuid, sizeof(d->uuid), "%s", t);
-			if ((t = (const char *)sqlite3_column_text(s, 2)))
-				snprintf(d->name, sizeof(d->name), "%s", t);
-			d->major = col_int(s, 3, 0);
-			d->minor = col_int(s, 4, 0);
-			d->sm_count = col_int(s, 5, 0);
-			d->mem_total = col_dbl(s, 6);
-			d->max_sm_mhz = col_int(s, 7, -1000) / 1000;
-			const struct gd_arch *a = gd_arch_find(d->major, d->minor);
-			if (a && gd_occ_device_from_arch(a, &d->occ) == 0) {
-				/* the recorded properties win over the table where present */
-				int x;
-				if ((x = col_int(s, 8, 0)) > 0) d->occ.warp_size = x;
-				if ((x = col_int(s, 9, 0)) > 0) d->occ.max_threads_per_block = x;
-				if ((x = col_int(s, 10, 0)) > 0) d->occ.max_threads_per_sm = x;
-				if ((x = col_int(s, 11, 0)) > 0) d->occ.max_blocks_per_sm = x;
-				if ((x = col_int(s, 12, 0)) > 0) d->occ.regs_per_sm = x;
-				if ((x = col_int(s, 13, 0)) > 0) d->occ.regs_per_block = x;
-				if ((x = col_int(s, 14, 0)) > 0) d->occ.smem_per_sm = (size_t)x;
-				if ((x = col_int(s, 15, 0)) > 0) d->occ.smem_per_block = (size_t)x;
-				if ((x = col_int(s, 16, 0)) > 0) d->occ.smem_per_block_optin = (size_t)x;
-				if ((x = col_int(s, 17, -1)) >= 0) d->occ.smem_reserved_per_block = (size_t)x;
-				d->occ.sm_count = d->sm_count;
-				d->occ_ok = 1;
-			}
-		}
-		STEP_DONE(r);
+	return GD_OK;
+}
+
+static int load_nvml(struct loader *L)
+{
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "nvml_samples"))
+		return GD_OK;
+	if (query_table(L, GD_T_NVML))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pnvml *o = gd_profile_add_nvml(L->p);
+		READ_ROW(GD_NVML_COLUMNS);
+		o->power_w /= 1000.0; /* mW → W */
 	}
-	/* legacy default streams */
-	if (has_table(db, "contexts")) {
-		int r;
-		Q("SELECT pid, context, null_stream FROM contexts WHERE null_stream IS NOT NULL");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW && nn < 256) {
-			ns[nn].pid = col_i64(s, 0, 0);
-			ns[nn].ctx = col_i64(s, 1, 0);
-			ns[nn].stream = col_i64(s, 2, 0);
-			nn++;
-		}
-		STEP_DONE(r);
+	return step_done(L, r);
+}
+
+static int load_memory(struct loader *L)
+{
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "memory"))
+		return GD_OK;
+	if (query_table(L, GD_T_MEMORY))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pmem *o = gd_profile_add_mem(L->p);
+		READ_ROW(GD_MEMORY_COLUMNS);
 	}
-	/* kernels, in table order (gd_profile_finish sorts if the writer did not) */
-	reserve((void **)&p->k, &p->cap_k, count_rows(db, "SELECT COUNT(*) FROM kernels"), sizeof(*p->k));
-	{
-		int r;
-		Q("SELECT start, end, name, demangled, grid_x, grid_y, grid_z, block_x, block_y, block_z,"
-		  " regs, static_smem, dyn_smem, stream, device, pid, correlation, context"
-		  " FROM kernels WHERE start IS NOT NULL AND end IS NOT NULL");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			struct gd_pkernel *k = gd_profile_add_kernel(p);
-			k->start = sqlite3_column_int64(s, 0);
-			k->end = sqlite3_column_int64(s, 1);
-			k->name = col_int(s, 2, -1);
-			k->dname = col_int(s, 3, k->name);
-			if (k->name < 0 || k->name >= p->nnames || !p->names[k->name])
-				k->name = k->dname;
-			if (k->dname < 0 || k->dname >= p->nnames || !p->names[k->dname])
-				k->dname = k->name;
-			if (k->name < 0 || k->name >= p->nnames || !p->names[k->name]) {
-				snprintf(why, n, "'%s' is corrupt: a kernel names string id %d, which is missing", path,
-					 k->name);
-				goto out;
-			}
-			for (int i = 0; i < 3; i++) {
-				k->grid[i] = col_int(s, 4 + i, 1);
-				k->block[i] = col_int(s, 7 + i, 1);
-			}
-			k->regs = col_int(s, 10, -1);
-			k->static_smem = col_int(s, 11, 0);
-			k->dyn_smem = col_int(s, 12, 0);
-			k->stream = col_i64(s, 13, -1);
-			k->device = col_int(s, 14, 0);
-			k->pid = col_int(s, 15, 0);
-			k->corr = (uint32_t)col_i64(s, 16, 0);
-			k->legacy = is_legacy(ns, nn, k->pid, col_i64(s, 17, -1), k->stream);
-		}
-		STEP_DONE(r);
-	}
-	/* copies and memsets */
-	{
-		int r;
-		Q("SELECT start, end, bytes, copy_kind, src_kind, dst_kind, stream, device, pid, correlation, context"
-		  " FROM memcpy WHERE start IS NOT NULL AND end IS NOT NULL"
-		  " UNION ALL SELECT start, end, bytes, 100, mem_kind, mem_kind, stream, device, pid, correlation,"
-		  " context FROM memset WHERE start IS NOT NULL AND end IS NOT NULL");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			struct gd_pcopy *c = gd_profile_add_copy(p);
-			c->start = sqlite3_column_int64(s, 0);
-			c->end = sqlite3_column_int64(s, 1);
-			c->bytes = col_i64(s, 2, 0);
-			c->kind = col_int(s, 3, 0);
-			c->src_kind = col_int(s, 4, 0);
-			c->dst_kind = col_int(s, 5, 0);
-			c->stream = col_i64(s, 6, -1);
-			c->device = col_int(s, 7, 0);
-			c->pid = col_int(s, 8, 0);
-			c->corr = (uint32_t)col_i64(s, 9, 0);
-			c->legacy = is_legacy(ns, nn, c->pid, col_i64(s, 10, -1), c->stream);
-		}
-		STEP_DONE(r);
-	}
-	/* API calls */
-	reserve((void **)&p->a, &p->cap_a, count_rows(db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
-	{
-		int r, nsync = 0;
-		Q("SELECT start, end, name, pid, tid, correlation FROM api"
-		  " WHERE start IS NOT NULL AND end IS NOT NULL");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			struct gd_papi *a = gd_profile_add_api(p);
-			a->start = sqlite3_column_int64(s, 0);
-			a->end = sqlite3_column_int64(s, 1);
-			a->name = col_int(s, 2, -1);
-			a->cat = a->name >= 0 && a->name < p->nnames ? gd_api_category(p->names[a->name]) : 0;
-			nsync += a->cat == GD_API_SYNC;
-			a->pid = col_int(s, 3, 0);
-			a->tid = col_int(s, 4, 0);
-			a->corr = (uint32_t)col_i64(s, 5, 0);
-		}
-		STEP_DONE(r);
-		if (p->na == 0 && p->have_api) /* the table is empty: say so rather than judge */
-			p->have_api = 0;
-		/* Synchronisation records stand in for sync API calls when those were not traced. */
-		if (!nsync && has_table(db, "sync")) {
-			int sid = gd_profile_intern(p, "synchronization (CUPTI record)");
-			Q("SELECT start, end, pid FROM sync WHERE start IS NOT NULL AND end IS NOT NULL"
-			  " AND type IN (1, 3, 4)");
-			while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-				struct gd_papi *a = gd_profile_add_api(p);
-				a->start = sqlite3_column_int64(s, 0);
-				a->end = sqlite3_column_int64(s, 1);
-				a->name = sid;
-				a->cat = GD_API_SYNC;
-				a->pid = col_int(s, 2, 0);
-			}
-			STEP_DONE(r);
-		}
-	}
-	/* NVML samples */
-	if (has_table(db, "nvml_samples")) {
-		int r;
-		Q("SELECT t, device, util_gpu, util_mem, mem_used, mem_total, power_mw, temp_c, sm_mhz, mem_mhz,"
-		  " clock_reasons FROM nvml_samples ORDER BY t");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			struct gd_pnvml *m = gd_profile_add_nvml(p);
-			m->t = col_i64(s, 0, 0);
-			m->device = col_int(s, 1, 0);
-			m->util_gpu = col_int(s, 2, -1);
-			m->util_mem = col_int(s, 3, -1);
-			m->mem_used = col_dbl(s, 4);
-			m->mem_total = col_dbl(s, 5);
-			m->power_w = col_dbl(s, 6) / 1000.0;
-			m->temp_c = col_dbl(s, 7);
-			m->sm_mhz = col_int(s, 8, -1);
-			m->mem_mhz = col_int(s, 9, -1);
-			m->reasons = sqlite3_column_type(s, 10) == SQLITE_NULL ? ~0ULL
-									 : (unsigned long long)sqlite3_column_int64(s, 10);
-		}
-		STEP_DONE(r);
-	}
-	if (has_table(db, "memory")) {
-		int r;
-		Q("SELECT time, operation, device, bytes FROM memory WHERE time IS NOT NULL ORDER BY time");
-		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-			struct gd_pmem *m = gd_profile_add_mem(p);
-			m->t = col_i64(s, 0, 0);
-			m->op = col_int(s, 1, 0);
-			m->device = col_int(s, 2, 0);
-			m->bytes = (double)col_i64(s, 3, 0);
-		}
-		STEP_DONE(r);
-	}
-	if (has_table(db, "dropped")) {
-		Q("SELECT COALESCE(SUM(count), 0) FROM dropped");
-		if (sqlite3_step(s) == SQLITE_ROW)
-			p->dropped = col_i64(s, 0, 0);
-	}
-	if (has_table(db, "processes")) {
-		/* a profile whose every process ran unprofiled */
-		Q("SELECT COUNT(*), COALESCE(SUM(traced), 0) FROM processes");
-		if (sqlite3_step(s) == SQLITE_ROW && col_int(s, 0, 0) > 0 && col_int(s, 1, 0) == 0)
+	return step_done(L, r);
+}
+
+static int load_dropped(struct loader *L)
+{
+	if (!has_table(L->db, "dropped"))
+		return GD_OK;
+	if (query(L, "SELECT COALESCE(SUM(count), 0) FROM dropped"))
+		return GD_EDATA;
+	if (sqlite3_step(L->s) == SQLITE_ROW)
+		L->p->dropped = col_i64(L->s, 0, 0);
+	return GD_OK;
+}
+
+static int load_processes(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	char v[1024];
+	long count = 0;
+	sqlite3_stmt *s;
+	if (!has_table(L->db, "processes"))
+		return GD_OK;
+	/* a profile whose every process ran unprofiled */
+	if (query(L, "SELECT COUNT(*), COALESCE(SUM(traced), 0) FROM processes"))
+		return GD_EDATA;
+	if (sqlite3_step(L->s) == SQLITE_ROW) {
+		count = col_int(L->s, 0, 0);
+		if (count > 0 && col_int(L->s, 1, 0) == 0)
 			p->cupti_ok = 0;
-		if (!p->cupti_ok) {
-			Q("SELECT status FROM processes WHERE traced = 0 AND status IS NOT NULL LIMIT 1");
-			if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-				snprintf(p->untraced_status, sizeof(p->untraced_status), "%.31s",
-					 (const char *)sqlite3_column_text(s, 0));
-			if (meta(db, "not_traced_reason", v, sizeof(v)))
-				snprintf(p->untraced_reason, sizeof(p->untraced_reason), "%.255s", v);
-		}
 	}
-	rc = GD_OK;
-out:
-	if (s)
-		sqlite3_finalize(s);
-	if (db)
-		sqlite3_close(db);
+	if (!p->cupti_ok) {
+		if (query(L, "SELECT status FROM processes WHERE traced = 0 AND status IS NOT NULL LIMIT 1"))
+			return GD_EDATA;
+		if (sqlite3_step(L->s) == SQLITE_ROW && sqlite3_column_text(L->s, 0))
+			snprintf(p->untraced_status, sizeof(p->untraced_status), "%.31s",
+				 (const char *)sqlite3_column_text(L->s, 0));
+		if (meta(L->db, "not_traced_reason", v, sizeof(v)))
+			snprintf(p->untraced_reason, sizeof(p->untraced_reason), "%.255s", v);
+	}
+	/* The process list (optional facts, like the streams): sized by the count above. */
+	if (count <= 0 || query_table(L, GD_T_PROCESSES))
+		return GD_OK;
+	p->proc = calloc((size_t)count, sizeof(*p->proc));
+	if (!p->proc)
+		return GD_OK;
+	s = L->s;
+	while (p->nproc < count && sqlite3_step(s) == SQLITE_ROW) {
+		struct gd_pprocess *o = &p->proc[p->nproc++];
+		READ_ROW(GD_PROCESSES_COLUMNS);
+	}
+	return GD_OK;
+}
+
+int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
+{
+	struct loader L;
+	int rc;
+	memset(&L, 0, sizeof(L));
+	L.p = p, L.path = path, L.why = why, L.n = n;
+	gd_profile_init(p);
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	rc = load_open(&L);
+	if (!rc)
+		rc = load_meta(&L);
+	if (!rc)
+		rc = load_strings(&L);
+	if (!rc)
+		rc = load_devices(&L);
+	if (!rc)
+		rc = load_contexts(&L);
+	if (!rc)
+		rc = load_streams(&L);
+	if (!rc)
+		rc = load_kernels(&L);
+	if (!rc)
+		rc = load_copies(&L);
+	if (!rc)
+		rc = load_api(&L);
+	if (!rc)
+		rc = load_nvml(&L);
+	if (!rc)
+		rc = load_memory(&L);
+	if (!rc)
+		rc = load_dropped(&L);
+	if (!rc)
+		rc = load_processes(&L);
+	if (L.s)
+		sqlite3_finalize(L.s);
+	if (L.db)
+		sqlite3_close(L.db);
+	free(L.nb);
+	free(L.cat);
 	if (rc != GD_OK) {
 		gd_profile_free(p);
-		return rc;
+		return GD_EDATA;
 	}
 	gd_profile_finish(p);
 	return GD_OK;
+}
+
+/* ---- peeking --------------------------------------------------------------------------- */
+static long long peek1(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	long long v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int gd_profile_peek(const char *path, struct gd_profile_facts *f)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	memset(f, 0, sizeof(*f));
+	f->kernels = f->kernel_ns = f->copies = f->processes = f->traced = f->dropped = -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return GD_EDATA;
+	}
+	f->kernels = peek1(db, "SELECT COUNT(*) FROM kernels");
+	f->kernel_ns = peek1(db, "SELECT SUM(end-start) FROM kernels");
+	f->copies = peek1(db, "SELECT COUNT(*) FROM memcpy");
+	f->processes = peek1(db, "SELECT COUNT(*) FROM processes");
+	f->traced = peek1(db, "SELECT COUNT(*) FROM processes WHERE traced=1");
+	f->dropped = peek1(db, "SELECT SUM(count) FROM dropped");
+	if (sqlite3_prepare_v2(db, "SELECT pid, status FROM processes WHERE traced=0 AND status IS NOT NULL ORDER BY pid",
+			       -1, &s, NULL) == SQLITE_OK) {
+		long cap = 0;
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			struct gd_pprocess *o;
+			if (f->nuntraced == cap) {
+				long nc = cap ? cap * 2 : 16;
+				struct gd_pprocess *u = realloc(f->untraced, (size_t)nc * sizeof(*u));
+				if (!u)
+					break;
+				f->untraced = u;
+				cap = nc;
+			}
+			o = &f->untraced[f->nuntraced++];
+			memset(o, 0, sizeof(*o));
+			o->pid = sqlite3_column_int(s, 0);
+			o->exit_code = o->exit_signal = -1;
+			snprintf(o->status, sizeof(o->status), "%s", (const char *)sqlite3_column_text(s, 1));
+		}
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return GD_OK;
+}
+
+void gd_profile_facts_free(struct gd_profile_facts *f)
+{
+	free(f->untraced);
+	f->untraced = NULL;
+	f->nuntraced = 0;
 }

@@ -7,6 +7,7 @@
 #include "profile/writer.h"
 
 #include "core/status.h"
+#include "profile/columns.h"
 #include "profile/raw.h"
 #include "profile/schema.h"
 
@@ -24,43 +25,6 @@
  * by nvcc, which links the C++ runtime. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
-enum {
-	ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC, ST_NVTX, ST_MEMORY, ST_OVERHEAD, ST_CONTEXT,
-	ST_STREAM, ST_DROPPED, ST_STRING, ST_NVML, ST_PROCDEV, ST_COUNT
-};
-
-static const char *const stmt_sql[ST_COUNT] = {
-	[ST_KERNEL] = "INSERT INTO kernels(pid,device,context,stream,correlation,start,end,queued,submitted,"
-		      "name,demangled,short_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,cluster_x,"
-		      "cluster_y,cluster_z,regs,static_smem,dyn_smem,smem_executed,local_mem_per_thread,"
-		      "cache_config,shmem_limit_config,launch_type,graph_id,graph_node_id,is_device_launched,"
-		      "channel_id,channel_type) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_MEMCPY] = "INSERT INTO memcpy(pid,device,context,stream,correlation,start,end,bytes,copy_kind,"
-		      "src_kind,dst_kind,is_async,copy_count,src_device,dst_device,graph_id,graph_node_id,"
-		      "channel_id,channel_type) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_MEMSET] = "INSERT INTO memset(pid,device,context,stream,correlation,start,end,bytes,value,mem_kind,"
-		      "is_async,graph_id,graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_API] = "INSERT INTO api(pid,tid,domain,cbid,name,start,end,correlation,return_value) "
-		   "VALUES(?,?,?,?,?,?,?,?,?)",
-	[ST_SYNC] = "INSERT INTO sync(pid,context,stream,type,start,end,correlation,cuda_event,return_value) "
-		    "VALUES(?,?,?,?,?,?,?,?,?)",
-	[ST_NVTX] = "INSERT INTO nvtx(pid,tid,kind,domain,name,start,end,color,category,payload) "
-		    "VALUES(?,?,?,?,?,?,?,?,?,?)",
-	[ST_MEMORY] = "INSERT INTO memory(pid,device,context,stream,correlation,time,operation,mem_kind,address,"
-		      "bytes,is_async,pool_type) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_OVERHEAD] = "INSERT INTO overhead(pid,kind,object_kind,object_id,start,end,correlation) "
-			"VALUES(?,?,?,?,?,?,?)",
-	[ST_CONTEXT] = "INSERT OR REPLACE INTO contexts(pid,context,device,null_stream) VALUES(?,?,?,?)",
-	[ST_STREAM] = "INSERT OR REPLACE INTO streams(pid,stream,context,priority,flags,correlation) "
-		      "VALUES(?,?,?,?,?,?)",
-	[ST_DROPPED] = "INSERT INTO dropped(pid,source,context,stream,count) VALUES(?,?,?,?,?)",
-	[ST_STRING] = "INSERT INTO strings(id,value) VALUES(?,?)",
-	[ST_NVML] = "INSERT INTO nvml_samples(t,device,util_gpu,util_mem,mem_used,mem_total,power_mw,"
-		    "power_limit_mw,temp_c,sm_mhz,mem_mhz,clock_reasons,pcie_tx_kbps,pcie_rx_kbps) "
-		    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_PROCDEV] = "INSERT OR REPLACE INTO process_devices(pid,ordinal,device) VALUES(?,?,?)",
-};
-
 /* Global strings: open addressing on (hash, text). */
 struct gstr {
 	uint64_t hash;
@@ -72,7 +36,7 @@ struct gstr {
 struct gd_pw {
 	sqlite3 *db;
 	char path[4096], tmp[4200];
-	sqlite3_stmt *st[ST_COUNT];
+	sqlite3_stmt *st[GD_T_COUNT]; /* one INSERT per table of columns.h */
 	struct gstr *tab;
 	size_t cap, count;
 	int64_t next_id;
@@ -135,11 +99,14 @@ int gd_pw_open(struct gd_pw **out, const char *path)
 		if (bad)
 			goto fail;
 	}
-	for (int i = 0; i < ST_COUNT; i++)
-		if (sqlite3_prepare_v2(w->db, stmt_sql[i], -1, &w->st[i], NULL) != SQLITE_OK) {
+	for (int i = 0; i < GD_T_COUNT; i++) {
+		char sql[2048];
+		if (gd_table_insert_sql(&gd_tables[i], sql, sizeof(sql)) < 0 ||
+		    sqlite3_prepare_v2(w->db, sql, -1, &w->st[i], NULL) != SQLITE_OK) {
 			db_err(w, "prepare");
 			goto fail;
 		}
+	}
 	w->next_id = 1;
 	snprintf(v, sizeof(v), "%d", GD_PROFILE_SCHEMA_VERSION);
 	if (gd_pw_meta(w, "schema_version", v) || gd_pw_meta(w, "clock", "CLOCK_REALTIME") ||
@@ -175,7 +142,43 @@ int gd_pw_meta_int(struct gd_pw *w, const char *key, long long value)
 	return gd_pw_meta(w, key, v);
 }
 
-/* ---- binding helpers: column i is 1-based; `known` false binds NULL */
+/* ---- binding: one value per declared column (columns.h), bound in the declaration's order */
+
+enum { BV_NULL, BV_INT, BV_REAL, BV_TEXT };
+struct bval {
+	int how;
+	long long i;
+	double d;
+	const char *s;
+	int n; /* text length, -1 = NUL-terminated */
+};
+
+/* The write conversions of columns.h. */
+#define V(x) {BV_INT, (long long)(x), 0, NULL, 0}
+#define TS(x) {(x) != 0 ? BV_INT : BV_NULL, (long long)(x), 0, NULL, 0} /* CUPTI writes 0 for a timestamp it could not take */
+#define SID(x) {(x) > 0 ? BV_INT : BV_NULL, (long long)(x), 0, NULL, 0}
+#define NZ(x) {(x) != 0 ? BV_INT : BV_NULL, (long long)(x), 0, NULL, 0}
+#define NN(x) {(x) >= 0 ? BV_INT : BV_NULL, (long long)(x), 0, NULL, 0}
+#define OPT(x, known) {(known) ? BV_INT : BV_NULL, (long long)(x), 0, NULL, 0}
+#define DBL(x, known) {(known) ? BV_REAL : BV_NULL, 0, (x), NULL, 0}
+#define TXT(p) {(p) ? BV_TEXT : BV_NULL, 0, 0, (p), -1}
+#define TXTZ(p) {(p)[0] ? BV_TEXT : BV_NULL, 0, 0, (p), -1}
+#define TXTN(p, len) {BV_TEXT, 0, 0, (p), (int)(len)}
+#define NUL {BV_NULL, 0, 0, NULL, 0}
+#define BVAL(col, type, write, read, field, dflt) write,
+#define ROW(list) const struct bval v_[] = {list(BVAL)}
+#define NCOLS (int)(sizeof(v_) / sizeof(v_[0]))
+
+static void bind_row(sqlite3_stmt *s, const struct bval *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		switch (v[i].how) {
+		case BV_INT: sqlite3_bind_int64(s, i + 1, v[i].i); break;
+		case BV_REAL: sqlite3_bind_double(s, i + 1, v[i].d); break;
+		case BV_TEXT: sqlite3_bind_text(s, i + 1, v[i].s, v[i].n, SQLITE_TRANSIENT); break;
+		default: break; /* cleared to NULL by the previous step */
+		}
+}
 
 static void bi(sqlite3_stmt *s, int i, long long v) { sqlite3_bind_int64(s, i, v); }
 static void bi_opt(sqlite3_stmt *s, int i, long long v, int known)
@@ -185,17 +188,25 @@ static void bi_opt(sqlite3_stmt *s, int i, long long v, int known)
 	else
 		sqlite3_bind_null(s, i);
 }
-/* CUPTI writes 0 for a timestamp it could not take. */
-static void bt(sqlite3_stmt *s, int i, uint64_t t) { bi_opt(s, i, (long long)t, t != 0); }
-static void bs(sqlite3_stmt *s, int i, int64_t id) { bi_opt(s, i, id, id > 0); }
 
-static int step(struct gd_pw *w, sqlite3_stmt *s)
+/* Runs a bound INSERT and readies it for the next row; `what` names it in the error. */
+static int step_as(struct gd_pw *w, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	return rc == SQLITE_DONE ? GD_OK : db_err(w, "insert");
+	return rc == SQLITE_DONE ? GD_OK : db_err(w, what);
 }
+
+static int step(struct gd_pw *w, sqlite3_stmt *s) { return step_as(w, s, "insert"); }
+
+/* Binds one row of table `t` and inserts it. */
+static int insert(struct gd_pw *w, int t, const struct bval *v, int n)
+{
+	bind_row(w->st[t], v, n);
+	return step(w, w->st[t]);
+}
+#define INSERT(w, t, row) insert(w, t, row, NCOLS)
 
 /* ---- strings */
 
@@ -250,11 +261,14 @@ static int64_t gstring(struct gd_pw *w, const char *s, size_t n)
 		w->byid_cap = cap;
 	}
 	w->byid[w->tab[j].id] = w->tab[j].s;
-	bi(w->st[ST_STRING], 1, w->tab[j].id);
-	sqlite3_bind_text(w->st[ST_STRING], 2, s, (int)n, SQLITE_TRANSIENT);
-	if (step(w, w->st[ST_STRING]))
-		return 0;
-	return w->tab[j].id;
+	{
+		const char *r = s;
+		int64_t id = w->tab[j].id;
+		ROW(GD_STRINGS_COLUMNS);
+		if (INSERT(w, GD_T_STRINGS, v_))
+			return 0;
+		return id;
+	}
 }
 
 static int64_t gstr0(struct gd_pw *w, const char *s) { return s ? gstring(w, s, strlen(s)) : 0; }
@@ -333,61 +347,23 @@ void gd_kernel_names(const char *name, char *full, size_t fn, char *shrt, size_t
 
 /* ---- parent facts */
 
-int gd_pw_device(struct gd_pw *w, const struct gd_pw_device *d)
+/* devices.max_warps_per_sm, which the driver does not report directly; -1 unknown. */
+static int warps_per_sm(const struct gd_pw_device *d)
 {
-	sqlite3_stmt *s;
-	int rc;
-	const char *sql = "INSERT OR REPLACE INTO devices(id,uuid,name,pci_bus_id,nvml_index,cc_major,cc_minor,"
-			  "sm_count,warp_size,max_threads_per_block,max_threads_per_sm,max_warps_per_sm,"
-			  "max_blocks_per_sm,regs_per_sm,regs_per_block,smem_per_sm,smem_per_block,"
-			  "smem_per_block_optin,reserved_smem_per_block,l2_bytes,global_mem_bytes,"
-			  "mem_bus_width_bits,mem_clock_khz,sm_clock_khz,async_engines) "
-			  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-	const int ints[] = {d->nvml_index, d->cc_major, d->cc_minor, d->sm_count, d->warp_size,
-			    d->max_threads_per_block, d->max_threads_per_sm,
-			    d->max_threads_per_sm > 0 && d->warp_size > 0 ? d->max_threads_per_sm / d->warp_size : -1,
-			    d->max_blocks_per_sm, d->regs_per_sm, d->regs_per_block, d->smem_per_sm,
-			    d->smem_per_block, d->smem_per_block_optin, d->reserved_smem_per_block};
-	if (sqlite3_prepare_v2(w->db, sql, -1, &s, NULL))
-		return db_err(w, "devices");
-	bi(s, 1, d->id);
-	if (d->uuid[0])
-		sqlite3_bind_text(s, 2, d->uuid, -1, SQLITE_TRANSIENT);
-	if (d->name[0])
-		sqlite3_bind_text(s, 3, d->name, -1, SQLITE_TRANSIENT);
-	if (d->pci_bus_id[0])
-		sqlite3_bind_text(s, 4, d->pci_bus_id, -1, SQLITE_TRANSIENT);
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		bi_opt(s, 5 + (int)i, ints[i], ints[i] >= 0);
-	bi_opt(s, 20, d->l2_bytes, d->l2_bytes >= 0);
-	bi_opt(s, 21, d->global_mem_bytes, d->global_mem_bytes >= 0);
-	bi_opt(s, 22, d->mem_bus_width_bits, d->mem_bus_width_bits >= 0);
-	bi_opt(s, 23, d->mem_clock_khz, d->mem_clock_khz >= 0);
-	bi_opt(s, 24, d->sm_clock_khz, d->sm_clock_khz >= 0);
-	bi_opt(s, 25, d->async_engines, d->async_engines >= 0);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GD_OK : db_err(w, "devices");
+	return d->max_threads_per_sm > 0 && d->warp_size > 0 ? d->max_threads_per_sm / d->warp_size : -1;
 }
 
-int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *x)
+int gd_pw_device(struct gd_pw *w, const struct gd_pw_device *r)
 {
-	sqlite3_stmt *s = w->st[ST_NVML];
-	bi(s, 1, (long long)x->t_ns);
-	bi(s, 2, device);
-	bi_opt(s, 3, x->util_gpu, x->util_gpu >= 0);
-	bi_opt(s, 4, x->util_mem, x->util_mem >= 0);
-	bi_opt(s, 5, (long long)x->mem_used, x->mem_used != GD_NVML_UNKNOWN64);
-	bi_opt(s, 6, (long long)x->mem_total, x->mem_total != GD_NVML_UNKNOWN64);
-	bi_opt(s, 7, x->power_mw, x->power_mw >= 0);
-	bi_opt(s, 8, x->power_limit_mw, x->power_limit_mw >= 0);
-	bi_opt(s, 9, x->temp_c, x->temp_c != GD_NVML_UNKNOWN);
-	bi_opt(s, 10, x->sm_mhz, x->sm_mhz >= 0);
-	bi_opt(s, 11, x->mem_mhz, x->mem_mhz >= 0);
-	bi_opt(s, 12, (long long)x->clock_reasons, x->clock_reasons != GD_NVML_UNKNOWN64);
-	bi_opt(s, 13, x->pcie_tx_kbps, x->pcie_tx_kbps >= 0);
-	bi_opt(s, 14, x->pcie_rx_kbps, x->pcie_rx_kbps >= 0);
-	return step(w, s);
+	ROW(GD_DEVICES_COLUMNS);
+	bind_row(w->st[GD_T_DEVICES], v_, NCOLS);
+	return step_as(w, w->st[GD_T_DEVICES], "devices");
+}
+
+int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *r)
+{
+	ROW(GD_NVML_COLUMNS);
+	return INSERT(w, GD_T_NVML, v_);
 }
 
 /* ---- raw files */
@@ -500,10 +476,11 @@ static int raw_device(struct rawctx *c, const struct gd_raw_device *d)
 	}
 	if (d->ordinal < 64)
 		c->devmap[d->ordinal] = id;
-	bi(w->st[ST_PROCDEV], 1, c->pid);
-	bi(w->st[ST_PROCDEV], 2, d->ordinal);
-	bi(w->st[ST_PROCDEV], 3, id);
-	return step(w, w->st[ST_PROCDEV]);
+	{
+		const struct gd_raw_device *r = d;
+		ROW(GD_PROCDEV_COLUMNS);
+		return INSERT(w, GD_T_PROCDEV, v_);
+	}
 }
 
 /* The demangled and short name ids of a kernel name id, computed once per distinct name. */
@@ -541,148 +518,68 @@ static int kernel_name_ids(struct gd_pw *w, int64_t name, int64_t *dem, int64_t 
 	return GD_OK;
 }
 
-static int raw_kernel(struct rawctx *c, const struct gd_raw_kernel *k)
+static int raw_kernel(struct rawctx *c, const struct gd_raw_kernel *r)
 {
-	struct gd_pw *w = c->w;
-	sqlite3_stmt *s = w->st[ST_KERNEL];
-	int64_t name = lstr(c, k->name), dem, shrt;
-	kernel_name_ids(w, name, &dem, &shrt);
-	bi(s, 1, c->pid);
-	bi(s, 2, dev(c, k->device));
-	bi(s, 3, k->context);
-	bi(s, 4, k->stream);
-	bi(s, 5, k->correlation);
-	bt(s, 6, k->start);
-	bt(s, 7, k->end);
-	bt(s, 8, k->queued);
-	bt(s, 9, k->submitted);
-	bs(s, 10, name);
-	bs(s, 11, dem);
-	bs(s, 12, shrt);
-	for (int i = 0; i < 3; i++) {
-		bi(s, 13 + i, k->grid[i]);
-		bi(s, 16 + i, k->block[i]);
-		bi(s, 19 + i, k->cluster[i]);
+	int64_t name = lstr(c, r->name), dem, shrt;
+	kernel_name_ids(c->w, name, &dem, &shrt);
+	{
+		ROW(GD_KERNELS_COLUMNS);
+		return INSERT(c->w, GD_T_KERNELS, v_);
 	}
-	bi(s, 22, k->regs);
-	bi(s, 23, k->static_smem);
-	bi(s, 24, k->dyn_smem);
-	bi(s, 25, k->smem_executed);
-	bi(s, 26, k->local_mem_per_thread);
-	bi(s, 27, k->cache_config);
-	bi(s, 28, k->shmem_limit_config);
-	bi(s, 29, k->launch_type);
-	bi_opt(s, 30, k->graph_id, k->graph_id != 0);
-	bi_opt(s, 31, (long long)k->graph_node_id, k->graph_node_id != 0);
-	bi(s, 32, k->is_device_launched);
-	bi(s, 33, k->channel_id);
-	bi(s, 34, k->channel_type);
-	return step(w, s);
 }
 
-static int raw_memcpy(struct rawctx *c, const struct gd_raw_memcpy *m)
+static int raw_memcpy(struct rawctx *c, const struct gd_raw_memcpy *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_MEMCPY];
-	bi(s, 1, c->pid);
-	bi(s, 2, dev(c, m->device));
-	bi(s, 3, m->context);
-	bi(s, 4, m->stream);
-	bi(s, 5, m->correlation);
-	bt(s, 6, m->start);
-	bt(s, 7, m->end);
-	bi(s, 8, (long long)m->bytes);
-	bi(s, 9, m->copy_kind);
-	bi(s, 10, m->src_kind);
-	bi(s, 11, m->dst_kind);
-	bi(s, 12, m->flags & 1); /* CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC */
-	bi(s, 13, (long long)m->copy_count);
-	bi_opt(s, 14, dev(c, m->src_device), m->src_device != UINT32_MAX);
-	bi_opt(s, 15, dev(c, m->dst_device), m->dst_device != UINT32_MAX);
-	bi_opt(s, 16, m->graph_id, m->graph_id != 0);
-	bi_opt(s, 17, (long long)m->graph_node_id, m->graph_node_id != 0);
-	bi(s, 18, m->channel_id);
-	bi(s, 19, m->channel_type);
-	return step(c->w, s);
+	ROW(GD_MEMCPY_COLUMNS);
+	return INSERT(c->w, GD_T_MEMCPY, v_);
 }
 
-static int raw_memset(struct rawctx *c, const struct gd_raw_memset *m)
+static int raw_memset(struct rawctx *c, const struct gd_raw_memset *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_MEMSET];
-	bi(s, 1, c->pid);
-	bi(s, 2, dev(c, m->device));
-	bi(s, 3, m->context);
-	bi(s, 4, m->stream);
-	bi(s, 5, m->correlation);
-	bt(s, 6, m->start);
-	bt(s, 7, m->end);
-	bi(s, 8, (long long)m->bytes);
-	bi(s, 9, m->value);
-	bi(s, 10, m->mem_kind);
-	bi(s, 11, m->flags & 1); /* CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC */
-	bi_opt(s, 12, m->graph_id, m->graph_id != 0);
-	bi_opt(s, 13, (long long)m->graph_node_id, m->graph_node_id != 0);
-	return step(c->w, s);
+	ROW(GD_MEMSET_COLUMNS);
+	return INSERT(c->w, GD_T_MEMSET, v_);
 }
 
-static int raw_api(struct rawctx *c, const struct gd_raw_api *a)
+static int raw_api(struct rawctx *c, const struct gd_raw_api *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_API];
-	bi(s, 1, c->pid);
-	bi(s, 2, a->tid);
-	bi(s, 3, a->domain);
-	bi(s, 4, a->cbid);
-	bs(s, 5, lstr(c, a->name));
-	bt(s, 6, a->start);
-	bt(s, 7, a->end);
-	bi(s, 8, a->correlation);
-	bi(s, 9, a->return_value);
-	return step(c->w, s);
+	ROW(GD_API_COLUMNS);
+	return INSERT(c->w, GD_T_API, v_);
 }
 
-static int raw_sync(struct rawctx *c, const struct gd_raw_sync *y)
+static int raw_sync(struct rawctx *c, const struct gd_raw_sync *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_SYNC];
-	bi(s, 1, c->pid);
-	bi(s, 2, y->context);
-	bi_opt(s, 3, y->stream, y->stream != UINT32_MAX);
-	bi(s, 4, y->type);
-	bt(s, 5, y->start);
-	bt(s, 6, y->end);
-	bi(s, 7, y->correlation);
-	bi_opt(s, 8, y->cuda_event, y->type == 1 || y->type == 2);
-	bi(s, 9, y->return_value);
-	return step(c->w, s);
+	ROW(GD_SYNC_COLUMNS);
+	return INSERT(c->w, GD_T_SYNC, v_);
 }
 
-static int raw_memory(struct rawctx *c, const struct gd_raw_memory *m)
+static int raw_memory(struct rawctx *c, const struct gd_raw_memory *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_MEMORY];
-	bi(s, 1, c->pid);
-	bi(s, 2, dev(c, m->device));
-	bi(s, 3, m->context);
-	bi(s, 4, m->stream);
-	bi(s, 5, m->correlation);
-	bt(s, 6, m->timestamp);
-	bi(s, 7, m->operation);
-	bi(s, 8, m->mem_kind);
-	bi(s, 9, (long long)m->address);
-	bi(s, 10, (long long)m->bytes);
-	bi(s, 11, m->is_async);
-	bi(s, 12, m->pool_type);
-	return step(c->w, s);
+	ROW(GD_MEMORY_COLUMNS);
+	return INSERT(c->w, GD_T_MEMORY, v_);
 }
 
-static int raw_overhead(struct rawctx *c, const struct gd_raw_overhead *o)
+static int raw_overhead(struct rawctx *c, const struct gd_raw_overhead *r)
 {
-	sqlite3_stmt *s = c->w->st[ST_OVERHEAD];
-	bi(s, 1, c->pid);
-	bi(s, 2, o->kind);
-	bi(s, 3, o->object_kind);
-	bi(s, 4, (long long)o->object_id);
-	bt(s, 5, o->start);
-	bt(s, 6, o->end);
-	bi(s, 7, o->correlation);
-	return step(c->w, s);
+	ROW(GD_OVERHEAD_COLUMNS);
+	return INSERT(c->w, GD_T_OVERHEAD, v_);
+}
+
+static int raw_context(struct rawctx *c, const struct gd_raw_context *r)
+{
+	ROW(GD_CONTEXTS_COLUMNS);
+	return INSERT(c->w, GD_T_CONTEXTS, v_);
+}
+
+static int raw_stream(struct rawctx *c, const struct gd_raw_stream *r)
+{
+	ROW(GD_STREAMS_COLUMNS);
+	return INSERT(c->w, GD_T_STREAMS, v_);
+}
+
+static int raw_dropped(struct rawctx *c, const struct gd_raw_dropped *r)
+{
+	ROW(GD_DROPPED_COLUMNS);
+	return INSERT(c->w, GD_T_DROPPED, v_);
 }
 
 static int raw_marker(struct rawctx *c, const struct gd_raw_marker *m)
@@ -733,22 +630,11 @@ static void raw_marker_data(struct rawctx *c, const struct gd_raw_marker_data *d
 
 static int nvtx_flush(struct rawctx *c)
 {
-	sqlite3_stmt *s = c->w->st[ST_NVTX];
 	for (size_t i = 0; i < c->nv_n; i++) {
-		struct nvtx_open *o = &c->nv[i];
-		int mark = (o->flags & 1) != 0;
-		bi(s, 1, c->pid);
-		bi(s, 2, o->tid);
-		bi(s, 3, mark);
-		bs(s, 4, lstr(c, o->domain));
-		bs(s, 5, lstr(c, o->name));
-		bt(s, 6, o->start);
-		bi_opt(s, 7, (long long)o->end, !mark && o->closed && o->end);
-		bi_opt(s, 8, o->color, o->has_data);
-		bi_opt(s, 9, o->category, o->has_data);
-		if (o->has_payload)
-			sqlite3_bind_double(s, 10, o->payload);
-		if (step(c->w, s))
+		const struct nvtx_open *r = &c->nv[i];
+		int mark = (r->flags & 1) != 0;
+		ROW(GD_NVTX_COLUMNS);
+		if (INSERT(c->w, GD_T_NVTX, v_))
 			return GD_EFAIL;
 	}
 	c->nv_n = 0;
@@ -768,29 +654,13 @@ static const uint32_t rec_min[GD_RAW_TYPE_MAX] = {
 	[GD_RAW_STATUS] = sizeof(struct gd_raw_status_rec),
 };
 
-static int upsert_process(struct gd_pw *w, const struct gd_raw_header *h, const struct gd_raw_stats *st,
-			  int64_t cmd, uint64_t start, uint64_t end, uint32_t ppid)
+static int upsert_process(struct gd_pw *w, const struct gd_raw_header *r, const struct gd_raw_stats *st,
+			  int64_t cmd_id, uint64_t start, uint64_t end, uint32_t ppid)
 {
-	sqlite3_stmt *s;
-	int rc;
-	const char *sql = "INSERT OR REPLACE INTO processes(pid,ppid,command_line,start_ns,end_ns,traced,status,"
-			  "cupti_version,raw_records,raw_truncated) VALUES(?,?,(SELECT value FROM strings WHERE id=?),"
-			  "?,?,?,?,?,?,?)";
-	if (sqlite3_prepare_v2(w->db, sql, -1, &s, NULL))
-		return db_err(w, "processes");
-	bi(s, 1, h->pid);
-	bi(s, 2, ppid ? ppid : h->ppid);
-	bi(s, 3, cmd);
-	bi_opt(s, 4, (long long)(start ? start : h->start_ns), 1);
-	bt(s, 5, end);
-	bi(s, 6, st->status == GD_RAW_ST_OK);
-	sqlite3_bind_text(s, 7, status_name(st->status), -1, SQLITE_STATIC);
-	bi(s, 8, h->cupti_version);
-	bi(s, 9, st->records);
-	bi(s, 10, st->truncated);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? GD_OK : db_err(w, "processes");
+	const char *cmd = cmd_id > 0 && cmd_id < w->next_id ? w->byid[cmd_id] : NULL;
+	ROW(GD_PROCESSES_COLUMNS);
+	bind_row(w->st[GD_T_PROCESSES], v_, NCOLS);
+	return step_as(w, w->st[GD_T_PROCESSES], "processes");
 }
 
 int gd_pw_add_raw(struct gd_pw *w, const char *raw_path, struct gd_raw_stats *st, char *err, size_t errn)
@@ -906,33 +776,10 @@ int gd_pw_add_raw(struct gd_pw *w, const char *raw_path, struct gd_raw_stats *st
 		case GD_RAW_MARKER_DATA: raw_marker_data(&c, (const void *)p); break;
 		case GD_RAW_MEMORY: rc = raw_memory(&c, (const void *)p); break;
 		case GD_RAW_OVERHEAD: rc = raw_overhead(&c, (const void *)p); break;
-		case GD_RAW_CONTEXT: {
-			const struct gd_raw_context *x = (const void *)p;
-			sqlite3_stmt *s = w->st[ST_CONTEXT];
-			bi(s, 1, c.pid), bi(s, 2, x->context), bi(s, 3, dev(&c, x->device)), bi(s, 4, x->null_stream);
-			rc = step(w, s);
-			break;
-		}
-		case GD_RAW_STREAM: {
-			const struct gd_raw_stream *x = (const void *)p;
-			sqlite3_stmt *s = w->st[ST_STREAM];
-			bi(s, 1, c.pid), bi(s, 2, x->stream), bi(s, 3, x->context), bi(s, 4, x->priority);
-			bi(s, 5, x->flags), bi(s, 6, x->correlation);
-			rc = step(w, s);
-			break;
-		}
+		case GD_RAW_CONTEXT: rc = raw_context(&c, (const void *)p); break;
+		case GD_RAW_STREAM: rc = raw_stream(&c, (const void *)p); break;
 		case GD_RAW_DEVICE: rc = raw_device(&c, (const void *)p); break;
-		case GD_RAW_DROPPED: {
-			const struct gd_raw_dropped *x = (const void *)p;
-			sqlite3_stmt *s = w->st[ST_DROPPED];
-			bi(s, 1, c.pid);
-			sqlite3_bind_text(s, 2, x->source ? "gpudiag" : "cupti", -1, SQLITE_STATIC);
-			bi_opt(s, 3, x->context, x->context != 0);
-			bi_opt(s, 4, x->stream, x->source == 0);
-			bi(s, 5, (long long)x->count);
-			rc = step(w, s);
-			break;
-		}
+		case GD_RAW_DROPPED: rc = raw_dropped(&c, (const void *)p); break;
 		case GD_RAW_PROCESS: {
 			const struct gd_raw_process *x = (const void *)p;
 			cmd = lstr(&c, x->command_line);
@@ -1099,7 +946,7 @@ int gd_pw_close(struct gd_pw *w, int commit)
 	int rc = GD_OK;
 	if (!w)
 		return GD_OK;
-	for (int i = 0; i < ST_COUNT; i++)
+	for (int i = 0; i < GD_T_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
 	if (commit && ((w->late_sql && exec(w, w->late_sql)) || exec(w, "PRAGMA analysis_limit=1000; ANALYZE") ||
 		       exec(w, "COMMIT")))

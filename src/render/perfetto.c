@@ -13,9 +13,8 @@
 #include "core/fileio.h"
 #include "core/json.h"
 #include "core/status.h"
-#include "profile/schema.h"
+#include "profile/trace_rows.h"
 
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +49,7 @@ static int lane_for(struct lanes *l, long long key, long long s, long long e)
 
 struct exp {
 	FILE *f;
-	sqlite3 *db;
+	struct gd_trace *db;
 	long long t0;
 	int first;
 	unsigned char *api_lane; /* api.id → lane */
@@ -94,48 +93,42 @@ static const char *mem_kind(int k)
 	return k >= 0 && k <= 7 ? n[k] : "unknown";
 }
 
-static int prep(struct exp *x, sqlite3_stmt **s, const char *sql)
+static int prep(struct exp *x, enum gd_trace_kind kind, struct gd_trace_q **q)
 {
-	if (sqlite3_prepare_v2(x->db, sql, -1, s, NULL) != SQLITE_OK)
-		return gd_error(GD_EDATA, "export: profile query failed: %s", sqlite3_errmsg(x->db));
-	return GD_OK;
-}
-
-static const char *col(sqlite3_stmt *s, int i)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
-	return t ? t : "";
+	char why[512];
+	int rc = gd_trace_query(x->db, kind, q, why, sizeof(why));
+	if (rc == GD_EDATA)
+		return gd_error(GD_EDATA, "export: profile query failed: %s", why);
+	return rc ? gd_error(rc, "%s", why) : GD_OK;
 }
 
 static int processes(struct exp *x)
 {
-	sqlite3_stmt *s;
-	if (prep(x, &s, "SELECT pid, COALESCE(command_line,''), traced FROM processes ORDER BY pid"))
+	struct gd_trace_q *q;
+	struct gd_trace_process r;
+	if (prep(x, GD_TQ_PROCESSES, &q))
 		return GD_EDATA;
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (gd_trace_next_process(q, &r)) {
 		char name[512];
-		long long pid = sqlite3_column_int64(s, 0);
-		snprintf(name, sizeof(name), "%.400s (pid %lld%s)", col(s, 1), pid,
-			 sqlite3_column_int(s, 2) ? "" : ", not traced");
+		long long pid = r.pid;
+		snprintf(name, sizeof(name), "%.400s (pid %lld%s)", r.command, pid, r.traced ? "" : ", not traced");
 		meta_name(x, "process_name", pid, 0, name, -1);
 	}
-	sqlite3_finalize(s);
+	gd_trace_done(q);
 	return GD_OK;
 }
 
 static int api_events(struct exp *x)
 {
-	sqlite3_stmt *s;
+	struct gd_trace_q *q;
+	struct gd_trace_api r;
 	struct lanes ln = {-1, {0}};
 	long long last_key = -1;
 	int named[LANES] = {0};
-	if (prep(x, &s, "SELECT a.id, a.pid, a.tid, a.start, a.end, COALESCE(n.value,'api ' || a.cbid), a.correlation, "
-			"a.return_value FROM api a LEFT JOIN strings n ON n.id=a.name WHERE a.start IS NOT NULL "
-			"AND a.end IS NOT NULL ORDER BY a.pid, a.tid, a.start"))
+	if (prep(x, GD_TQ_API, &q))
 		return GD_EDATA;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		long long id = sqlite3_column_int64(s, 0), pid = sqlite3_column_int64(s, 1),
-			  tid = sqlite3_column_int64(s, 2), a = sqlite3_column_int64(s, 3), b = sqlite3_column_int64(s, 4);
+	while (gd_trace_next_api(q, &r)) {
+		long long id = r.id, pid = r.pid, tid = r.tid, a = r.start, b = r.end;
 		int lane = lane_for(&ln, pid * 4194304LL * 2 + tid, a, b);
 		long long vtid = tid + (long long)lane * 4194304LL; /* lanes of a thread: above pid_max */
 		if (id >= 0 && id < x->api_n)
@@ -154,44 +147,26 @@ static int api_events(struct exp *x)
 		fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"api\",\"pid\":%lld,\"tid\":%lld", pid, vtid);
 		ts(x, "ts", a);
 		fprintf(x->f, ",\"dur\":%lld.%03lld,\"name\":", (b - a) / 1000, (b - a) % 1000);
-		gd_json_escape(x->f, col(s, 5));
-		fprintf(x->f, ",\"args\":{\"correlation\":%lld,\"return\":%lld}}", sqlite3_column_int64(s, 6),
-			sqlite3_column_int64(s, 7));
+		gd_json_escape(x->f, r.name);
+		fprintf(x->f, ",\"args\":{\"correlation\":%lld,\"return\":%lld}}", r.correlation, r.return_value);
 	}
-	sqlite3_finalize(s);
+	gd_trace_done(q);
 	return GD_OK;
 }
 
 /* Kernels, copies and memsets of each stream, with lanes and flow arrows from their API call. */
 static int gpu_events(struct exp *x)
 {
-	sqlite3_stmt *s;
+	struct gd_trace_q *q;
+	struct gd_trace_gpu r;
 	struct lanes ln = {-1, {0}};
 	long long last_track = -1, flow = 0;
 	int named[LANES] = {0};
-	if (prep(x, &s,
-		 "SELECT g.kind, g.pid, g.stream, g.start, g.end, g.name, g.correlation, g.device, g.a1, g.a2, g.a3, "
-		 "g.a4, g.a5, g.a6, g.a7, g.null_stream, a.id, a.tid, a.start FROM ("
-		 " SELECT 0 AS kind, k.pid, k.stream, k.start, k.end, COALESCE(sn.value, n.value, '?') AS name, "
-		 "  k.correlation, k.device, k.grid_x || ',' || k.grid_y || ',' || k.grid_z AS a1, "
-		 "  k.block_x || ',' || k.block_y || ',' || k.block_z AS a2, k.regs AS a3, k.static_smem AS a4, "
-		 "  k.dyn_smem AS a5, COALESCE(d.value, n.value) AS a6, k.graph_id AS a7, c.null_stream "
-		 "  FROM kernels k LEFT JOIN strings n ON n.id=k.name LEFT JOIN strings sn ON sn.id=k.short_name "
-		 "  LEFT JOIN strings d ON d.id=k.demangled "
-		 "  LEFT JOIN contexts c ON c.pid=k.pid AND c.context=k.context "
-		 " UNION ALL SELECT 1, m.pid, m.stream, m.start, m.end, 'memcpy', m.correlation, m.device, m.copy_kind, "
-		 "  m.src_kind, m.dst_kind, m.bytes, m.is_async, NULL, NULL, c.null_stream FROM memcpy m "
-		 "  LEFT JOIN contexts c ON c.pid=m.pid AND c.context=m.context "
-		 " UNION ALL SELECT 2, m.pid, m.stream, m.start, m.end, 'memset', m.correlation, m.device, m.bytes, "
-		 "  m.value, m.mem_kind, NULL, m.is_async, NULL, NULL, c.null_stream FROM memset m "
-		 "  LEFT JOIN contexts c ON c.pid=m.pid AND c.context=m.context"
-		 ") g LEFT JOIN api a ON a.pid=g.pid AND a.correlation=g.correlation AND g.correlation > 0 "
-		 "WHERE g.start IS NOT NULL AND g.end IS NOT NULL ORDER BY g.pid, g.stream, g.start"))
+	if (prep(x, GD_TQ_GPU, &q))
 		return GD_EDATA;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		int kind = sqlite3_column_int(s, 0);
-		long long pid = sqlite3_column_int64(s, 1), stream = sqlite3_column_int64(s, 2),
-			  a = sqlite3_column_int64(s, 3), b = sqlite3_column_int64(s, 4);
+	while (gd_trace_next_gpu(q, &r)) {
+		int kind = r.kind;
+		long long pid = r.pid, stream = r.stream, a = r.start, b = r.end;
 		long long track = pid * 1048576LL + stream;
 		int lane = lane_for(&ln, track, a, b < a ? a : b);
 		long long tid = TID_STREAM + (stream % 1000000) * LANES + lane;
@@ -201,8 +176,8 @@ static int gpu_events(struct exp *x)
 		}
 		if (!named[lane]) {
 			char nm[128];
-			int is_null = sqlite3_column_type(s, 15) != SQLITE_NULL && sqlite3_column_int64(s, 15) == stream;
-			snprintf(nm, sizeof(nm), "GPU %lld stream %lld%s", sqlite3_column_int64(s, 7), stream,
+			int is_null = r.has_null_stream && r.null_stream == stream;
+			snprintf(nm, sizeof(nm), "GPU %lld stream %lld%s", r.device, stream,
 				 is_null ? " (legacy default)" : "");
 			if (lane)
 				snprintf(nm + strlen(nm), sizeof(nm) - strlen(nm), " #%d", lane + 1);
@@ -216,34 +191,32 @@ static int gpu_events(struct exp *x)
 		fprintf(x->f, ",\"dur\":%lld.%03lld,\"name\":", (b - a) / 1000, (b - a) % 1000);
 		if (kind == 1) {
 			char nm[96];
-			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(sqlite3_column_int(s, 8)),
-				 sqlite3_column_int(s, 9) == 1 || sqlite3_column_int(s, 10) == 1 ? " (pageable)" : "");
+			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(r.copy_kind),
+				 r.src_kind == 1 || r.dst_kind == 1 ? " (pageable)" : "");
 			gd_json_escape(x->f, nm);
 			fprintf(x->f, ",\"args\":{\"bytes\":%lld,\"src\":\"%s\",\"dst\":\"%s\",\"async\":%d,\"correlation\":%lld}}",
-				sqlite3_column_int64(s, 11), mem_kind(sqlite3_column_int(s, 9)), mem_kind(sqlite3_column_int(s, 10)),
-				sqlite3_column_int(s, 12), sqlite3_column_int64(s, 6));
+				r.bytes, mem_kind(r.src_kind), mem_kind(r.dst_kind), r.is_async, r.correlation);
 		} else if (kind == 2) {
 			gd_json_escape(x->f, "memset");
-			fprintf(x->f, ",\"args\":{\"bytes\":%lld,\"value\":%lld,\"correlation\":%lld}}", sqlite3_column_int64(s, 8),
-				sqlite3_column_int64(s, 9), sqlite3_column_int64(s, 6));
+			fprintf(x->f, ",\"args\":{\"bytes\":%lld,\"value\":%lld,\"correlation\":%lld}}", r.bytes,
+				r.value, r.correlation);
 		} else {
-			gd_json_escape(x->f, col(s, 5));
+			gd_json_escape(x->f, r.name);
 			fputs(",\"args\":{\"grid\":", x->f);
-			gd_json_escape(x->f, col(s, 8));
+			gd_json_escape(x->f, r.grid);
 			fputs(",\"block\":", x->f);
-			gd_json_escape(x->f, col(s, 9));
+			gd_json_escape(x->f, r.block);
 			fprintf(x->f, ",\"registers\":%lld,\"static_smem\":%lld,\"dynamic_smem\":%lld,\"correlation\":%lld",
-				sqlite3_column_int64(s, 10), sqlite3_column_int64(s, 11), sqlite3_column_int64(s, 12),
-				sqlite3_column_int64(s, 6));
-			if (sqlite3_column_type(s, 14) != SQLITE_NULL)
-				fprintf(x->f, ",\"graph\":%lld", sqlite3_column_int64(s, 14));
+				r.regs, r.static_smem, r.dyn_smem, r.correlation);
+			if (r.has_graph)
+				fprintf(x->f, ",\"graph\":%lld", r.graph_id);
 			fputs(",\"full_name\":", x->f);
-			gd_json_escape(x->f, col(s, 13));
+			gd_json_escape(x->f, r.full_name);
 			fputs("}}", x->f);
 		}
-		if (sqlite3_column_type(s, 16) != SQLITE_NULL) {
-			long long api_id = sqlite3_column_int64(s, 16), api_tid = sqlite3_column_int64(s, 17);
-			long long api_ts = sqlite3_column_int64(s, 18);
+		if (r.has_api) {
+			long long api_id = r.api_id, api_tid = r.api_tid;
+			long long api_ts = r.api_start;
 			int api_lane = api_id >= 0 && api_id < x->api_n ? x->api_lane[api_id] : 0;
 			flow++;
 			ev_begin(x);
@@ -258,25 +231,24 @@ static int gpu_events(struct exp *x)
 			fputs("}", x->f);
 		}
 	}
-	sqlite3_finalize(s);
+	gd_trace_done(q);
 	return GD_OK;
 }
 
 static int nvtx_events(struct exp *x)
 {
-	sqlite3_stmt *s;
+	struct gd_trace_q *q;
+	struct gd_trace_nvtx r;
 	struct lanes ln = {-1, {0}};
 	long long last = -1;
 	int named[LANES] = {0};
-	if (prep(x, &s, "SELECT v.pid, v.tid, v.kind, v.start, v.end, COALESCE(n.value,''), COALESCE(d.value,''), v.color "
-			"FROM nvtx v LEFT JOIN strings n ON n.id=v.name LEFT JOIN strings d ON d.id=v.domain "
-			"WHERE v.start IS NOT NULL ORDER BY v.pid, v.tid, v.start, v.end DESC"))
+	if (prep(x, GD_TQ_NVTX, &q))
 		return GD_EDATA;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		long long pid = sqlite3_column_int64(s, 0), otid = sqlite3_column_int64(s, 1);
-		int mark = sqlite3_column_int(s, 2);
-		long long a = sqlite3_column_int64(s, 3);
-		long long b = sqlite3_column_type(s, 4) == SQLITE_NULL ? a : sqlite3_column_int64(s, 4);
+	while (gd_trace_next_nvtx(q, &r)) {
+		long long pid = r.pid, otid = r.tid;
+		int mark = r.mark;
+		long long a = r.start;
+		long long b = r.end;
 		long long key = pid * 4194304LL + otid;
 		/* NVTX push/pop ranges nest: an event inside the previous one stays on its lane. */
 		int lane = 0;
@@ -311,14 +283,14 @@ static int nvtx_events(struct exp *x)
 				(b - a) / 1000, (b - a) % 1000);
 		ts(x, "ts", a);
 		fputs(",\"name\":", x->f);
-		gd_json_escape(x->f, col(s, 5));
+		gd_json_escape(x->f, r.name);
 		fputs(",\"args\":{\"domain\":", x->f);
-		gd_json_escape(x->f, col(s, 6));
-		if (sqlite3_column_type(s, 4) == SQLITE_NULL && !mark)
+		gd_json_escape(x->f, r.domain);
+		if (!r.has_end && !mark)
 			fputs(",\"unclosed\":true", x->f);
 		fputs("}}", x->f);
 	}
-	sqlite3_finalize(s);
+	gd_trace_done(q);
 	return GD_OK;
 }
 
@@ -332,14 +304,14 @@ static int nvml_events(struct exp *x)
 		{"pcie_rx_kbps", "PCIe RX (MB/s)"},  {"clock_reasons", "clock event reasons (mask)"},
 	};
 	static const double scale[] = {1, 1, 1, 1, 1e-3, 1, 1.0 / 1073741824.0, 1e-3, 1e-3, 1};
-	sqlite3_stmt *s;
+	struct gd_trace_q *q;
+	struct gd_trace_nvml r;
 	long long seen[64];
 	int nseen = 0;
-	if (prep(x, &s, "SELECT t, device, util_gpu, util_mem, sm_mhz, mem_mhz, power_mw, temp_c, mem_used, pcie_tx_kbps, "
-			"pcie_rx_kbps, clock_reasons FROM nvml_samples ORDER BY device, t"))
+	if (prep(x, GD_TQ_NVML, &q))
 		return GD_EDATA;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		long long t = sqlite3_column_int64(s, 0), dev = sqlite3_column_int64(s, 1);
+	while (gd_trace_next_nvml(q, &r)) {
+		long long t = r.t, dev = r.device;
 		int known = 0;
 		for (int i = 0; i < nseen; i++)
 			if (seen[i] == dev)
@@ -351,65 +323,39 @@ static int nvml_events(struct exp *x)
 			meta_name(x, "process_name", PID_NVML + dev, 0, nm, -1);
 		}
 		for (int i = 0; i < 10; i++) {
-			if (sqlite3_column_type(s, 2 + i) == SQLITE_NULL)
+			if (!r.has[i])
 				continue;
 			ev_begin(x);
 			fprintf(x->f, "{\"ph\":\"C\",\"pid\":%lld,\"name\":\"%s\"", PID_NVML + dev, cols[i][1]);
 			ts(x, "ts", t);
-			fprintf(x->f, ",\"args\":{\"value\":%.6g}}", (double)sqlite3_column_int64(s, 2 + i) * scale[i]);
+			fprintf(x->f, ",\"args\":{\"value\":%.6g}}", (double)r.v[i] * scale[i]);
 		}
 	}
-	sqlite3_finalize(s);
+	gd_trace_done(q);
 	return GD_OK;
-}
-
-static long long q1(sqlite3 *db, const char *sql, long long dflt)
-{
-	sqlite3_stmt *s;
-	long long v = dflt;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return dflt;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return v;
 }
 
 int gd_export_perfetto(const char *profile, const char *out_path)
 {
 	struct exp x;
 	struct gd_atomic at;
+	char why[1400];
 	int rc = GD_OK;
-	long long version;
 	memset(&x, 0, sizeof(x));
-	if (sqlite3_open_v2(profile, &x.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		rc = gd_error(GD_EDATA, "export: cannot open '%s': %s", profile, sqlite3_errmsg(x.db));
-		sqlite3_close(x.db);
-		return rc;
-	}
-	version = q1(x.db, "SELECT value FROM meta WHERE key='schema_version'", -1);
-	if (version < 0) {
-		sqlite3_close(x.db);
-		return gd_error(GD_EDATA, "export: '%s' is not a gpudiag profile", profile);
-	}
-	if (version != GD_PROFILE_SCHEMA_VERSION) {
-		sqlite3_close(x.db);
-		return gd_error(GD_EDATA, "export: '%s' has profile schema version %lld; this gpudiag reads version %d",
-				profile, version, GD_PROFILE_SCHEMA_VERSION);
-	}
-	x.t0 = q1(x.db, "SELECT value FROM meta WHERE key='start_ns'", -1);
-	if (x.t0 < 0)
-		x.t0 = q1(x.db, "SELECT MIN(t) FROM (SELECT MIN(start) t FROM kernels UNION ALL SELECT MIN(start) FROM api)", 0);
-	x.api_n = q1(x.db, "SELECT COALESCE(MAX(id),0)+1 FROM api", 1);
+	rc = gd_trace_open(profile, &x.db, &x.t0, &x.api_n, why, sizeof(why));
+	if (rc == GD_EDATA)
+		return gd_error(GD_EDATA, "export: %s", why);
+	if (rc)
+		return gd_error(rc, "%s", why);
 	x.api_lane = calloc((size_t)x.api_n, 1);
 	if (!x.api_lane) {
-		sqlite3_close(x.db);
+		gd_trace_close(x.db);
 		return gd_error(GD_EFAIL, "out of memory");
 	}
 	x.f = gd_atomic_open(&at, out_path);
 	if (!x.f) {
 		free(x.api_lane);
-		sqlite3_close(x.db);
+		gd_trace_close(x.db);
 		return GD_EFAIL;
 	}
 	x.first = 1;
@@ -429,7 +375,7 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 	else
 		rc = gd_atomic_commit(&at);
 	free(x.api_lane);
-	sqlite3_close(x.db);
+	gd_trace_close(x.db);
 	return rc;
 }
 

@@ -1,0 +1,175 @@
+/* The column declarations (columns.h) against schema.sql, the statements built from them, and
+ * the fields that reach memory only through them: kernels.graph_id, non-blocking streams, the
+ * process list; and gd_profile_peek. */
+#include "core/status.h"
+#include "core/test.h"
+#include "profile/columns.h"
+#include "profile/profile.h"
+#include "profile/schema.h"
+#include "profile/writer.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_declarations(void)
+{
+	sqlite3 *db;
+	char sql[4096];
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, gd_profile_schema_sql, NULL, NULL, NULL), SQLITE_OK);
+	for (int t = 0; t < GD_T_COUNT; t++) {
+		const struct gd_table *tb = &gd_tables[t];
+		sqlite3_stmt *s;
+		int nschema = 0;
+		CHECK(tb->name != NULL && tb->ncols > 0);
+		if (!tb->name)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT name, type FROM pragma_table_info('%s')", tb->name);
+		CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+		while (sqlite3_step(s) == SQLITE_ROW)
+			nschema++;
+		CHECK(nschema > 0); /* the table exists */
+		for (int i = 0; i < tb->ncols; i++) {
+			int found = 0;
+			sqlite3_reset(s);
+			while (sqlite3_step(s) == SQLITE_ROW)
+				if (!strcmp((const char *)sqlite3_column_text(s, 0), tb->cols[i].name)) {
+					found = 1;
+					if (strcmp((const char *)sqlite3_column_text(s, 1), tb->cols[i].type)) {
+						fprintf(stderr, "%s.%s: declared %s, schema.sql says %s\n", tb->name,
+							tb->cols[i].name, tb->cols[i].type, sqlite3_column_text(s, 1));
+						found = 2;
+					}
+				}
+			if (found != 1)
+				fprintf(stderr, "%s.%s: %s\n", tb->name, tb->cols[i].name,
+					found ? "type differs" : "not in schema.sql");
+			CHECK_INT(found, 1);
+			for (int j = 0; j < i; j++)
+				CHECK(strcmp(tb->cols[i].name, tb->cols[j].name)); /* declared once */
+		}
+		sqlite3_finalize(s);
+		/* the writer's and the reader's statements prepare */
+		CHECK(gd_table_insert_sql(tb, sql, sizeof(sql)) > 0);
+		CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+		CHECK_INT(sqlite3_bind_parameter_count(s), tb->ncols);
+		sqlite3_finalize(s);
+		if (tb->read_tail) {
+			int nread = 0;
+			for (int i = 0; i < tb->ncols; i++)
+				nread += tb->cols[i].read;
+			CHECK(gd_table_select_sql(tb, sql, sizeof(sql)) > 0);
+			CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+			CHECK_INT(sqlite3_column_count(s), nread);
+			sqlite3_finalize(s);
+		}
+	}
+	/* too small a buffer is refused, not cut */
+	CHECK_INT(gd_table_insert_sql(&gd_tables[GD_T_KERNELS], sql, 40), -1);
+	CHECK_INT(gd_table_select_sql(&gd_tables[GD_T_KERNELS], sql, 40), -1);
+	sqlite3_close(db);
+}
+
+static int exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	int rc;
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc;
+}
+
+/* A profile written from a synthetic raw file (100 kernels alternating stream 7, the legacy
+ * stream, and stream 13, created non-blocking; one copy on stream 7), read back. */
+static void test_new_fields(const char *dir)
+{
+	char raw[256], db[256], err[256], why[1200];
+	struct gd_pw *w;
+	struct gd_raw_stats st;
+	struct gd_profile p;
+	struct gd_profile_facts f;
+	snprintf(raw, sizeof(raw), "%s/raw.500", dir);
+	snprintf(db, sizeof(db), "%s/n.sqlite", dir);
+	CHECK_INT(gd_raw_synth(raw, 500, 100, NULL, 0, 1000000000000ull), 0);
+	CHECK_INT(gd_pw_open(&w, db), GD_OK);
+	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
+	CHECK_INT(gd_pw_child(w, 501, "child", 1000, 2000, 3, 0), GD_OK);
+	CHECK_INT(gd_pw_close(w, 1), GD_OK);
+	CHECK_INT(exec(db, "UPDATE kernels SET graph_id = 42 WHERE correlation = 2"), SQLITE_OK);
+
+	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.nk, 100);
+	if (p.nk == 100) {
+		/* kernel i has correlation i + 1 and stream 13 when i is odd */
+		CHECK_INT(p.k[0].stream, 7);
+		CHECK_INT(p.k[0].nonblocking, 0);
+		CHECK_INT(p.k[0].legacy, 1);
+		CHECK_INT(p.k[1].stream, 13);
+		CHECK_INT(p.k[1].nonblocking, 1);
+		CHECK_INT(p.k[1].legacy, 0);
+		CHECK_INT(p.k[1].graph_id, 42);
+		CHECK_INT(p.k[3].graph_id, 0); /* NULL: not in a graph */
+	}
+	CHECK_INT(p.nc, 1);
+	if (p.nc == 1)
+		CHECK_INT(p.c[0].nonblocking, 0);
+	CHECK_INT(p.nproc, 2);
+	if (p.nproc == 2) {
+		CHECK_INT(p.proc[0].pid, 500);
+		CHECK_INT(p.proc[0].ppid, 1);
+		CHECK_INT(p.proc[0].traced, 1);
+		CHECK_STR(p.proc[0].status, "ok");
+		CHECK_INT(p.proc[0].exit_code, -1);
+		CHECK_INT(p.proc[0].exit_signal, -1);
+		CHECK_INT(p.proc[1].pid, 501);
+		CHECK_INT(p.proc[1].ppid, getpid());
+		CHECK_INT(p.proc[1].traced, 0);
+		CHECK_STR(p.proc[1].status, "no_cuda");
+		CHECK_INT(p.proc[1].exit_code, 3);
+		CHECK_INT(p.proc[1].exit_signal, -1); /* 0 = exited normally: stored as NULL */
+	}
+	gd_profile_free(&p);
+
+	/* the copies' stream made non-blocking */
+	CHECK_INT(exec(db, "UPDATE streams SET flags = 2 WHERE stream = 7"), SQLITE_OK);
+	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.nc, 1);
+	if (p.nc == 1)
+		CHECK_INT(p.c[0].nonblocking, 1);
+	gd_profile_free(&p);
+
+	CHECK_INT(gd_profile_peek(db, &f), GD_OK);
+	CHECK_INT(f.kernels, 100);
+	CHECK_INT(f.copies, 1);
+	CHECK_INT(f.processes, 2);
+	CHECK_INT(f.traced, 1);
+	CHECK_INT(f.dropped, -1); /* no rows: SUM is NULL */
+	CHECK_INT(f.nuntraced, 1);
+	if (f.nuntraced == 1) {
+		CHECK_INT(f.untraced[0].pid, 501);
+		CHECK_STR(f.untraced[0].status, "no_cuda");
+	}
+	gd_profile_facts_free(&f);
+	snprintf(db, sizeof(db), "%s/missing.sqlite", dir);
+	CHECK_INT(gd_profile_peek(db, &f), GD_EDATA);
+	CHECK_INT(f.kernels, -1);
+	CHECK_INT(f.nuntraced, 0);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/gd_columns_test.XXXXXX", cmd[300];
+	gd_set_quiet(1);
+	if (!mkdtemp(dir))
+		return 1;
+	test_declarations();
+	test_new_fields(dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return TEST_DONE();
+}

@@ -1,0 +1,87 @@
+/* A saved profile's rows for the timeline export (render/perfetto.c), read straight from the
+ * database one at a time: the export needs every API call, kernel, copy, memset, NVTX range
+ * and NVML sample with fields the in-memory profile does not keep, in its own track order.
+ * The SQL lives here so the profile module stays the only code that knows the schema.
+ *
+ * Usage: gd_trace_open → for each kind gd_trace_query, then gd_trace_next_<kind> until it
+ * returns 0, gd_trace_done → gd_trace_close. Strings in a row are valid until the next call
+ * on the same query ("" where the database has NULL). */
+#ifndef GPUDIAG_PROFILE_TRACE_ROWS_H
+#define GPUDIAG_PROFILE_TRACE_ROWS_H
+
+#include <stddef.h>
+
+struct gd_trace;
+struct gd_trace_q;
+
+/* Opens a profile. GD_OK, or GD_EDATA with a reason in why: "cannot open 'P': ...",
+ * "'P' is not a gpudiag profile", "'P' has profile schema version ...". t0: meta.start_ns, or
+ * the first kernel or API start, or 0. api_n: one more than the largest api.id (1 if none). */
+int gd_trace_open(const char *path, struct gd_trace **t, long long *t0, long long *api_n, char *why, size_t n);
+void gd_trace_close(struct gd_trace *t);
+
+enum gd_trace_kind {
+	GD_TQ_PROCESSES, /* ORDER BY pid */
+	GD_TQ_API,       /* ORDER BY pid, tid, start */
+	GD_TQ_GPU,       /* kernels, copies, memsets: ORDER BY pid, stream, start */
+	GD_TQ_NVTX,      /* ORDER BY pid, tid, start, end DESC */
+	GD_TQ_NVML,      /* ORDER BY device, t */
+};
+/* GD_OK, or GD_EDATA with SQLite's message in why. */
+int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_q **q, char *why, size_t n);
+void gd_trace_done(struct gd_trace_q *q);
+
+struct gd_trace_process {
+	long long pid;
+	const char *command; /* "" unknown */
+	int traced;
+};
+
+struct gd_trace_api {
+	long long id, pid, tid, start, end;
+	const char *name;    /* the function, or "api <cbid>" */
+	long long correlation, return_value;
+};
+
+enum { GD_TG_KERNEL = 0, GD_TG_MEMCPY = 1, GD_TG_MEMSET = 2 };
+struct gd_trace_gpu {
+	int kind;            /* GD_TG_* */
+	long long pid, stream, start, end, correlation, device;
+	const char *name;    /* kernels: short name, else the recorded name, else "?" */
+	/* kernels */
+	const char *grid, *block, *full_name; /* "x,y,z"; full_name demangled, else recorded */
+	long long regs, static_smem, dyn_smem;
+	int has_graph;
+	long long graph_id;
+	/* copies (copy_kind, src_kind, dst_kind, bytes, is_async) and memsets (bytes, value) */
+	int copy_kind, src_kind, dst_kind, is_async;
+	long long bytes, value;
+	int has_null_stream; /* the context's legacy default stream is known: null_stream */
+	long long null_stream;
+	int has_api;         /* the API call with the same correlation id */
+	long long api_id, api_tid, api_start;
+};
+
+struct gd_trace_nvtx {
+	long long pid, tid, start, end; /* end = start when unknown */
+	int mark, has_end;
+	const char *name, *domain;
+};
+
+/* One NVML sample: the counters in the export's order, has[i] 0 where unknown. */
+enum { GD_TN_UTIL_GPU, GD_TN_UTIL_MEM, GD_TN_SM_MHZ, GD_TN_MEM_MHZ, GD_TN_POWER_MW, GD_TN_TEMP_C,
+       GD_TN_MEM_USED, GD_TN_PCIE_TX, GD_TN_PCIE_RX, GD_TN_CLOCK_REASONS, GD_TN_COUNT };
+struct gd_trace_nvml {
+	long long t, device;
+	long long v[GD_TN_COUNT];
+	int has[GD_TN_COUNT];
+};
+
+/* 1 with a row filled, 0 at the end. */
+int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r);
+int gd_trace_next_api(struct gd_trace_q *q, struct gd_trace_api *r);
+int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r);
+int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r);
+int gd_trace_next_nvml(struct gd_trace_q *q, struct gd_trace_nvml *r);
+
+#endif
