@@ -1,6 +1,7 @@
-/* The terminal and JSON reports of a profile: the verdict first (one screen: the top finding
- * in a sentence, then the ranked findings), then the summary. See report.h; keys of the JSON
- * are documented in docs/json.md ("report"). */
+/* The terminal and JSON reports of an analysed profile: the verdict first (one screen: the
+ * top finding in a sentence, then the ranked findings), then the summary. They read the
+ * analysis and compute nothing (report.h); keys of the JSON are documented in docs/json.md
+ * ("report"). */
 #include "render/report.h"
 
 #include "analysis/analysis.h"
@@ -31,6 +32,7 @@ static void label_line(const struct gd_profile *p, FILE *out)
 			p->label[0] ? p->label : "SYNTHETIC profile (generated, not recorded on a GPU)", gd_reset());
 }
 
+/* ---- the terminal verdict ---- */
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
 {
 	char b1[32];
