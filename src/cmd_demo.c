@@ -21,7 +21,9 @@ const char cmd___demo_usage[] =
 	"an uncoalesced kernel, a synchronisation per iteration) and a half doing the same work well.\n"
 	"Run it through 'gpudiag run' to see the verdicts.\n";
 
-int gd_demo_main(int argc, char **argv)
+/* The demo workload itself; `gpudiag run` with no command execs `gpudiag __demo` under the
+ * profiler, then reports the profile as usual. */
+static int demo_main(int argc, char **argv)
 {
 	int iters = 20, npos = 0, rc;
 	char *pos[1], why[512];
@@ -48,7 +50,7 @@ int gd_demo_main(int argc, char **argv)
 int cmd___demo(struct gd_ctx *ctx, int argc, char **argv)
 {
 	(void)ctx;
-	return gd_demo_main(argc, argv);
+	return demo_main(argc, argv);
 }
 
 int gd_demo_sample(const struct gd_ctx *ctx, const char *argv0, FILE *out)

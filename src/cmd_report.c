@@ -3,10 +3,8 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "core/status.h"
-#include "profile/profile.h"
+#include "analysis/analysis.h"
 #include "render/report.h"
-#include "analysis/summary.h"
-#include "analysis/verdict.h"
 
 #include <stdio.h>
 
@@ -27,8 +25,10 @@ const char cmd_report_usage[] =
 int cmd_report(struct gd_ctx *ctx, int argc, char **argv)
 {
 	const char *html = NULL;
-	char *pos[2];
+	char *pos[2], why[1200];
 	int npos = 0, rc;
+	struct gd_analysis a;
+	const struct gd_render_opts ro = {.json = ctx->json};
 	const struct gd_opt opts[] = {
 		{"html", GD_OPT_STR, &html, "FILE", "write a self-contained HTML report"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -38,24 +38,17 @@ int cmd_report(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos != 1)
 		return gd_error(GD_EUSAGE, "report: expected one profile file (see 'gpudiag help report')");
-	if (!html)
-		return gd_report_print(pos[0], ctx, stdout);
 
-	struct gd_profile p;
-	struct gd_summary s;
-	struct gd_verdicts v;
-	char why[1200];
-	rc = gd_profile_load(pos[0], &p, why, sizeof(why));
+	/* analysed once; the terminal (or JSON) report and the page are two views of it */
+	rc = gd_analysis_load(pos[0], &a, why, sizeof(why));
 	if (rc != GD_OK)
 		return gd_error(rc, "report: %s", why);
-	rc = gd_report_render(&p, ctx, stdout);
-	if (rc == GD_OK && (rc = gd_summary_compute(&p, &s)) == GD_OK) {
-		if ((rc = gd_verdicts_compute(&p, &s, &v)) == GD_OK)
-			rc = gd_report_html(&p, &s, &v, html);
-		gd_summary_free(&s);
+	gd_report_render(&a, &ro, stdout);
+	if (html) {
+		rc = gd_report_html(&a, html);
 		if (rc == GD_OK && !ctx->json)
 			printf("\nHTML report written to %s\n", html);
 	}
-	gd_profile_free(&p);
+	gd_analysis_free(&a);
 	return rc;
 }

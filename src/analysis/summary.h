@@ -1,7 +1,8 @@
 /* The summary of a profile (issue 8): wall time, GPU busy time, top kernels with their
  * occupancy, kernels by kind and library, copies by kind (pageable flagged), time in
- * synchronising calls, NVML ranges. Computed once from a loaded profile; the verdicts, the
- * terminal/JSON/HTML reports and `gpudiag diff` read it. */
+ * synchronising calls, NVML ranges. Computed once from a loaded profile, as part of its
+ * gd_analysis (analysis/analysis.h); the verdicts, the terminal/JSON/HTML reports and
+ * `gpudiag diff` read it. */
 #ifndef GPUDIAG_SUMMARY_H
 #define GPUDIAG_SUMMARY_H
 

@@ -1147,7 +1147,7 @@ static void rule_comm(struct ctx *c, struct gd_finding *f)
 	}
 	fire(f, share >= COMM_HIGH ? GD_SEV_HIGH : share >= COMM_WARN ? GD_SEV_WARN : GD_SEV_INFO, share,
 	     "Overlap communication with compute: DDP gradient bucketing (bucket_cap_mb), FSDP prefetch, "
-	     "communication on its own stream; check the link with gpudiag nccl (NVLink vs PCIe) (§12).",
+	     "communication on its own stream; check the link with gpudiag info (PCIe link, NVLink links active) (§12).",
 	     "Communication is exposed: NCCL ran %s, %s of it not overlapped with compute (%s of the span).",
 	     t(b1, comm), t(b2, exposed), pc(b3, share));
 }

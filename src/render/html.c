@@ -4,16 +4,14 @@
  * kernel names contain <, >, & and quotes, and a hostile name must stay text. */
 #include "render/report.h"
 
+#include "analysis/analysis.h"
 #include "core/fileio.h"
 #include "core/out.h"
 #include "core/status.h"
 #include "core/svg.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
-#include "profile/profile.h"
-#include "analysis/summary.h"
 #include "roofline/ceilings.h"
-#include "analysis/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -221,10 +219,9 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:.5em 0}td,th{border-bottom:1px solid #eee;padding:2px 8px;text-align:left}"
 	"td.r{text-align:right}code{background:#f3f3f3}svg{max-width:100%;height:auto}";
 
-void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, FILE *f)
+/* ---- the page, section by section ---- */
+static void page_head(const struct gd_profile *p, FILE *f)
 {
-	char b[6][48], lim[96];
-	const struct gd_finding *top = &v->f[v->order[0]];
 	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
 	      "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
 	      "<title>gpudiag report",
@@ -260,7 +257,37 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		}
 		fputs(".", f);
 	}
-	fputs("</p>\n<h2>Verdict</h2>\n", f);
+	fputs("</p>\n", f);
+}
+
+static void page_finding(const struct gd_finding *fi, FILE *f)
+{
+	char b[48];
+	fprintf(f, "<div class='finding' id='finding-%s'><p><span class='sev sev-%s'>%s</span> <b>", fi->id,
+		gd_sev_name(fi->severity), gd_sev_name(fi->severity));
+	esc(f, fi->title);
+	fputs("</b> ", f);
+	esc(f, fi->guide);
+	if (isfinite(fi->share))
+		fprintf(f, " — at stake: %s of the %s span", gd_fmt_pct(b, 48, fi->share),
+			fi->rule == GD_R_IDLE || fi->rule == GD_R_SYNC ? "judged" : "GPU");
+	fputs("</p><p>", f);
+	esc(f, fi->headline);
+	fputs("</p><ul>", f);
+	for (int e = 0; e < fi->nev; e++) {
+		fputs("<li>", f);
+		esc(f, fi->ev[e].text);
+		fputs("</li>", f);
+	}
+	fputs("</ul><p class='advice'>", f);
+	esc(f, fi->advice);
+	fputs("</p></div>\n", f);
+}
+
+static void page_verdicts(const struct gd_verdicts *v, FILE *f)
+{
+	const struct gd_finding *top = &v->f[v->order[0]];
+	fputs("<h2>Verdict</h2>\n", f);
 	fprintf(f, "<p class='verdict%s' id='verdict'>",
 		!v->nwarn ? "" : top->severity == GD_SEV_HIGH ? " high" : " warn");
 	if (!v->nwarn)
@@ -268,30 +295,9 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 	else
 		esc(f, top->headline);
 	fputs("</p>\n", f);
-	for (int i = 0; i < GD_R_COUNT; i++) {
-		const struct gd_finding *fi = &v->f[v->order[i]];
-		if (fi->state != GD_FIRED)
-			continue;
-		fprintf(f, "<div class='finding' id='finding-%s'><p><span class='sev sev-%s'>%s</span> <b>", fi->id,
-			gd_sev_name(fi->severity), gd_sev_name(fi->severity));
-		esc(f, fi->title);
-		fputs("</b> ", f);
-		esc(f, fi->guide);
-		if (isfinite(fi->share))
-			fprintf(f, " — at stake: %s of the %s span", gd_fmt_pct(b[0], 48, fi->share),
-				fi->rule == GD_R_IDLE || fi->rule == GD_R_SYNC ? "judged" : "GPU");
-		fputs("</p><p>", f);
-		esc(f, fi->headline);
-		fputs("</p><ul>", f);
-		for (int e = 0; e < fi->nev; e++) {
-			fputs("<li>", f);
-			esc(f, fi->ev[e].text);
-			fputs("</li>", f);
-		}
-		fputs("</ul><p class='advice'>", f);
-		esc(f, fi->advice);
-		fputs("</p></div>\n", f);
-	}
+	for (int i = 0; i < GD_R_COUNT; i++)
+		if (v->f[v->order[i]].state == GD_FIRED)
+			page_finding(&v->f[v->order[i]], f);
 	fputs("<h3>Not fired</h3><table><tr><th>check</th><th>state</th><th>why</th></tr>\n", f);
 	for (int i = 0; i < GD_R_COUNT; i++) {
 		const struct gd_finding *fi = &v->f[v->order[i]];
@@ -303,21 +309,28 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		td(f, fi->headline, 0);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n<h2>Timeline overview</h2>\n", f);
-	timeline(p, s, f);
+	fputs("</table>\n", f);
+}
 
+static void page_totals(const struct gd_summary *s, FILE *f)
+{
+	char b[48];
 	fputs("<h2>Summary</h2>\n<table>", f);
-	fprintf(f, "<tr><td>wall time</td><td class='r'>%s</td></tr>", gd_fmt_time(b[0], 48, s->wall_ns));
-	fprintf(f, "<tr><td>GPU active span</td><td class='r'>%s</td></tr>", gd_fmt_time(b[0], 48, s->span_ns));
+	fprintf(f, "<tr><td>wall time</td><td class='r'>%s</td></tr>", gd_fmt_time(b, 48, s->wall_ns));
+	fprintf(f, "<tr><td>GPU active span</td><td class='r'>%s</td></tr>", gd_fmt_time(b, 48, s->span_ns));
 	fprintf(f, "<tr><td>GPU busy (union of kernels and copies) / wall</td><td class='r'>%s</td></tr>",
-		gd_fmt_pct(b[0], 48, frac(s->busy_ns, s->wall_ns)));
-	fprintf(f, "<tr><td>kernels</td><td class='r'>%ld (%s)</td></tr>", s->nkernels, gd_fmt_time(b[0], 48, s->kernel_ns));
+		gd_fmt_pct(b, 48, frac(s->busy_ns, s->wall_ns)));
+	fprintf(f, "<tr><td>kernels</td><td class='r'>%ld (%s)</td></tr>", s->nkernels, gd_fmt_time(b, 48, s->kernel_ns));
 	fprintf(f, "<tr><td>copies and memsets</td><td class='r'>%ld (%s)</td></tr>", s->ncopies,
-		gd_fmt_time(b[0], 48, s->copy_ns));
+		gd_fmt_time(b, 48, s->copy_ns));
 	fprintf(f, "<tr><td>synchronising calls</td><td class='r'>%ld (%s)</td></tr></table>\n",
 		s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC],
-		gd_fmt_time(b[0], 48, s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC]));
+		gd_fmt_time(b, 48, s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC]));
+}
 
+static void page_top_kernels(const struct gd_summary *s, FILE *f)
+{
+	char b[3][48], lim[96];
 	fputs("<h3>Top kernels</h3><table id='top-kernels'><tr><th>kernel</th><th>kind</th><th>library</th><th>total</th>"
 	      "<th>count</th><th>mean</th><th>% GPU</th><th>occupancy</th><th>limiter</th><th>grid × block</th></tr>\n",
 	      f);
@@ -343,33 +356,41 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		td(f, gb, 1);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n<h3>By kind and library</h3><table><tr><th>kind</th><th>time</th><th>kernels</th><th>% GPU</th></tr>", f);
-	for (int k = 0; k < GD_KIND_COUNT; k++) {
+	fputs("</table>\n", f);
+}
+
+/* The rows of kernel time by kind (name = gd_kind_name) or by library (gd_lib_name). */
+static void page_breakdown(const struct gd_summary *s, int count, const double *ns, const long *n,
+			   const char *(*name)(int), FILE *f)
+{
+	char b[2][48];
+	for (int k = 0; k < count; k++) {
 		char cnt[32];
-		if (!s->kind_n[k])
+		if (!n[k])
 			continue;
-		snprintf(cnt, sizeof(cnt), "%ld", s->kind_n[k]);
+		snprintf(cnt, sizeof(cnt), "%ld", n[k]);
 		fputs("<tr>", f);
-		td(f, gd_kind_name(k), 0);
-		td(f, gd_fmt_time(b[0], 48, s->kind_ns[k]), 1);
+		td(f, name(k), 0);
+		td(f, gd_fmt_time(b[0], 48, ns[k]), 1);
 		td(f, cnt, 1);
-		td(f, gd_fmt_pct(b[1], 48, frac(s->kind_ns[k], s->kernel_ns)), 1);
+		td(f, gd_fmt_pct(b[1], 48, frac(ns[k], s->kernel_ns)), 1);
 		fputs("</tr>", f);
 	}
+}
+
+static void page_kinds(const struct gd_summary *s, FILE *f)
+{
+	fputs("<h3>By kind and library</h3><table><tr><th>kind</th><th>time</th><th>kernels</th><th>% GPU</th></tr>", f);
+	page_breakdown(s, GD_KIND_COUNT, s->kind_ns, s->kind_n, gd_kind_name, f);
 	fputs("</table><table><tr><th>library</th><th>time</th><th>kernels</th><th>% GPU</th></tr>", f);
-	for (int k = 0; k < GD_LIB_COUNT; k++) {
-		char cnt[32];
-		if (!s->lib_n[k])
-			continue;
-		snprintf(cnt, sizeof(cnt), "%ld", s->lib_n[k]);
-		fputs("<tr>", f);
-		td(f, gd_lib_name(k), 0);
-		td(f, gd_fmt_time(b[0], 48, s->lib_ns[k]), 1);
-		td(f, cnt, 1);
-		td(f, gd_fmt_pct(b[1], 48, frac(s->lib_ns[k], s->kernel_ns)), 1);
-		fputs("</tr>", f);
-	}
-	fputs("</table>\n<h3>Copies</h3><table><tr><th>kind</th><th>count</th><th>bytes</th><th>time</th><th>bandwidth</th>"
+	page_breakdown(s, GD_LIB_COUNT, s->lib_ns, s->lib_n, gd_lib_name, f);
+	fputs("</table>\n", f);
+}
+
+static void page_copies(const struct gd_summary *s, FILE *f)
+{
+	char b[3][48];
+	fputs("<h3>Copies</h3><table><tr><th>kind</th><th>count</th><th>bytes</th><th>time</th><th>bandwidth</th>"
 	      "<th>pageable</th></tr>",
 	      f);
 	for (int k = 0; k < GD_CPY_COUNT; k++) {
@@ -388,7 +409,22 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		td(f, pg, 1);
 		fputs("</tr>", f);
 	}
-	fputs("</table>\n<h2>Roofline</h2>\n", f);
+	fputs("</table>\n", f);
+}
+
+void gd_report_html_write(const struct gd_analysis *a, FILE *f)
+{
+	const struct gd_profile *p = &a->p;
+	const struct gd_summary *s = &a->s;
+	page_head(p, f);
+	page_verdicts(&a->v, f);
+	fputs("<h2>Timeline overview</h2>\n", f);
+	timeline(p, s, f);
+	page_totals(s, f);
+	page_top_kernels(s, f);
+	page_kinds(s, f);
+	page_copies(s, f);
+	fputs("<h2>Roofline</h2>\n", f);
 	roofline(p, f);
 	fputs("<h2>NVML</h2>\n", f);
 	nvml_charts(p, f);
@@ -396,12 +432,12 @@ void gd_report_html_write(const struct gd_profile *p, const struct gd_summary *s
 		GPUDIAG_VERSION);
 }
 
-int gd_report_html(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, const char *path)
+int gd_report_html(const struct gd_analysis *a, const char *path)
 {
-	struct gd_atomic a;
-	FILE *f = gd_atomic_open(&a, path);
+	struct gd_atomic at;
+	FILE *f = gd_atomic_open(&at, path);
 	if (!f)
 		return GD_EFAIL;
-	gd_report_html_write(p, s, v, f);
-	return gd_atomic_commit(&a);
+	gd_report_html_write(a, f);
+	return gd_atomic_commit(&at);
 }

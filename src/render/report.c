@@ -1,16 +1,16 @@
-/* The terminal and JSON reports of a profile: the verdict first (one screen: the top finding
- * in a sentence, then the ranked findings), then the summary. See report.h; keys of the JSON
- * are documented in docs/json.md ("report"). */
+/* The terminal and JSON reports of an analysed profile: the verdict first (one screen: the
+ * top finding in a sentence, then the ranked findings), then the summary. They read the
+ * analysis and compute nothing (report.h); keys of the JSON are documented in docs/json.md
+ * ("report"). */
 #include "render/report.h"
 
+#include "analysis/analysis.h"
+#include "commands.h" /* struct gd_ctx, for gd_report_print only */
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
-#include "profile/profile.h"
-#include "analysis/summary.h"
-#include "analysis/verdict.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +32,8 @@ static void label_line(const struct gd_profile *p, FILE *out)
 			p->label[0] ? p->label : "SYNTHETIC profile (generated, not recorded on a GPU)", gd_reset());
 }
 
-static void print_verdict(const struct gd_profile *p, const struct gd_verdicts *v, FILE *out)
+/* ---- the terminal verdict ---- */
+static void print_verdict(const struct gd_verdicts *v, FILE *out)
 {
 	char b1[32];
 	const struct gd_finding *top = &v->f[v->order[0]];
@@ -77,13 +78,12 @@ static void print_verdict(const struct gd_profile *p, const struct gd_verdicts *
 			fprintf(out, "%s%s", nc++ ? ", " : "", f->title);
 	}
 	fprintf(out, "%s\n", nc ? "" : "none");
-	(void)p;
 }
 
-static void print_summary(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+/* ---- the terminal summary ---- */
+static void summary_totals(const struct gd_summary *s, FILE *out)
 {
-	char b[8][48];
-	struct gd_table t;
+	char b[4][48];
 	fprintf(out, "\n%sSUMMARY%s\n", gd_bold(), gd_reset());
 	fprintf(out, "  wall time %s   GPU active span %s   GPU busy %s of the wall time (%s of the span; union of "
 		     "kernel, copy and memset intervals)\n",
@@ -91,93 +91,112 @@ static void print_summary(const struct gd_profile *p, const struct gd_summary *s
 		gd_fmt_pct(b[2], 48, frac(s->busy_ns, s->wall_ns)), gd_fmt_pct(b[3], 48, frac(s->busy_ns, s->span_ns)));
 	fprintf(out, "  %ld kernels (%s of kernel time), %ld copies/memsets (%s)\n", s->nkernels,
 		gd_fmt_time(b[0], 48, s->kernel_ns), s->ncopies, gd_fmt_time(b[1], 48, s->copy_ns));
+}
 
-	if (s->nks) {
-		fprintf(out, "\n  %sTop kernels%s (%% of summed kernel time; occupancy is theoretical, from the launch "
-			     "configuration and the recorded device properties)\n",
-			gd_bold(), gd_reset());
-		gd_table_init(&t, 9);
-		for (int c = 2; c <= 7; c++)
-			gd_table_align_right(&t, c);
-		gd_table_rowv(&t, "kernel", "kind / library", "total", "count", "mean", "% GPU", "occupancy", "grid×block",
-			      "limiter");
-		for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
-			const struct gd_kstat *k = &s->ks[i];
-			char kl[80], occ[32], gb[48], lim[96], cnt[32], name[64];
-			snprintf(name, sizeof(name), "%.60s", k->short_name);
-			snprintf(kl, sizeof(kl), "%s / %s", gd_kind_name(k->kind), gd_lib_name(k->lib));
-			snprintf(cnt, sizeof(cnt), "%ld", k->count);
-			snprintf(gb, sizeof(gb), "%lld×%d", k->grid_blocks, k->block_threads);
-			if (k->occ_ok) {
-				snprintf(occ, sizeof(occ), "%.0f %%", 100 * k->occ.occupancy);
-				gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim));
-			} else {
-				snprintf(occ, sizeof(occ), "unknown");
-				snprintf(lim, sizeof(lim), "-");
-			}
-			gd_table_rowv(&t, name, kl, gd_fmt_time(b[0], 48, k->total_ns), cnt,
-				      gd_fmt_time(b[1], 48, k->total_ns / k->count),
-				      gd_fmt_pct(b[2], 48, frac(k->total_ns, s->kernel_ns)), occ, gb, lim);
+static void summary_top_kernels(const struct gd_summary *s, FILE *out)
+{
+	char b[3][48];
+	struct gd_table t;
+	fprintf(out, "\n  %sTop kernels%s (%% of summed kernel time; occupancy is theoretical, from the launch "
+		     "configuration and the recorded device properties)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&t, 9);
+	for (int c = 2; c <= 7; c++)
+		gd_table_align_right(&t, c);
+	gd_table_rowv(&t, "kernel", "kind / library", "total", "count", "mean", "% GPU", "occupancy", "grid×block",
+		      "limiter");
+	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		char kl[80], occ[32], gb[48], lim[96], cnt[32], name[64];
+		snprintf(name, sizeof(name), "%.60s", k->short_name);
+		snprintf(kl, sizeof(kl), "%s / %s", gd_kind_name(k->kind), gd_lib_name(k->lib));
+		snprintf(cnt, sizeof(cnt), "%ld", k->count);
+		snprintf(gb, sizeof(gb), "%lld×%d", k->grid_blocks, k->block_threads);
+		if (k->occ_ok) {
+			snprintf(occ, sizeof(occ), "%.0f %%", 100 * k->occ.occupancy);
+			gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim));
+		} else {
+			snprintf(occ, sizeof(occ), "unknown");
+			snprintf(lim, sizeof(lim), "-");
 		}
-		gd_table_print(&t, out, 4);
-		gd_table_free(&t);
-
-		fprintf(out, "\n  %sBy kind%s\n", gd_bold(), gd_reset());
-		gd_table_init(&t, 4);
-		for (int c = 1; c <= 3; c++)
-			gd_table_align_right(&t, c);
-		gd_table_rowv(&t, "kind", "time", "kernels", "% GPU");
-		for (int k = 0; k < GD_KIND_COUNT; k++) {
-			char cnt[32];
-			if (!s->kind_n[k])
-				continue;
-			snprintf(cnt, sizeof(cnt), "%ld", s->kind_n[k]);
-			gd_table_rowv(&t, gd_kind_name(k), gd_fmt_time(b[0], 48, s->kind_ns[k]), cnt,
-				      gd_fmt_pct(b[1], 48, frac(s->kind_ns[k], s->kernel_ns)));
-		}
-		gd_table_print(&t, out, 4);
-		gd_table_free(&t);
-
-		fprintf(out, "\n  %sBy library%s\n", gd_bold(), gd_reset());
-		gd_table_init(&t, 4);
-		for (int c = 1; c <= 3; c++)
-			gd_table_align_right(&t, c);
-		gd_table_rowv(&t, "library", "time", "kernels", "% GPU");
-		for (int k = 0; k < GD_LIB_COUNT; k++) {
-			char cnt[32];
-			if (!s->lib_n[k])
-				continue;
-			snprintf(cnt, sizeof(cnt), "%ld", s->lib_n[k]);
-			gd_table_rowv(&t, gd_lib_name(k), gd_fmt_time(b[0], 48, s->lib_ns[k]), cnt,
-				      gd_fmt_pct(b[1], 48, frac(s->lib_ns[k], s->kernel_ns)));
-		}
-		gd_table_print(&t, out, 4);
-		gd_table_free(&t);
+		gd_table_rowv(&t, name, kl, gd_fmt_time(b[0], 48, k->total_ns), cnt,
+			      gd_fmt_time(b[1], 48, k->total_ns / k->count),
+			      gd_fmt_pct(b[2], 48, frac(k->total_ns, s->kernel_ns)), occ, gb, lim);
 	}
-	if (s->ncopies) {
-		fprintf(out, "\n  %sCopies%s (bandwidth = bytes / summed copy time)\n", gd_bold(), gd_reset());
-		gd_table_init(&t, 6);
-		for (int c = 1; c <= 4; c++)
-			gd_table_align_right(&t, c);
-		gd_table_rowv(&t, "kind", "count", "bytes", "time", "bandwidth", "pageable host memory");
-		for (int k = 0; k < GD_CPY_COUNT; k++) {
-			const struct gd_copystat *c = &s->cp[k];
-			char cnt[32], pg[96];
-			if (!c->count)
-				continue;
-			snprintf(cnt, sizeof(cnt), "%ld", c->count);
-			if (c->pageable_count)
-				snprintf(pg, sizeof(pg), "%s%ld copies, %s%s", gd_red(), c->pageable_count,
-					 gd_fmt_bytes(b[4], 48, c->pageable_bytes), gd_reset());
-			else
-				snprintf(pg, sizeof(pg), "-");
-			gd_table_rowv(&t, gd_copy_class_name(k), cnt, gd_fmt_bytes(b[0], 48, c->bytes),
-				      gd_fmt_time(b[1], 48, c->ns),
-				      gd_fmt_si(b[2], 48, c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN, "B/s"), pg);
-		}
-		gd_table_print(&t, out, 4);
-		gd_table_free(&t);
+	gd_table_print(&t, out, 4);
+	gd_table_free(&t);
+}
+
+/* Kernel time by kind or by library: the same table over either breakdown of the summary. */
+struct breakdown {
+	const char *title, *head;
+	int count;
+	const double *ns;
+	const long *n;
+	const char *(*name)(int);
+};
+
+static struct breakdown by_kind(const struct gd_summary *s)
+{
+	return (struct breakdown){"By kind", "kind", GD_KIND_COUNT, s->kind_ns, s->kind_n, gd_kind_name};
+}
+
+static struct breakdown by_lib(const struct gd_summary *s)
+{
+	return (struct breakdown){"By library", "library", GD_LIB_COUNT, s->lib_ns, s->lib_n, gd_lib_name};
+}
+
+static void summary_breakdown(const struct gd_summary *s, struct breakdown d, FILE *out)
+{
+	char b[2][48];
+	struct gd_table t;
+	fprintf(out, "\n  %s%s%s\n", gd_bold(), d.title, gd_reset());
+	gd_table_init(&t, 4);
+	for (int c = 1; c <= 3; c++)
+		gd_table_align_right(&t, c);
+	gd_table_rowv(&t, d.head, "time", "kernels", "% GPU");
+	for (int k = 0; k < d.count; k++) {
+		char cnt[32];
+		if (!d.n[k])
+			continue;
+		snprintf(cnt, sizeof(cnt), "%ld", d.n[k]);
+		gd_table_rowv(&t, d.name(k), gd_fmt_time(b[0], 48, d.ns[k]), cnt,
+			      gd_fmt_pct(b[1], 48, frac(d.ns[k], s->kernel_ns)));
 	}
+	gd_table_print(&t, out, 4);
+	gd_table_free(&t);
+}
+
+static void summary_copies(const struct gd_summary *s, FILE *out)
+{
+	char b[5][48];
+	struct gd_table t;
+	fprintf(out, "\n  %sCopies%s (bandwidth = bytes / summed copy time)\n", gd_bold(), gd_reset());
+	gd_table_init(&t, 6);
+	for (int c = 1; c <= 4; c++)
+		gd_table_align_right(&t, c);
+	gd_table_rowv(&t, "kind", "count", "bytes", "time", "bandwidth", "pageable host memory");
+	for (int k = 0; k < GD_CPY_COUNT; k++) {
+		const struct gd_copystat *c = &s->cp[k];
+		char cnt[32], pg[96];
+		if (!c->count)
+			continue;
+		snprintf(cnt, sizeof(cnt), "%ld", c->count);
+		if (c->pageable_count)
+			snprintf(pg, sizeof(pg), "%s%ld copies, %s%s", gd_red(), c->pageable_count,
+				 gd_fmt_bytes(b[4], 48, c->pageable_bytes), gd_reset());
+		else
+			snprintf(pg, sizeof(pg), "-");
+		gd_table_rowv(&t, gd_copy_class_name(k), cnt, gd_fmt_bytes(b[0], 48, c->bytes), gd_fmt_time(b[1], 48, c->ns),
+			      gd_fmt_si(b[2], 48, c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN, "B/s"), pg);
+	}
+	gd_table_print(&t, out, 4);
+	gd_table_free(&t);
+}
+
+static void summary_api(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+{
+	char b[3][48];
 	if (p->have_api)
 		fprintf(out, "\n  synchronising calls: %ld (%s blocked), synchronous copies: %ld (%s), launches: %ld (%s in "
 			     "launch calls)\n",
@@ -186,22 +205,41 @@ static void print_summary(const struct gd_profile *p, const struct gd_summary *s
 			gd_fmt_time(b[2], 48, s->api_ns[GD_API_LAUNCH]));
 	else
 		fprintf(out, "\n  API calls were not traced: synchronisation time unknown\n");
-	if (p->ns) {
-		char rs[256];
-		fprintf(out, "\n  %sNVML%s (%ld samples; min / mean / max)\n", gd_bold(), gd_reset(), p->ns);
-		fprintf(out, "    utilisation %.0f / %.0f / %.0f %%   SM clock %.0f / %.0f / %.0f MHz   power %.0f / %.0f / "
-			     "%.0f W   temperature %.0f / %.0f / %.0f °C\n",
-			s->util.min, s->util.mean, s->util.max, s->sm_mhz.min, s->sm_mhz.mean, s->sm_mhz.max, s->power.min,
-			s->power.mean, s->power.max, s->temp.min, s->temp.mean, s->temp.max);
-		fprintf(out, "    memory used %s / %s / %s of %s   clock-event reasons seen: %s (%ld throttled samples)\n",
-			gd_fmt_bytes(b[0], 48, s->mem_used.min), gd_fmt_bytes(b[1], 48, s->mem_used.mean),
-			gd_fmt_bytes(b[2], 48, s->mem_used.max), gd_fmt_bytes(b[3], 48, s->mem_total),
-			gd_clock_reasons_str(s->reasons_seen, rs, sizeof(rs)), s->throttled_samples);
-	} else {
-		fprintf(out, "\n  NVML: no samples in this profile\n");
-	}
 }
 
+static void summary_nvml(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+{
+	char b[4][48], rs[256];
+	if (!p->ns) {
+		fprintf(out, "\n  NVML: no samples in this profile\n");
+		return;
+	}
+	fprintf(out, "\n  %sNVML%s (%ld samples; min / mean / max)\n", gd_bold(), gd_reset(), p->ns);
+	fprintf(out, "    utilisation %.0f / %.0f / %.0f %%   SM clock %.0f / %.0f / %.0f MHz   power %.0f / %.0f / "
+		     "%.0f W   temperature %.0f / %.0f / %.0f °C\n",
+		s->util.min, s->util.mean, s->util.max, s->sm_mhz.min, s->sm_mhz.mean, s->sm_mhz.max, s->power.min,
+		s->power.mean, s->power.max, s->temp.min, s->temp.mean, s->temp.max);
+	fprintf(out, "    memory used %s / %s / %s of %s   clock-event reasons seen: %s (%ld throttled samples)\n",
+		gd_fmt_bytes(b[0], 48, s->mem_used.min), gd_fmt_bytes(b[1], 48, s->mem_used.mean),
+		gd_fmt_bytes(b[2], 48, s->mem_used.max), gd_fmt_bytes(b[3], 48, s->mem_total),
+		gd_clock_reasons_str(s->reasons_seen, rs, sizeof(rs)), s->throttled_samples);
+}
+
+static void print_summary(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+{
+	summary_totals(s, out);
+	if (s->nks) {
+		summary_top_kernels(s, out);
+		summary_breakdown(s, by_kind(s), out);
+		summary_breakdown(s, by_lib(s), out);
+	}
+	if (s->ncopies)
+		summary_copies(s, out);
+	summary_api(p, s, out);
+	summary_nvml(p, s, out);
+}
+
+/* ---- JSON (docs/json.md, "report") ---- */
 static void json_range(struct gd_json *j, const char *key, const struct gd_range *r)
 {
 	gd_json_obj(j, key);
@@ -211,210 +249,242 @@ static void json_range(struct gd_json *j, const char *key, const struct gd_range
 	gd_json_obj_end(j);
 }
 
-static void print_json(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, FILE *out)
+static void json_profile(struct gd_json *j, const struct gd_profile *p)
 {
-	struct gd_json j;
-	char rs[256], lim[96];
-	gd_json_init(&j, out, 1);
-	gd_json_obj(&j, NULL);
-	gd_json_str(&j, "profile", p->path[0] ? p->path : NULL);
-	gd_json_int(&j, "schema_version", p->schema_version);
-	gd_json_str(&j, "sample_label", p->label[0] ? p->label : NULL);
-	gd_json_bool(&j, "synthetic", p->synthetic);
-	gd_json_str(&j, "command", p->command[0] ? p->command : NULL);
-	gd_json_obj(&j, "gpu");
+	gd_json_str(j, "profile", p->path[0] ? p->path : NULL);
+	gd_json_int(j, "schema_version", p->schema_version);
+	gd_json_str(j, "sample_label", p->label[0] ? p->label : NULL);
+	gd_json_bool(j, "synthetic", p->synthetic);
+	gd_json_str(j, "command", p->command[0] ? p->command : NULL);
+	gd_json_obj(j, "gpu");
 	if (p->ndev) {
 		char cc[16];
 		snprintf(cc, sizeof(cc), "%d.%d", p->dev[0].major, p->dev[0].minor);
-		gd_json_str(&j, "name", p->dev[0].name);
-		gd_json_str(&j, "compute_capability", cc);
-		gd_json_int(&j, "sm_count", p->dev[0].sm_count);
+		gd_json_str(j, "name", p->dev[0].name);
+		gd_json_str(j, "compute_capability", cc);
+		gd_json_int(j, "sm_count", p->dev[0].sm_count);
 	} else {
-		gd_json_null(&j, "name");
-		gd_json_null(&j, "compute_capability");
-		gd_json_null(&j, "sm_count");
+		gd_json_null(j, "name");
+		gd_json_null(j, "compute_capability");
+		gd_json_null(j, "sm_count");
 	}
-	gd_json_int(&j, "devices", p->ndev);
-	gd_json_obj_end(&j);
+	gd_json_int(j, "devices", p->ndev);
+	gd_json_obj_end(j);
+}
 
+static void json_finding(struct gd_json *j, const struct gd_finding *f)
+{
+	gd_json_obj(j, NULL);
+	gd_json_str(j, "id", f->id);
+	gd_json_str(j, "title", f->title);
+	gd_json_str(j, "guide", f->guide);
+	gd_json_str(j, "state", f->state == GD_FIRED ? "fired" : f->state == GD_INSUFFICIENT ? "insufficient" : "clear");
+	if (f->state == GD_FIRED)
+		gd_json_str(j, "severity", gd_sev_name(f->severity));
+	else
+		gd_json_null(j, "severity");
+	gd_json_num(j, "share_at_stake", f->share);
+	gd_json_str(j, "headline", f->headline);
+	gd_json_str(j, "advice", f->advice[0] ? f->advice : NULL);
+	gd_json_str(j, "kernel", f->kernel[0] ? f->kernel : NULL);
+	gd_json_arr(j, "evidence");
+	for (int e = 0; e < f->nev; e++) {
+		gd_json_obj(j, NULL);
+		gd_json_str(j, "key", f->ev[e].key);
+		gd_json_num(j, "value", f->ev[e].value);
+		gd_json_str(j, "unit", f->ev[e].unit);
+		gd_json_str(j, "text", f->ev[e].text);
+		gd_json_obj_end(j);
+	}
+	gd_json_arr_end(j);
+	gd_json_obj_end(j);
+}
+
+static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
+{
 	const struct gd_finding *top = &v->f[v->order[0]];
-	gd_json_obj(&j, "verdict");
-	gd_json_str(&j, "top", v->nwarn ? top->id : NULL);
-	gd_json_str(&j, "headline", v->nwarn ? top->headline : "no problem found");
-	gd_json_int(&j, "findings", v->nfired);
-	gd_json_int(&j, "warnings", v->nwarn);
-	gd_json_obj_end(&j);
+	gd_json_obj(j, "verdict");
+	gd_json_str(j, "top", v->nwarn ? top->id : NULL);
+	gd_json_str(j, "headline", v->nwarn ? top->headline : "no problem found");
+	gd_json_int(j, "findings", v->nfired);
+	gd_json_int(j, "warnings", v->nwarn);
+	gd_json_obj_end(j);
 
-	gd_json_arr(&j, "findings");
-	for (int i = 0; i < GD_R_COUNT; i++) {
-		const struct gd_finding *f = &v->f[v->order[i]];
-		gd_json_obj(&j, NULL);
-		gd_json_str(&j, "id", f->id);
-		gd_json_str(&j, "title", f->title);
-		gd_json_str(&j, "guide", f->guide);
-		gd_json_str(&j, "state", f->state == GD_FIRED ? "fired" : f->state == GD_INSUFFICIENT ? "insufficient" : "clear");
-		if (f->state == GD_FIRED)
-			gd_json_str(&j, "severity", gd_sev_name(f->severity));
-		else
-			gd_json_null(&j, "severity");
-		gd_json_num(&j, "share_at_stake", f->share);
-		gd_json_str(&j, "headline", f->headline);
-		gd_json_str(&j, "advice", f->advice[0] ? f->advice : NULL);
-		gd_json_str(&j, "kernel", f->kernel[0] ? f->kernel : NULL);
-		gd_json_arr(&j, "evidence");
-		for (int e = 0; e < f->nev; e++) {
-			gd_json_obj(&j, NULL);
-			gd_json_str(&j, "key", f->ev[e].key);
-			gd_json_num(&j, "value", f->ev[e].value);
-			gd_json_str(&j, "unit", f->ev[e].unit);
-			gd_json_str(&j, "text", f->ev[e].text);
-			gd_json_obj_end(&j);
-		}
-		gd_json_arr_end(&j);
-		gd_json_obj_end(&j);
-	}
-	gd_json_arr_end(&j);
+	gd_json_arr(j, "findings");
+	for (int i = 0; i < GD_R_COUNT; i++)
+		json_finding(j, &v->f[v->order[i]]);
+	gd_json_arr_end(j);
+}
 
-	gd_json_obj(&j, "summary");
-	gd_json_num(&j, "wall_ns", s->wall_ns);
-	gd_json_num(&j, "gpu_span_ns", s->span_ns);
-	gd_json_num(&j, "gpu_busy_ns", s->busy_ns);
-	gd_json_num(&j, "gpu_busy_fraction", frac(s->busy_ns, s->wall_ns));
-	gd_json_num(&j, "kernel_ns", s->kernel_ns);
-	gd_json_num(&j, "copy_ns", s->copy_ns);
-	gd_json_int(&j, "kernels", s->nkernels);
-	gd_json_int(&j, "copies", s->ncopies);
-	gd_json_arr(&j, "top_kernels");
+static void json_top_kernels(struct gd_json *j, const struct gd_summary *s)
+{
+	char lim[96];
+	gd_json_arr(j, "top_kernels");
 	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
 		const struct gd_kstat *k = &s->ks[i];
-		gd_json_obj(&j, NULL);
-		gd_json_str(&j, "name", k->full);
-		gd_json_str(&j, "short_name", k->short_name);
-		gd_json_str(&j, "kind", gd_kind_name(k->kind));
-		gd_json_str(&j, "library", gd_lib_name(k->lib));
-		gd_json_num(&j, "total_ns", k->total_ns);
-		gd_json_int(&j, "count", k->count);
-		gd_json_num(&j, "mean_ns", k->total_ns / k->count);
-		gd_json_num(&j, "min_ns", k->min_ns);
-		gd_json_num(&j, "max_ns", k->max_ns);
-		gd_json_num(&j, "gpu_time_fraction", frac(k->total_ns, s->kernel_ns));
-		gd_json_int(&j, "grid_blocks", k->grid_blocks);
-		gd_json_int(&j, "block_threads", k->block_threads);
+		gd_json_obj(j, NULL);
+		gd_json_str(j, "name", k->full);
+		gd_json_str(j, "short_name", k->short_name);
+		gd_json_str(j, "kind", gd_kind_name(k->kind));
+		gd_json_str(j, "library", gd_lib_name(k->lib));
+		gd_json_num(j, "total_ns", k->total_ns);
+		gd_json_int(j, "count", k->count);
+		gd_json_num(j, "mean_ns", k->total_ns / k->count);
+		gd_json_num(j, "min_ns", k->min_ns);
+		gd_json_num(j, "max_ns", k->max_ns);
+		gd_json_num(j, "gpu_time_fraction", frac(k->total_ns, s->kernel_ns));
+		gd_json_int(j, "grid_blocks", k->grid_blocks);
+		gd_json_int(j, "block_threads", k->block_threads);
 		if (k->regs >= 0)
-			gd_json_int(&j, "registers", k->regs);
+			gd_json_int(j, "registers", k->regs);
 		else
-			gd_json_null(&j, "registers");
-		gd_json_int(&j, "shared_memory_bytes", (long long)k->static_smem + k->dyn_smem);
-		gd_json_num(&j, "occupancy", k->occ_ok ? k->occ.occupancy : NAN);
-		gd_json_str(&j, "occupancy_limiter", k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : NULL);
-		gd_json_num(&j, "waves", k->waves);
-		gd_json_obj_end(&j);
+			gd_json_null(j, "registers");
+		gd_json_int(j, "shared_memory_bytes", (long long)k->static_smem + k->dyn_smem);
+		gd_json_num(j, "occupancy", k->occ_ok ? k->occ.occupancy : NAN);
+		gd_json_str(j, "occupancy_limiter", k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : NULL);
+		gd_json_num(j, "waves", k->waves);
+		gd_json_obj_end(j);
 	}
-	gd_json_arr_end(&j);
-	gd_json_arr(&j, "by_kind");
-	for (int k = 0; k < GD_KIND_COUNT; k++) {
-		if (!s->kind_n[k])
+	gd_json_arr_end(j);
+}
+
+static void json_breakdown(struct gd_json *j, const char *key, const struct gd_summary *s, struct breakdown d)
+{
+	gd_json_arr(j, key);
+	for (int k = 0; k < d.count; k++) {
+		if (!d.n[k])
 			continue;
-		gd_json_obj(&j, NULL);
-		gd_json_str(&j, "kind", gd_kind_name(k));
-		gd_json_num(&j, "total_ns", s->kind_ns[k]);
-		gd_json_int(&j, "count", s->kind_n[k]);
-		gd_json_num(&j, "gpu_time_fraction", frac(s->kind_ns[k], s->kernel_ns));
-		gd_json_obj_end(&j);
+		gd_json_obj(j, NULL);
+		gd_json_str(j, d.head, d.name(k));
+		gd_json_num(j, "total_ns", d.ns[k]);
+		gd_json_int(j, "count", d.n[k]);
+		gd_json_num(j, "gpu_time_fraction", frac(d.ns[k], s->kernel_ns));
+		gd_json_obj_end(j);
 	}
-	gd_json_arr_end(&j);
-	gd_json_arr(&j, "by_library");
-	for (int k = 0; k < GD_LIB_COUNT; k++) {
-		if (!s->lib_n[k])
-			continue;
-		gd_json_obj(&j, NULL);
-		gd_json_str(&j, "library", gd_lib_name(k));
-		gd_json_num(&j, "total_ns", s->lib_ns[k]);
-		gd_json_int(&j, "count", s->lib_n[k]);
-		gd_json_num(&j, "gpu_time_fraction", frac(s->lib_ns[k], s->kernel_ns));
-		gd_json_obj_end(&j);
-	}
-	gd_json_arr_end(&j);
-	gd_json_arr(&j, "copies");
+	gd_json_arr_end(j);
+}
+
+static void json_copies(struct gd_json *j, const struct gd_summary *s)
+{
+	gd_json_arr(j, "copies");
 	for (int k = 0; k < GD_CPY_COUNT; k++) {
 		const struct gd_copystat *c = &s->cp[k];
 		if (!c->count)
 			continue;
-		gd_json_obj(&j, NULL);
-		gd_json_str(&j, "kind", gd_copy_class_name(k));
-		gd_json_int(&j, "count", c->count);
-		gd_json_num(&j, "bytes", c->bytes);
-		gd_json_num(&j, "total_ns", c->ns);
-		gd_json_num(&j, "bandwidth_bps", c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN);
-		gd_json_int(&j, "pageable_count", c->pageable_count);
-		gd_json_num(&j, "pageable_bytes", c->pageable_bytes);
-		gd_json_obj_end(&j);
+		gd_json_obj(j, NULL);
+		gd_json_str(j, "kind", gd_copy_class_name(k));
+		gd_json_int(j, "count", c->count);
+		gd_json_num(j, "bytes", c->bytes);
+		gd_json_num(j, "total_ns", c->ns);
+		gd_json_num(j, "bandwidth_bps", c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN);
+		gd_json_int(j, "pageable_count", c->pageable_count);
+		gd_json_num(j, "pageable_bytes", c->pageable_bytes);
+		gd_json_obj_end(j);
 	}
-	gd_json_arr_end(&j);
-	gd_json_obj(&j, "api");
-	gd_json_bool(&j, "traced", p->have_api);
-	gd_json_int(&j, "sync_calls", s->api_n[GD_API_SYNC]);
-	gd_json_num(&j, "sync_ns", p->have_api ? s->api_ns[GD_API_SYNC] : NAN);
-	gd_json_int(&j, "sync_copy_calls", s->api_n[GD_API_COPY_SYNC]);
-	gd_json_num(&j, "sync_copy_ns", p->have_api ? s->api_ns[GD_API_COPY_SYNC] : NAN);
-	gd_json_int(&j, "launch_calls", s->api_n[GD_API_LAUNCH]);
-	gd_json_num(&j, "launch_ns", p->have_api ? s->api_ns[GD_API_LAUNCH] : NAN);
-	gd_json_int(&j, "alloc_calls", s->api_n[GD_API_ALLOC] + s->api_n[GD_API_FREE]);
-	gd_json_obj_end(&j);
-	gd_json_obj(&j, "nvml");
-	gd_json_int(&j, "samples", p->ns);
-	json_range(&j, "util_gpu_pct", &s->util);
-	json_range(&j, "mem_used_bytes", &s->mem_used);
-	gd_json_num(&j, "mem_total_bytes", s->mem_total);
-	json_range(&j, "power_w", &s->power);
-	json_range(&j, "temp_c", &s->temp);
-	json_range(&j, "sm_mhz", &s->sm_mhz);
-	gd_json_str(&j, "clock_reasons_seen", p->ns ? gd_clock_reasons_str(s->reasons_seen, rs, sizeof(rs)) : NULL);
-	gd_json_int(&j, "throttled_samples", s->throttled_samples);
-	gd_json_obj_end(&j);
-	gd_json_int(&j, "dropped_records", p->dropped);
-	gd_json_obj_end(&j);
+	gd_json_arr_end(j);
+}
+
+static void json_api(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+{
+	gd_json_obj(j, "api");
+	gd_json_bool(j, "traced", p->have_api);
+	gd_json_int(j, "sync_calls", s->api_n[GD_API_SYNC]);
+	gd_json_num(j, "sync_ns", p->have_api ? s->api_ns[GD_API_SYNC] : NAN);
+	gd_json_int(j, "sync_copy_calls", s->api_n[GD_API_COPY_SYNC]);
+	gd_json_num(j, "sync_copy_ns", p->have_api ? s->api_ns[GD_API_COPY_SYNC] : NAN);
+	gd_json_int(j, "launch_calls", s->api_n[GD_API_LAUNCH]);
+	gd_json_num(j, "launch_ns", p->have_api ? s->api_ns[GD_API_LAUNCH] : NAN);
+	gd_json_int(j, "alloc_calls", s->api_n[GD_API_ALLOC] + s->api_n[GD_API_FREE]);
+	gd_json_obj_end(j);
+}
+
+static void json_nvml(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+{
+	char rs[256];
+	gd_json_obj(j, "nvml");
+	gd_json_int(j, "samples", p->ns);
+	json_range(j, "util_gpu_pct", &s->util);
+	json_range(j, "mem_used_bytes", &s->mem_used);
+	gd_json_num(j, "mem_total_bytes", s->mem_total);
+	json_range(j, "power_w", &s->power);
+	json_range(j, "temp_c", &s->temp);
+	json_range(j, "sm_mhz", &s->sm_mhz);
+	gd_json_str(j, "clock_reasons_seen", p->ns ? gd_clock_reasons_str(s->reasons_seen, rs, sizeof(rs)) : NULL);
+	gd_json_int(j, "throttled_samples", s->throttled_samples);
+	gd_json_obj_end(j);
+}
+
+static void json_summary(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+{
+	gd_json_obj(j, "summary");
+	gd_json_num(j, "wall_ns", s->wall_ns);
+	gd_json_num(j, "gpu_span_ns", s->span_ns);
+	gd_json_num(j, "gpu_busy_ns", s->busy_ns);
+	gd_json_num(j, "gpu_busy_fraction", frac(s->busy_ns, s->wall_ns));
+	gd_json_num(j, "kernel_ns", s->kernel_ns);
+	gd_json_num(j, "copy_ns", s->copy_ns);
+	gd_json_int(j, "kernels", s->nkernels);
+	gd_json_int(j, "copies", s->ncopies);
+	json_top_kernels(j, s);
+	json_breakdown(j, "by_kind", s, by_kind(s));
+	json_breakdown(j, "by_library", s, by_lib(s));
+	json_copies(j, s);
+	json_api(j, p, s);
+	json_nvml(j, p, s);
+	gd_json_int(j, "dropped_records", p->dropped);
+	gd_json_obj_end(j);
+}
+
+static void print_json(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, FILE *out)
+{
+	struct gd_json j;
+	gd_json_init(&j, out, 1);
+	gd_json_obj(&j, NULL);
+	json_profile(&j, p);
+	json_verdicts(&j, v);
+	json_summary(&j, p, s);
 	gd_json_obj_end(&j);
 	gd_json_end(&j);
 }
 
-int gd_report_render(const struct gd_profile *p, const struct gd_ctx *ctx, FILE *out)
+/* ---- entry points ---- */
+static void print_header(const struct gd_profile *p, FILE *out)
 {
-	struct gd_summary s;
-	struct gd_verdicts v;
-	int rc = gd_summary_compute(p, &s);
-	if (rc != GD_OK)
-		return gd_error(rc, "report: out of memory");
-	rc = gd_verdicts_compute(p, &s, &v);
-	if (rc != GD_OK) {
-		gd_summary_free(&s);
-		return gd_error(rc, "report: out of memory");
-	}
-	if (ctx && ctx->json) {
-		print_json(p, &s, &v, out);
-	} else {
-		fprintf(out, "%sgpudiag report%s  %s\n", gd_bold(), gd_reset(), p->path[0] ? p->path : "(in memory)");
-		label_line(p, out);
-		if (p->command[0])
-			fprintf(out, "command: %s\n", p->command);
-		if (p->ndev)
-			fprintf(out, "GPU: %s (sm_%d%d, %d SMs)%s%s\n", p->dev[0].name, p->dev[0].major, p->dev[0].minor,
-				p->dev[0].sm_count, p->driver[0] ? ", driver " : "", p->driver);
-		print_verdict(p, &v, out);
-		print_summary(p, &s, out);
-	}
-	gd_summary_free(&s);
-	return GD_OK;
+	fprintf(out, "%sgpudiag report%s  %s\n", gd_bold(), gd_reset(), p->path[0] ? p->path : "(in memory)");
+	label_line(p, out);
+	if (p->command[0])
+		fprintf(out, "command: %s\n", p->command);
+	if (p->ndev)
+		fprintf(out, "GPU: %s (sm_%d%d, %d SMs)%s%s\n", p->dev[0].name, p->dev[0].major, p->dev[0].minor,
+			p->dev[0].sm_count, p->driver[0] ? ", driver " : "", p->driver);
+}
+
+void gd_report_text(const struct gd_analysis *a, FILE *out)
+{
+	print_header(&a->p, out);
+	print_verdict(&a->v, out);
+	print_summary(&a->p, &a->s, out);
+}
+
+void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(&a->p, &a->s, &a->v, out); }
+
+void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out)
+{
+	if (o && o->json)
+		gd_report_json(a, out);
+	else
+		gd_report_text(a, out);
 }
 
 int gd_report_print(const char *profile_path, const struct gd_ctx *ctx, FILE *out)
 {
-	struct gd_profile p;
+	struct gd_analysis a;
+	struct gd_render_opts o = {.json = ctx && ctx->json};
 	char why[1200];
-	int rc = gd_profile_load(profile_path, &p, why, sizeof(why));
+	int rc = gd_analysis_load(profile_path, &a, why, sizeof(why));
 	if (rc != GD_OK)
 		return gd_error(rc, "report: %s", why);
-	rc = gd_report_render(&p, ctx, out);
-	gd_profile_free(&p);
-	return rc;
+	gd_report_render(&a, &o, out);
+	gd_analysis_free(&a);
+	return GD_OK;
 }

@@ -1,0 +1,31 @@
+/* The analysis of one profile: the profile itself, its summary and its verdicts, computed
+ * once, in that order. Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
+ * computes none of it again; `gpudiag diff` compares two of them (analysis/compare.h). */
+#ifndef GPUDIAG_ANALYSIS_H
+#define GPUDIAG_ANALYSIS_H
+
+#include "analysis/summary.h"
+#include "analysis/verdict.h"
+#include "profile/profile.h"
+
+#include <stddef.h>
+
+struct gd_analysis {
+	struct gd_profile p;
+	struct gd_summary s;  /* of p */
+	struct gd_verdicts v; /* of p and s */
+};
+
+/* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the
+ * reader's status (GD_EDATA for an unreadable/corrupt/wrong-version file) with the reason in
+ * why, or GD_EFAIL with "out of memory". On failure nothing is left to free. */
+int gd_analysis_load(const char *path, struct gd_analysis *a, char *why, size_t n);
+/* The summary and verdicts of a->p, a profile built in memory and finished
+ * (gd_profile_finish), as the unit tests build theirs. Returns
+ * GD_OK or GD_EFAIL (out of memory); a->p is left in place either way, so gd_analysis_free
+ * is always the one call that releases everything. */
+int gd_analysis_of(struct gd_analysis *a);
+/* Frees the summary and the profile. */
+void gd_analysis_free(struct gd_analysis *a);
+
+#endif

@@ -1,0 +1,28 @@
+/* What changed between two analysed profiles (`gpudiag diff A B`): kernel time by kind, and
+ * each kernel's total time matched by short name, each list sorted by the size of the
+ * change. The rendering is cmd_diff.c's. */
+#ifndef GPUDIAG_COMPARE_H
+#define GPUDIAG_COMPARE_H
+
+#include "analysis/names.h"
+#include "analysis/summary.h"
+
+struct gd_delta {
+	const char *name;  /* a kind name, or a short kernel name owned by one of the summaries */
+	double a, b;       /* total ns in A and in B (0 where absent) */
+	long na, nb;       /* counts */
+};
+
+struct gd_compare {
+	struct gd_delta kinds[GD_KIND_COUNT]; /* kinds present in A or B */
+	int nkinds;
+	struct gd_delta *kernels; /* every short name of A, then those only B has */
+	int nkernels;
+};
+
+/* Both lists sorted by |b − a| descending, then by name. The names point into a and b,
+ * which must outlive c. Returns GD_OK or GD_EFAIL (out of memory; nothing to free then). */
+int gd_compare_compute(const struct gd_summary *a, const struct gd_summary *b, struct gd_compare *c);
+void gd_compare_free(struct gd_compare *c);
+
+#endif
