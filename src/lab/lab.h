@@ -215,6 +215,10 @@ struct gd_lab_result {
 	/* names longer than these are cut at a UTF-8 character boundary, both when recorded and
 	 * when looked up by gd_lab_find_result, so a long name still finds its result */
 	char group[128], name[128], formula[128];
+	/* the lab's own stable id for this row (an enum of the lab's, 0 = none): set after
+	 * recording and looked up by gd_lab_find_key (lab_key.h), so renaming a display label
+	 * cannot silently break a verdict that reads the row; never printed */
+	int key;
 	double x, bytes, flops;
 	int reps, runs;
 	double t_median, t_min, t_max; /* seconds per launch; NaN when not timed */

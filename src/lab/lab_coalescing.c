@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "kernels/lab_coalescing.h"
 #include "kernels/lab_hash.h"
+#include "lab/lab_key.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -202,9 +203,25 @@ static struct gd_lab_result *last(struct gd_lab_run *r)
 	return &r->res[r->nres - 1];
 }
 
-static double gbps_of(const struct gd_lab_run *r, const char *group, const char *name)
+/* The rows the verdicts read, by stable key (never by their labels). */
+enum {
+	K_COPY = 1,
+	K_STRIDE1,
+	K_STRIDE32,
+	K_GATHER_ROWS,
+	K_GATHER_VALUES,
+	K_AOS,
+	K_SOA,
+	K_T_NAIVE,
+	K_T_TILE,
+	K_T_PADDED,
+	K_PERMUTED,
+	K_CONTIGUOUS,
+};
+
+static double gbps_of(const struct gd_lab_run *r, int key)
 {
-	const struct gd_lab_result *x = gd_lab_find_result(r, group, name);
+	const struct gd_lab_result *x = gd_lab_find_key(r, key);
 	return x ? x->gbps : NAN;
 }
 
@@ -215,311 +232,368 @@ static int fill_f32(void *p, size_t n, size_t stride, size_t offset, uint32_t se
 	return GD_OK;
 }
 
-static int run(struct gd_lab_run *r)
-{
+struct co_run {
 	struct co c;
-	struct gd_lab_variant v;
+	size_t copy_bytes, nin; /* the copy's bytes; u32 elements of the stride buffer */
+	size_t in_bytes, out_bytes;
+	uint64_t rng;
+	double copy_gbps; /* the coalesced copy's, which later rows are held against */
+};
+
+/* Buffer sizes that fit free memory, and the device buffers. */
+static int co_prepare(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
 	int rc, sms = r->dev.sms > 0 ? r->dev.sms : 80;
 	size_t freeb = gd_lab_mem_free();
-	size_t copy_bytes = r->size > 0 ? (size_t)r->size : (r->quick ? (size_t)256 << 20 : (size_t)1 << 30);
-	size_t nin = r->quick ? (size_t)1 << 28 : (size_t)1 << 30; /* u32 elements of the stride buffer */
-	size_t in_bytes, out_bytes;
-	uint64_t rng = 0x636f616c6573ull;
-	double copy_gbps;
-	char name[96];
-
+	s->copy_bytes = r->size > 0 ? (size_t)r->size : (r->quick ? (size_t)256 << 20 : (size_t)1 << 30);
+	s->nin = r->quick ? (size_t)1 << 28 : (size_t)1 << 30;
+	s->rng = 0x636f616c6573ull;
 	if (r->size > 0 && r->size < (16 << 20))
 		return gd_error(GD_EUSAGE,
 				"lab coalescing: --size (the copy's bytes) must be at least 16 MiB");
-	while (freeb && (nin * 4 + 2 * copy_bytes) > freeb * 3 / 4 && nin > ((size_t)1 << 24))
-		nin >>= 1;
-	while (freeb && copy_bytes * 3 > freeb && copy_bytes > ((size_t)64 << 20))
-		copy_bytes >>= 1;
-	copy_bytes &= ~(size_t)15;
-	in_bytes = nin * 4 > copy_bytes ? nin * 4 : copy_bytes;
-	out_bytes = copy_bytes;
-	memset(&c, 0, sizeof(c));
-	c.blocks = sms * 8;
-	if ((rc = gd_lab_alloc(r, &c.in, in_bytes, "the inputs")) != GD_OK ||
-	    (rc = gd_lab_alloc(r, &c.out, out_bytes, "the outputs")) != GD_OK ||
-	    (rc = gd_lab_alloc(r, &c.partials, sizeof(uint32_t) * (size_t)c.blocks, "block sums")) != GD_OK)
+	while (freeb && (s->nin * 4 + 2 * s->copy_bytes) > freeb * 3 / 4 && s->nin > ((size_t)1 << 24))
+		s->nin >>= 1;
+	while (freeb && s->copy_bytes * 3 > freeb && s->copy_bytes > ((size_t)64 << 20))
+		s->copy_bytes >>= 1;
+	s->copy_bytes &= ~(size_t)15;
+	s->in_bytes = s->nin * 4 > s->copy_bytes ? s->nin * 4 : s->copy_bytes;
+	s->out_bytes = s->copy_bytes;
+	memset(c, 0, sizeof(*c));
+	c->blocks = sms * 8;
+	if ((rc = gd_lab_alloc(r, &c->in, s->in_bytes, "the inputs")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &c->out, s->out_bytes, "the outputs")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &c->partials, sizeof(uint32_t) * (size_t)c->blocks, "block sums")) != GD_OK)
 		return rc;
+	return GD_OK;
+}
 
-	/* ---- 1. the coalesced copy: the reference every other figure is held against */
-	if ((rc = fill_f32(c.in, copy_bytes / 4, 1, 0, SEED_A)) != GD_OK)
+/* 1. the coalesced copy: the reference every other figure is held against */
+static int co_copy_step(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	int rc;
+	if ((rc = fill_f32(c->in, s->copy_bytes / 4, 1, 0, SEED_A)) != GD_OK)
 		return rc;
-	c.n = copy_bytes / 4;
+	c->n = s->copy_bytes / 4;
 	memset(&v, 0, sizeof(v));
 	v.group = "coalesced copy";
 	v.name = "float4 copy (16 B per thread)";
 	v.x = NAN;
-	v.bytes = 2.0 * (double)copy_bytes;
+	v.bytes = 2.0 * (double)s->copy_bytes;
 	v.formula = "N·4 read + N·4 written";
 	v.roof = GD_ROOF_DRAM_COPY;
 	v.launch = co_copy;
-	v.arg = &c;
-	v.out = c.out;
-	v.out_bytes = copy_bytes;
+	v.arg = c;
+	v.out = c->out;
+	v.out_bytes = s->copy_bytes;
 	v.check = chk_copy;
-	if ((rc = gd_lab_measure(r, &v)) != GD_OK)
+	if ((rc = gd_lab_measure_key(r, &v, K_COPY)) != GD_OK)
 		return rc;
-	copy_gbps = last(r)->gbps;
+	s->copy_gbps = last(r)->gbps;
+	return GD_OK;
+}
 
-	/* ---- 2. the stride sweep (read-only, u32): same useful elements for every stride */
-	if (gd_labk_co_fill_u32(c.in, nin, SEED_B))
+/* 2. the stride sweep (read-only, u32): same useful elements for every stride */
+static int co_stride_sweep(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	char name[96];
+	int rc;
+	if (gd_labk_co_fill_u32(c->in, s->nin, SEED_B))
 		return gd_error(GD_EFAIL, "lab coalescing: filling the input failed");
-	c.n = nin / 64;
-	c.mask = nin - 1;
-	for (unsigned s = 1; s <= 64; s *= 2) {
-		double f = gd_labco_sector_factor(s, 4);
-		c.stride = s;
+	c->n = s->nin / 64;
+	c->mask = s->nin - 1;
+	for (unsigned st = 1; st <= 64; st *= 2) {
+		double f = gd_labco_sector_factor(st, 4);
+		c->stride = st;
 		memset(&v, 0, sizeof(v));
-		snprintf(name, sizeof(name), "stride %u (%u B apart)", s, 4 * s);
+		snprintf(name, sizeof(name), "stride %u (%u B apart)", st, 4 * st);
 		v.group = "stride sweep";
 		v.name = name;
-		v.x = s;
-		v.bytes = 4.0 * (double)c.n;
+		v.x = st;
+		v.bytes = 4.0 * (double)c->n;
 		v.formula = "useful bytes: N·4 read (N fixed); sectors moved: N·4·min(stride, 8)";
 		v.roof = GD_ROOF_DRAM_READ;
 		v.launch = co_stride;
-		v.arg = &c;
-		v.out = c.partials;
-		v.out_bytes = sizeof(uint32_t) * (size_t)c.blocks;
+		v.arg = c;
+		v.out = c->partials;
+		v.out_bytes = sizeof(uint32_t) * (size_t)c->blocks;
 		v.check = chk_stride;
 		v.metrics[0] = (struct gd_lab_metric){"sector_bytes_per_useful_byte", f, "×"};
 		v.nmetrics = 1;
-		if ((rc = gd_lab_measure(r, &v)) != GD_OK)
+		if ((rc = gd_lab_measure_key(r, &v,
+					     st == 1	? K_STRIDE1
+					     : st == 32 ? K_STRIDE32
+							: 0)) != GD_OK)
 			return rc;
 		gd_lab_result_metric(last(r), "sector_gb_per_s", last(r)->gbps * f, "GB/s");
 	}
+	return GD_OK;
+}
 
-	/* ---- 3. gathers (embedding lookup): table of 256-byte rows */
-	{
-		size_t table_bytes = copy_bytes, rows64 = table_bytes / 256,
-		       nb = r->quick ? (size_t)1 << 18 : (size_t)1 << 20;
-		size_t nb1, maxidx;
-		uint32_t *h;
-		const char *names[3] = {"256-byte rows, random ids", "256-byte rows, consecutive ids",
-					"4-byte values, random ids"};
-		/* outputs must fit the output buffer: rows of 256 B, and 4-byte values */
-		if (nb * 256 > out_bytes)
-			nb = out_bytes / 256;
-		nb1 = nb * 16;
-		if (nb1 * 4 > out_bytes)
-			nb1 = out_bytes / 4;
-		maxidx = nb1 > nb ? nb1 : nb;
-		h = malloc(sizeof(uint32_t) * maxidx);
-		if (!h)
-			return gd_error(GD_EFAIL, "lab coalescing: out of host memory");
-		if ((rc = fill_f32(c.in, table_bytes / 4, 1, 0, SEED_A)) != GD_OK ||
-		    (rc = gd_lab_alloc(r, &c.idx, sizeof(uint32_t) * maxidx, "lookup ids")) != GD_OK) {
+/* 3. gathers (embedding lookup): table of 256-byte rows */
+static int co_gathers(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	int rc;
+	size_t table_bytes = s->copy_bytes, rows64 = table_bytes / 256,
+	       nb = r->quick ? (size_t)1 << 18 : (size_t)1 << 20;
+	size_t nb1, maxidx;
+	uint32_t *h;
+	const char *names[3] = {"256-byte rows, random ids", "256-byte rows, consecutive ids",
+				"4-byte values, random ids"};
+	const int keys[3] = {K_GATHER_ROWS, 0, K_GATHER_VALUES};
+	/* outputs must fit the output buffer: rows of 256 B, and 4-byte values */
+	if (nb * 256 > s->out_bytes)
+		nb = s->out_bytes / 256;
+	nb1 = nb * 16;
+	if (nb1 * 4 > s->out_bytes)
+		nb1 = s->out_bytes / 4;
+	maxidx = nb1 > nb ? nb1 : nb;
+	h = malloc(sizeof(uint32_t) * maxidx);
+	if (!h)
+		return gd_error(GD_EFAIL, "lab coalescing: out of host memory");
+	if ((rc = fill_f32(c->in, table_bytes / 4, 1, 0, SEED_A)) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &c->idx, sizeof(uint32_t) * maxidx, "lookup ids")) != GD_OK) {
+		free(h);
+		return rc;
+	}
+	for (int k = 0; k < 3; k++) {
+		size_t cnt = k == 2 ? nb1 : nb, nrows = k == 2 ? table_bytes / 4 : rows64;
+		for (size_t i = 0; i < cnt; i++)
+			h[i] = k == 1 ? (uint32_t)(i % nrows) : (uint32_t)(gd_lab_rand_u64(&s->rng) % nrows);
+		if ((rc = gd_lab_upload(c->idx, h, sizeof(uint32_t) * cnt)) != GD_OK) {
 			free(h);
 			return rc;
 		}
-		for (int k = 0; k < 3; k++) {
-			size_t cnt = k == 2 ? nb1 : nb, nrows = k == 2 ? table_bytes / 4 : rows64;
-			for (size_t i = 0; i < cnt; i++)
-				h[i] = k == 1 ? (uint32_t)(i % nrows)
-					      : (uint32_t)(gd_lab_rand_u64(&rng) % nrows);
-			if ((rc = gd_lab_upload(c.idx, h, sizeof(uint32_t) * cnt)) != GD_OK) {
-				free(h);
-				return rc;
-			}
-			c.nb = cnt;
-			c.d = k == 2 ? 1 : 64;
-			c.host_idx = h;
-			memset(&v, 0, sizeof(v));
-			v.group = "gather (embedding lookup)";
-			v.name = names[k];
-			v.x = NAN;
-			v.bytes = (double)cnt * c.d * 8 + (double)cnt * 4;
-			v.formula = "ids·4 + rows·row bytes read + rows·row bytes written";
-			v.roof = GD_ROOF_DRAM_COPY;
-			v.launch = co_gather;
-			v.arg = &c;
-			v.out = c.out;
-			v.out_bytes = cnt * c.d * 4;
-			v.check = chk_gather;
-			v.metrics[0] =
-			    (struct gd_lab_metric){"sector_bytes_per_useful_byte", k == 2 ? 8.0 : 1.0, "×"};
-			v.nmetrics = 1;
-			if ((rc = gd_lab_measure(r, &v)) != GD_OK) {
-				free(h);
-				return rc;
-			}
-			gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / copy_gbps, "");
-		}
-		free(h);
-	}
-
-	/* ---- 4. AoS vs SoA: x += vx·dt over particles of 8 floats */
-	{
-		size_t np = r->quick ? (size_t)1 << 22 : (size_t)1 << 24;
-		while (np * 40 > in_bytes || np * 4 > out_bytes)
-			np >>= 1;
-		if ((rc = fill_f32(c.in, 8 * np, 1, 0, SEED_A)) != GD_OK ||
-		    (rc = fill_f32((float *)c.in + 8 * np, np, 8, 0, SEED_A)) != GD_OK ||
-		    (rc = fill_f32((float *)c.in + 9 * np, np, 8, 3, SEED_A)) != GD_OK)
+		c->nb = cnt;
+		c->d = k == 2 ? 1 : 64;
+		c->host_idx = h;
+		memset(&v, 0, sizeof(v));
+		v.group = "gather (embedding lookup)";
+		v.name = names[k];
+		v.x = NAN;
+		v.bytes = (double)cnt * c->d * 8 + (double)cnt * 4;
+		v.formula = "ids·4 + rows·row bytes read + rows·row bytes written";
+		v.roof = GD_ROOF_DRAM_COPY;
+		v.launch = co_gather;
+		v.arg = c;
+		v.out = c->out;
+		v.out_bytes = cnt * c->d * 4;
+		v.check = chk_gather;
+		v.metrics[0] =
+		    (struct gd_lab_metric){"sector_bytes_per_useful_byte", k == 2 ? 8.0 : 1.0, "×"};
+		v.nmetrics = 1;
+		if ((rc = gd_lab_measure_key(r, &v, keys[k])) != GD_OK) {
+			free(h);
 			return rc;
-		c.n = np;
-		for (int k = 0; k < 2; k++) {
-			c.kind = k;
-			memset(&v, 0, sizeof(v));
-			v.group = "AoS vs SoA (x + vx·dt)";
-			v.name = k ? "struct of arrays (x[], vx[])" : "array of 32-byte structs";
-			v.x = NAN;
-			v.bytes = 12.0 * (double)np;
-			v.formula = "useful: x and vx read (8 B) + result written (4 B) per particle";
-			v.roof = GD_ROOF_DRAM_COPY;
-			v.launch = co_aos;
-			v.arg = &c;
-			v.out = c.out;
-			v.out_bytes = np * 4;
-			v.check = chk_aos;
-			v.metrics[0] = (struct gd_lab_metric){"sector_bytes_per_useful_byte",
-							      k ? 1.0 : 36.0 / 12.0, "×"};
-			v.nmetrics = 1;
-			if ((rc = gd_lab_measure(r, &v)) != GD_OK)
-				return rc;
 		}
+		gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / s->copy_gbps, "");
 	}
+	free(h);
+	return GD_OK;
+}
 
-	/* ---- 5. transpose */
-	{
-		size_t m = r->quick ? 4096 : 8192;
-		const char *names[3] = {"naive (coalesced read, strided write)", "shared-memory tile 32×32",
-					"shared-memory tile 32×33 (padded)"};
-		while (m * m * 4 > out_bytes || m * m * 4 > in_bytes)
-			m /= 2;
-		if ((rc = fill_f32(c.in, m * m, 1, 0, SEED_A)) != GD_OK)
+/* 4. AoS vs SoA: x += vx·dt over particles of 8 floats */
+static int co_aos_soa(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	int rc;
+	size_t np = r->quick ? (size_t)1 << 22 : (size_t)1 << 24;
+	while (np * 40 > s->in_bytes || np * 4 > s->out_bytes)
+		np >>= 1;
+	if ((rc = fill_f32(c->in, 8 * np, 1, 0, SEED_A)) != GD_OK ||
+	    (rc = fill_f32((float *)c->in + 8 * np, np, 8, 0, SEED_A)) != GD_OK ||
+	    (rc = fill_f32((float *)c->in + 9 * np, np, 8, 3, SEED_A)) != GD_OK)
+		return rc;
+	c->n = np;
+	for (int k = 0; k < 2; k++) {
+		c->kind = k;
+		memset(&v, 0, sizeof(v));
+		v.group = "AoS vs SoA (x + vx·dt)";
+		v.name = k ? "struct of arrays (x[], vx[])" : "array of 32-byte structs";
+		v.x = NAN;
+		v.bytes = 12.0 * (double)np;
+		v.formula = "useful: x and vx read (8 B) + result written (4 B) per particle";
+		v.roof = GD_ROOF_DRAM_COPY;
+		v.launch = co_aos;
+		v.arg = c;
+		v.out = c->out;
+		v.out_bytes = np * 4;
+		v.check = chk_aos;
+		v.metrics[0] =
+		    (struct gd_lab_metric){"sector_bytes_per_useful_byte", k ? 1.0 : 36.0 / 12.0, "×"};
+		v.nmetrics = 1;
+		if ((rc = gd_lab_measure_key(r, &v, k ? K_SOA : K_AOS)) != GD_OK)
 			return rc;
-		c.m = m;
-		for (int k = 0; k < 3; k++) {
-			c.kind = k;
-			memset(&v, 0, sizeof(v));
-			snprintf(name, sizeof(name), "%s", names[k]);
-			v.group = "transpose";
-			v.name = name;
-			v.x = NAN;
-			v.bytes = 8.0 * (double)(m * m);
-			v.formula = "m²·4 read + m²·4 written";
-			v.roof = GD_ROOF_DRAM_COPY;
-			v.launch = co_transpose;
-			v.arg = &c;
-			v.out = c.out;
-			v.out_bytes = m * m * 4;
-			v.check = chk_transpose;
-			if ((rc = gd_lab_measure(r, &v)) != GD_OK)
-				return rc;
-			gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / copy_gbps, "");
-		}
 	}
+	return GD_OK;
+}
 
-	/* ---- 6. permute(0,2,1) vs contiguous */
-	{
-		size_t pb = r->quick ? 4 : 16, ps = 4096, pd = 1024;
-		while (pb > 1 && pb * ps * pd * 4 > out_bytes)
-			pb /= 2;
-		if ((rc = fill_f32(c.in, pb * ps * pd, 1, 0, SEED_A)) != GD_OK)
+/* 5. transpose */
+static int co_transposes(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	char name[96];
+	int rc;
+	size_t m = r->quick ? 4096 : 8192;
+	const char *names[3] = {"naive (coalesced read, strided write)", "shared-memory tile 32×32",
+				"shared-memory tile 32×33 (padded)"};
+	const int keys[3] = {K_T_NAIVE, K_T_TILE, K_T_PADDED};
+	while (m * m * 4 > s->out_bytes || m * m * 4 > s->in_bytes)
+		m /= 2;
+	if ((rc = fill_f32(c->in, m * m, 1, 0, SEED_A)) != GD_OK)
+		return rc;
+	c->m = m;
+	for (int k = 0; k < 3; k++) {
+		c->kind = k;
+		memset(&v, 0, sizeof(v));
+		snprintf(name, sizeof(name), "%s", names[k]);
+		v.group = "transpose";
+		v.name = name;
+		v.x = NAN;
+		v.bytes = 8.0 * (double)(m * m);
+		v.formula = "m²·4 read + m²·4 written";
+		v.roof = GD_ROOF_DRAM_COPY;
+		v.launch = co_transpose;
+		v.arg = c;
+		v.out = c->out;
+		v.out_bytes = m * m * 4;
+		v.check = chk_transpose;
+		if ((rc = gd_lab_measure_key(r, &v, keys[k])) != GD_OK)
 			return rc;
-		c.pb = pb;
-		c.ps = ps;
-		c.pd = pd;
-		for (int k = 0; k < 2; k++) {
-			c.permuted = !k;
-			memset(&v, 0, sizeof(v));
-			v.group = "permute() vs contiguous()";
-			v.name =
-			    k ? "2·x on a contiguous tensor" : "2·x on x.permute(0,2,1) (read stride 4 KB)";
-			v.x = NAN;
-			v.bytes = 8.0 * (double)(pb * ps * pd);
-			v.formula = "B·S·D·4 read + B·S·D·4 written";
-			v.roof = GD_ROOF_DRAM_COPY;
-			v.launch = co_scale;
-			v.arg = &c;
-			v.out = c.out;
-			v.out_bytes = pb * ps * pd * 4;
-			v.check = chk_scale;
-			if ((rc = gd_lab_measure(r, &v)) != GD_OK)
-				return rc;
-			gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / copy_gbps, "");
-		}
+		gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / s->copy_gbps, "");
 	}
+	return GD_OK;
+}
 
-	/* ---- verdicts */
-	{
-		double s1 = gbps_of(r, "stride sweep", "stride 1 (4 B apart)");
-		double s32 = gbps_of(r, "stride sweep", "stride 32 (128 B apart)");
-		double g_r = gbps_of(r, "gather (embedding lookup)", "256-byte rows, random ids");
-		double g_1 = gbps_of(r, "gather (embedding lookup)", "4-byte values, random ids");
-		double aos = gbps_of(r, "AoS vs SoA (x + vx·dt)", "array of 32-byte structs");
-		double soa = gbps_of(r, "AoS vs SoA (x + vx·dt)", "struct of arrays (x[], vx[])");
-		double tn = gbps_of(r, "transpose", "naive (coalesced read, strided write)");
-		double tt = gbps_of(r, "transpose", "shared-memory tile 32×32");
-		double tp = gbps_of(r, "transpose", "shared-memory tile 32×33 (padded)");
-		double pp =
-		    gbps_of(r, "permute() vs contiguous()", "2·x on x.permute(0,2,1) (read stride 4 KB)");
-		double pc = gbps_of(r, "permute() vs contiguous()", "2·x on a contiguous tensor");
-		const struct gd_lab_result *cp =
-		    gd_lab_find_result(r, "coalesced copy", "float4 copy (16 B per thread)");
-		if (isfinite(s1) && isfinite(s32))
-			gd_lab_verdict(r, "§7",
-				       "consecutive threads reading consecutive floats delivered %.0f GB/s "
-				       "of useful data; "
-				       "128 bytes apart (the guide's strided example) only %.0f GB/s — %.1f× "
-				       "slower, because "
-				       "every 4-byte value then costs its own 32-byte sector.",
-				       s1, s32, s1 / s32);
-		if (cp && isfinite(cp->gbps))
-			gd_lab_verdict(
-			    r, "§7", "the coalesced copy moved %.0f GB/s, %.0f %% of the %s %s ceiling.",
-			    cp->gbps, cp->pct_of_ceiling * 100, cp->ceiling.source, cp->ceiling.name);
-		if (isfinite(g_r) && isfinite(g_1))
-			gd_lab_verdict(
-			    r, "§7",
-			    "an embedding lookup of whole 256-byte rows ran at %.0f %% of the copy, "
-			    "scattered 4-byte "
-			    "lookups at %.0f %%: random rows are fine when each row is read coalesced.",
-			    100 * g_r / copy_gbps, 100 * g_1 / copy_gbps);
-		if (isfinite(aos) && isfinite(soa))
-			gd_lab_verdict(
-			    r, "§7",
-			    "reading 2 fields of a 32-byte struct (AoS) took %.1f× as long as reading them "
-			    "from "
-			    "separate arrays (SoA): the rest of each struct's sector is moved for nothing.",
-			    soa / aos);
-		if (isfinite(tn) && isfinite(tt) && isfinite(tp))
-			gd_lab_verdict(r, "§7",
-				       "transpose: naive %.0f %%, shared tile %.0f %%, padded tile %.0f %% "
-				       "of the copy — the "
-				       "tile makes both sides coalesced, the padding column removes its "
-				       "32-way bank conflict.",
-				       100 * tn / copy_gbps, 100 * tt / copy_gbps, 100 * tp / copy_gbps);
-		if (isfinite(pp) && isfinite(pc))
-			gd_lab_verdict(r, "§7",
-				       "an op on x.permute(0,2,1) read strided and took %.1f× as long as on "
-				       "a contiguous tensor; "
-				       ".contiguous() costs one transpose, worth it when the tensor is used "
-				       "more than once.",
-				       pc / pp);
+/* 6. permute(0,2,1) vs contiguous */
+static int co_permute(struct gd_lab_run *r, struct co_run *s)
+{
+	struct co *c = &s->c;
+	struct gd_lab_variant v;
+	int rc;
+	size_t pb = r->quick ? 4 : 16, ps = 4096, pd = 1024;
+	while (pb > 1 && pb * ps * pd * 4 > s->out_bytes)
+		pb /= 2;
+	if ((rc = fill_f32(c->in, pb * ps * pd, 1, 0, SEED_A)) != GD_OK)
+		return rc;
+	c->pb = pb;
+	c->ps = ps;
+	c->pd = pd;
+	for (int k = 0; k < 2; k++) {
+		c->permuted = !k;
+		memset(&v, 0, sizeof(v));
+		v.group = "permute() vs contiguous()";
+		v.name = k ? "2·x on a contiguous tensor" : "2·x on x.permute(0,2,1) (read stride 4 KB)";
+		v.x = NAN;
+		v.bytes = 8.0 * (double)(pb * ps * pd);
+		v.formula = "B·S·D·4 read + B·S·D·4 written";
+		v.roof = GD_ROOF_DRAM_COPY;
+		v.launch = co_scale;
+		v.arg = c;
+		v.out = c->out;
+		v.out_bytes = pb * ps * pd * 4;
+		v.check = chk_scale;
+		if ((rc = gd_lab_measure_key(r, &v, k ? K_CONTIGUOUS : K_PERMUTED)) != GD_OK)
+			return rc;
+		gd_lab_result_metric(last(r), "fraction_of_copy", last(r)->gbps / s->copy_gbps, "");
 	}
-	{
-		struct gd_lab_chart ch = {"Useful bandwidth vs stride (4-byte elements)",
-					  "stride (elements)",
-					  "GB/s of useful data (median)",
-					  1,
-					  1,
-					  GD_LAB_Y_GBPS,
-					  NULL,
-					  {"stride sweep"},
-					  1,
-					  1};
-		gd_lab_set_chart(r, &ch);
-	}
+	return GD_OK;
+}
+
+static void co_verdicts(struct gd_lab_run *r, const struct co_run *s)
+{
+	double copy_gbps = s->copy_gbps;
+	double s1 = gbps_of(r, K_STRIDE1);
+	double s32 = gbps_of(r, K_STRIDE32);
+	double g_r = gbps_of(r, K_GATHER_ROWS);
+	double g_1 = gbps_of(r, K_GATHER_VALUES);
+	double aos = gbps_of(r, K_AOS);
+	double soa = gbps_of(r, K_SOA);
+	double tn = gbps_of(r, K_T_NAIVE);
+	double tt = gbps_of(r, K_T_TILE);
+	double tp = gbps_of(r, K_T_PADDED);
+	double pp = gbps_of(r, K_PERMUTED);
+	double pc = gbps_of(r, K_CONTIGUOUS);
+	const struct gd_lab_result *cp = gd_lab_find_key(r, K_COPY);
+	if (isfinite(s1) && isfinite(s32))
+		gd_lab_verdict(r, "§7",
+			       "consecutive threads reading consecutive floats delivered %.0f GB/s "
+			       "of useful data; "
+			       "128 bytes apart (the guide's strided example) only %.0f GB/s — %.1f× "
+			       "slower, because "
+			       "every 4-byte value then costs its own 32-byte sector.",
+			       s1, s32, s1 / s32);
+	if (cp && isfinite(cp->gbps))
+		gd_lab_verdict(r, "§7", "the coalesced copy moved %.0f GB/s, %.0f %% of the %s %s ceiling.",
+			       cp->gbps, cp->pct_of_ceiling * 100, cp->ceiling.source, cp->ceiling.name);
+	if (isfinite(g_r) && isfinite(g_1))
+		gd_lab_verdict(r, "§7",
+			       "an embedding lookup of whole 256-byte rows ran at %.0f %% of the copy, "
+			       "scattered 4-byte "
+			       "lookups at %.0f %%: random rows are fine when each row is read coalesced.",
+			       100 * g_r / copy_gbps, 100 * g_1 / copy_gbps);
+	if (isfinite(aos) && isfinite(soa))
+		gd_lab_verdict(
+		    r, "§7",
+		    "reading 2 fields of a 32-byte struct (AoS) took %.1f× as long as reading them "
+		    "from "
+		    "separate arrays (SoA): the rest of each struct's sector is moved for nothing.",
+		    soa / aos);
+	if (isfinite(tn) && isfinite(tt) && isfinite(tp))
+		gd_lab_verdict(r, "§7",
+			       "transpose: naive %.0f %%, shared tile %.0f %%, padded tile %.0f %% "
+			       "of the copy — the "
+			       "tile makes both sides coalesced, the padding column removes its "
+			       "32-way bank conflict.",
+			       100 * tn / copy_gbps, 100 * tt / copy_gbps, 100 * tp / copy_gbps);
+	if (isfinite(pp) && isfinite(pc))
+		gd_lab_verdict(r, "§7",
+			       "an op on x.permute(0,2,1) read strided and took %.1f× as long as on "
+			       "a contiguous tensor; "
+			       ".contiguous() costs one transpose, worth it when the tensor is used "
+			       "more than once.",
+			       pc / pp);
+}
+
+static void co_chart(struct gd_lab_run *r, const struct co_run *s)
+{
+	struct gd_lab_chart ch = {"Useful bandwidth vs stride (4-byte elements)",
+				  "stride (elements)",
+				  "GB/s of useful data (median)",
+				  1,
+				  1,
+				  GD_LAB_Y_GBPS,
+				  NULL,
+				  {"stride sweep"},
+				  1,
+				  1};
+	gd_lab_set_chart(r, &ch);
 	gd_lab_note(r,
 		    "stride sweep: %zu useful elements per launch out of a %zu MiB buffer; each launch reads "
 		    "its own region so consecutive launches do not find data in L2",
-		    nin / 64, nin * 4 >> 20);
+		    s->nin / 64, s->nin * 4 >> 20);
+}
+
+static int run(struct gd_lab_run *r)
+{
+	struct co_run s;
+	int rc;
+	memset(&s, 0, sizeof(s));
+	if ((rc = co_prepare(r, &s)) != GD_OK || (rc = co_copy_step(r, &s)) != GD_OK ||
+	    (rc = co_stride_sweep(r, &s)) != GD_OK || (rc = co_gathers(r, &s)) != GD_OK ||
+	    (rc = co_aos_soa(r, &s)) != GD_OK || (rc = co_transposes(r, &s)) != GD_OK ||
+	    (rc = co_permute(r, &s)) != GD_OK)
+		return rc;
+	co_verdicts(r, &s);
+	co_chart(r, &s);
 	return GD_OK;
 }
 

@@ -46,6 +46,20 @@ float gd_lx_div_path_a(float v, int iters);
 float gd_lx_div_path_b(float v, int iters);
 /* The guide's cheap pair: x > 0 ? x*2 : x-1 (both kernels compute exactly this). */
 float gd_lx_div_cheap(float v);
+/* The lab's variants in the order they run (kernel: enum gd_div_kernel). key: the row's
+ * stable id (lab_key.h), which the summary looks it up by; ratios: the row gets vs_uniform
+ * and vs_sum_of_paths; sweep: a point of the granularity sweep. */
+struct gd_lx_div_variant {
+	int key, kernel, g;
+	const char *group, *name;
+	double x;
+	int ratios, sweep;
+};
+extern const struct gd_lx_div_variant gd_lx_div_variants[];
+extern const int gd_lx_div_nvariants;
+/* The note, the ratio metrics and the verdicts, from the results recorded under the
+ * variants' keys (needs no GPU). regs and occ are indexed by kernel. */
+void gd_lx_div_summarise(struct gd_lab_run *r, int n, int block, int iters, const int *regs, const double *occ);
 
 /* ---- occupancy --------------------------------------------------------------------------- */
 /* Dynamic shared memory that leaves exactly `blocks` blocks of the kernel resident per SM

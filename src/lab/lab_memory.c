@@ -201,24 +201,38 @@ static int chase_check(void *arg, const void *out, size_t bytes, struct gd_lab_c
 
 /* ---------------------------------------------------------------- the lab */
 
-static int run(struct gd_lab_run *r)
-{
-	const int threads = 256;
-	int blocks = (r->dev.sms > 0 ? r->dev.sms : 80) * 8; /* 2048 threads per SM */
-	long long T = (long long)blocks * threads;
-	long long l2 = r->dev.l2_bytes;
-	size_t maxw = r->size > 0 ? (size_t)r->size : (r->quick ? (size_t)512 << 20 : (size_t)4 << 30);
-	size_t freeb = gd_lab_mem_free();
-	double ws[80], bwv[80];
+struct mem_run {
+	int threads, blocks;	/* of the bandwidth kernel */
+	long long T, l2;	/* threads in flight; the reported L2 (-1 unknown) */
+	size_t maxw, freeb;	/* the largest working set; free device memory */
+	double ws[80], bwv[80]; /* working sets and their measured GB/s */
 	uint64_t n16s[80], loads[80];
 	uint32_t totals[80];
-	int nw = 0, rc, lat[3] = {-1, -1, -1};
+	int nw, lat[3]; /* working sets; the latency rows' indices (-1 none) */
 	void *buf, *partials;
-	char b1[32], b2[32], b3[32];
+};
+
+/* The working sets (16 KB … the largest that fits, two points per octave), the device
+ * buffer filled once, and the CPU's expected sums. */
+static int mem_prepare(struct gd_lab_run *r, struct mem_run *s)
+{
+	double *ws = s->ws;
+	uint64_t *n16s = s->n16s, *loads = s->loads;
+	int nw = 0, rc;
+	long long T;
+	size_t maxw, freeb;
+	s->threads = 256;
+	s->blocks = (r->dev.sms > 0 ? r->dev.sms : 80) * 8; /* 2048 threads per SM */
+	T = s->T = (long long)s->blocks * s->threads;
+	s->l2 = r->dev.l2_bytes;
+	maxw = r->size > 0 ? (size_t)r->size : (r->quick ? (size_t)512 << 20 : (size_t)4 << 30);
+	freeb = s->freeb = gd_lab_mem_free();
+	s->lat[0] = s->lat[1] = s->lat[2] = -1;
 
 	if (freeb && maxw > freeb / 2)
 		maxw = freeb / 2;
 	maxw &= ~(size_t)((1 << 20) - 1);
+	s->maxw = maxw;
 	if (maxw < ((size_t)1 << 20))
 		return r->size > 0 && r->size < (1 << 20)
 			   ? gd_error(GD_EUSAGE,
@@ -231,6 +245,7 @@ static int run(struct gd_lab_run *r)
 		if (w * 1.5 <= (double)maxw)
 			ws[nw++] = w * 1.5;
 	}
+	s->nw = nw;
 	for (int i = 0; i < nw; i++) {
 		long long iters;
 		n16s[i] = (uint64_t)ws[i] / 16;
@@ -239,13 +254,26 @@ static int run(struct gd_lab_run *r)
 			iters = 256;
 		loads[i] = (uint64_t)(T * iters);
 	}
-	if ((rc = gd_lab_alloc(r, &buf, maxw, "the working sets")) != GD_OK ||
-	    (rc = gd_lab_alloc(r, &partials, sizeof(uint32_t) * (size_t)blocks, "block sums")) != GD_OK)
+	if ((rc = gd_lab_alloc(r, &s->buf, maxw, "the working sets")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &s->partials, sizeof(uint32_t) * (size_t)s->blocks, "block sums")) != GD_OK)
 		return rc;
-	if (gd_labk_mem_fill(buf, maxw / 4, SEED))
+	if (gd_labk_mem_fill(s->buf, maxw / 4, SEED))
 		return gd_error(GD_EFAIL, "lab memory: filling the buffer failed");
-	gd_labmem_read_totals(n16s, loads, nw, SEED, totals);
+	gd_labmem_read_totals(n16s, loads, nw, SEED, s->totals);
+	return GD_OK;
+}
 
+/* ---- bandwidth per working set */
+static int mem_bandwidth(struct gd_lab_run *r, struct mem_run *s)
+{
+	const int threads = s->threads, blocks = s->blocks, nw = s->nw;
+	const long long T = s->T;
+	const double *ws = s->ws;
+	double *bwv = s->bwv;
+	const uint64_t *n16s = s->n16s, *loads = s->loads;
+	const uint32_t *totals = s->totals;
+	void *buf = s->buf, *partials = s->partials;
+	int rc;
 	for (int i = 0; i < nw; i++) {
 		struct read_arg a = {buf,      (size_t)n16s[i], (int)(loads[i] / (uint64_t)T),
 				     blocks,   threads,		partials,
@@ -268,140 +296,154 @@ static int run(struct gd_lab_run *r)
 			return rc;
 		bwv[i] = r->res[r->nres - 1].gbps;
 	}
+	return GD_OK;
+}
 
-	/* ---- latency per level */
-	{
-		struct {
-			const char *name;
-			size_t bytes;
-			long steps;
-			int warm;
-		} lv[3] = {
-		    {"L1", 16 << 10, 100000, 1},
-		    {"L2", 0, 50000, 1},
-		    {"VRAM", r->quick ? (size_t)128 << 20 : (size_t)512 << 20, 20000, 0},
-		};
-		const uint32_t stride = 32; /* 128 B between nodes: one node per cache line */
-		void *cbuf, *dorder, *dout;
-		size_t maxc;
-		uint64_t rng = 0x636861736532ull;
-		lv[1].bytes = l2 > 0 ? (size_t)(l2 / 4) : (size_t)4 << 20;
-		if (lv[1].bytes > ((size_t)8 << 20))
-			lv[1].bytes = (size_t)8 << 20;
-		if (l2 > 0 && lv[2].bytes < (size_t)(8 * l2))
-			lv[2].bytes = (size_t)(8 * l2);
-		if (freeb && lv[2].bytes > freeb / 4)
-			lv[2].bytes = freeb / 4;
-		maxc = lv[2].bytes;
-		if ((rc = gd_lab_alloc(r, &cbuf, maxc, "the pointer chase")) != GD_OK ||
-		    (rc = gd_lab_alloc(r, &dorder, maxc / 128 * 4, "the chase order")) != GD_OK ||
-		    (rc = gd_lab_alloc(r, &dout, 3 * sizeof(unsigned long long), "chase results")) != GD_OK)
-			return rc;
-		for (int l = 0; l < 3; l++) {
-			size_t n = lv[l].bytes / 128;
-			uint32_t *order = malloc(n * sizeof(uint32_t));
-			struct chase_arg a;
-			struct gd_lab_variant v = {0};
-			struct gd_lab_result *res;
-			char name[64];
-			if (!order)
-				return gd_error(GD_EFAIL, "lab memory: out of host memory");
-			gd_labmem_chase_order(order, n, &rng);
-			if ((rc = gd_lab_upload(dorder, order, n * sizeof(uint32_t))) != GD_OK ||
-			    gd_labk_mem_link(cbuf, dorder, n, stride)) {
-				free(order);
-				return rc ? rc : gd_error(GD_EFAIL, "lab memory: linking the chase failed");
-			}
-			a = (struct chase_arg){cbuf,
-					       order[0] * stride,
-					       stride,
-					       lv[l].warm ? (long)(2 * n) : 0,
-					       r->quick ? lv[l].steps / 2 : lv[l].steps,
-					       order,
-					       n,
-					       dout,
-					       {0}};
-			snprintf(name, sizeof(name), "%s (%s set)", lv[l].name,
-				 gd_fmt_bytes(b1, sizeof(b1), (double)lv[l].bytes));
-			v.group = "latency (pointer chase)";
-			v.name = name;
-			v.x = (double)lv[l].bytes;
-			v.formula =
-			    "one dependent 4-byte load per step; cycles from clock64, ns from %globaltimer";
-			v.reps = 1;
-			v.launch = chase_launch;
-			v.arg = &a;
-			v.out = dout;
-			v.out_bytes = sizeof(a.host);
-			v.check = chase_check;
-			rc = gd_lab_measure(r, &v);
+/* ---- latency per level: one thread's pointer chase in L1-, L2- and VRAM-sized sets */
+static int mem_latency(struct gd_lab_run *r, struct mem_run *s)
+{
+	const long long l2 = s->l2;
+	const size_t freeb = s->freeb;
+	int *lat = s->lat, rc;
+	char b1[32];
+	struct {
+		const char *name;
+		size_t bytes;
+		long steps;
+		int warm;
+	} lv[3] = {
+	    {"L1", 16 << 10, 100000, 1},
+	    {"L2", 0, 50000, 1},
+	    {"VRAM", r->quick ? (size_t)128 << 20 : (size_t)512 << 20, 20000, 0},
+	};
+	const uint32_t stride = 32; /* 128 B between nodes: one node per cache line */
+	void *cbuf, *dorder, *dout;
+	size_t maxc;
+	uint64_t rng = 0x636861736532ull;
+	lv[1].bytes = l2 > 0 ? (size_t)(l2 / 4) : (size_t)4 << 20;
+	if (lv[1].bytes > ((size_t)8 << 20))
+		lv[1].bytes = (size_t)8 << 20;
+	if (l2 > 0 && lv[2].bytes < (size_t)(8 * l2))
+		lv[2].bytes = (size_t)(8 * l2);
+	if (freeb && lv[2].bytes > freeb / 4)
+		lv[2].bytes = freeb / 4;
+	maxc = lv[2].bytes;
+	if ((rc = gd_lab_alloc(r, &cbuf, maxc, "the pointer chase")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &dorder, maxc / 128 * 4, "the chase order")) != GD_OK ||
+	    (rc = gd_lab_alloc(r, &dout, 3 * sizeof(unsigned long long), "chase results")) != GD_OK)
+		return rc;
+	for (int l = 0; l < 3; l++) {
+		size_t n = lv[l].bytes / 128;
+		uint32_t *order = malloc(n * sizeof(uint32_t));
+		struct chase_arg a;
+		struct gd_lab_variant v = {0};
+		struct gd_lab_result *res;
+		char name[64];
+		if (!order)
+			return gd_error(GD_EFAIL, "lab memory: out of host memory");
+		gd_labmem_chase_order(order, n, &rng);
+		if ((rc = gd_lab_upload(dorder, order, n * sizeof(uint32_t))) != GD_OK ||
+		    gd_labk_mem_link(cbuf, dorder, n, stride)) {
 			free(order);
-			if (rc != GD_OK)
-				return rc;
-			res = &r->res[r->nres - 1];
-			lat[l] = r->nres - 1;
-			if (res->check.ok) {
-				double cyc = (double)a.host[1] / (double)a.steps,
-				       ns = (double)a.host[2] / (double)a.steps;
-				gd_lab_result_metric(res, "cycles_per_load", cyc, "cycles");
-				gd_lab_result_metric(res, "ns_per_load", ns, "ns");
-				gd_lab_result_metric(res, "sm_clock_mhz_in_kernel",
-						     ns > 0 ? cyc / ns * 1e3 : NAN, "MHz");
-			}
+			return rc ? rc : gd_error(GD_EFAIL, "lab memory: linking the chase failed");
+		}
+		a = (struct chase_arg){cbuf,
+				       order[0] * stride,
+				       stride,
+				       lv[l].warm ? (long)(2 * n) : 0,
+				       r->quick ? lv[l].steps / 2 : lv[l].steps,
+				       order,
+				       n,
+				       dout,
+				       {0}};
+		snprintf(name, sizeof(name), "%s (%s set)", lv[l].name,
+			 gd_fmt_bytes(b1, sizeof(b1), (double)lv[l].bytes));
+		v.group = "latency (pointer chase)";
+		v.name = name;
+		v.x = (double)lv[l].bytes;
+		v.formula = "one dependent 4-byte load per step; cycles from clock64, ns from %globaltimer";
+		v.reps = 1;
+		v.launch = chase_launch;
+		v.arg = &a;
+		v.out = dout;
+		v.out_bytes = sizeof(a.host);
+		v.check = chase_check;
+		rc = gd_lab_measure(r, &v);
+		free(order);
+		if (rc != GD_OK)
+			return rc;
+		res = &r->res[r->nres - 1];
+		lat[l] = r->nres - 1;
+		if (res->check.ok) {
+			double cyc = (double)a.host[1] / (double)a.steps,
+			       ns = (double)a.host[2] / (double)a.steps;
+			gd_lab_result_metric(res, "cycles_per_load", cyc, "cycles");
+			gd_lab_result_metric(res, "ns_per_load", ns, "ns");
+			gd_lab_result_metric(res, "sm_clock_mhz_in_kernel", ns > 0 ? cyc / ns * 1e3 : NAN,
+					     "MHz");
 		}
 	}
+	return GD_OK;
+}
 
-	/* ---- reading the staircase */
-	{
-		double l1 = NAN, l2bw = NAN, dram = NAN;
-		double l2hi = l2 > 0 ? (double)l2 / 2 : 16e6;
-		int e1, e2;
-		for (int i = 0; i < nw; i++) {
-			if (ws[i] <= 64 * 1024 && !(bwv[i] <= l1))
-				l1 = bwv[i];
-			if (ws[i] >= 1 << 20 && ws[i] <= l2hi && !(bwv[i] <= l2bw))
-				l2bw = bwv[i];
-		}
-		dram = bwv[nw - 1];
-		e1 = gd_labmem_edge(ws, bwv, nw, l2bw, l1, 16384);
-		e2 = gd_labmem_edge(ws, bwv, nw, dram, l2bw, 1 << 20);
-		if (isfinite(l1) && isfinite(l2bw) && isfinite(dram)) {
-			gd_lab_verdict(r, "§4",
-				       "reads that stay in L1 ran at %.0f GB/s, in L2 at %.0f GB/s, from "
-				       "VRAM at %.0f GB/s: "
-				       "VRAM is %.1f× slower than L2 and %.1f× slower than L1 — what is "
-				       "reused should be "
-				       "kept close (fusion, tiling, shared memory).",
-				       l1, l2bw, dram, l2bw / dram, l1 / dram);
-		}
-		if (e2 > 0) {
-			gd_lab_verdict(
-			    r, "§4", "the curve leaves L2 between %s and %s; the device reports an L2 of %s.",
-			    gd_fmt_bytes(b1, sizeof(b1), ws[e2 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e2]),
-			    l2 > 0 ? gd_fmt_bytes(b3, sizeof(b3), (double)l2) : "unknown size");
-		} else {
-			gd_lab_note(r, "no clear L2 edge in the curve (largest set %s)",
-				    gd_fmt_bytes(b1, sizeof(b1), ws[nw - 1]));
-		}
-		if (e1 > 0)
-			gd_lab_note(
-			    r,
+/* ---- reading the staircase: plateaus, the L2 edge, latency per level */
+static void mem_staircase(struct gd_lab_run *r, const struct mem_run *s)
+{
+	const long long l2 = s->l2;
+	const double *ws = s->ws, *bwv = s->bwv;
+	const int nw = s->nw, *lat = s->lat;
+	char b1[32], b2[32], b3[32];
+	double l1 = NAN, l2bw = NAN, dram = NAN;
+	double l2hi = l2 > 0 ? (double)l2 / 2 : 16e6;
+	int e1, e2;
+	for (int i = 0; i < nw; i++) {
+		if (ws[i] <= 64 * 1024 && !(bwv[i] <= l1))
+			l1 = bwv[i];
+		if (ws[i] >= 1 << 20 && ws[i] <= l2hi && !(bwv[i] <= l2bw))
+			l2bw = bwv[i];
+	}
+	dram = bwv[nw - 1];
+	e1 = gd_labmem_edge(ws, bwv, nw, l2bw, l1, 16384);
+	e2 = gd_labmem_edge(ws, bwv, nw, dram, l2bw, 1 << 20);
+	if (isfinite(l1) && isfinite(l2bw) && isfinite(dram)) {
+		gd_lab_verdict(r, "§4",
+			       "reads that stay in L1 ran at %.0f GB/s, in L2 at %.0f GB/s, from "
+			       "VRAM at %.0f GB/s: "
+			       "VRAM is %.1f× slower than L2 and %.1f× slower than L1 — what is "
+			       "reused should be "
+			       "kept close (fusion, tiling, shared memory).",
+			       l1, l2bw, dram, l2bw / dram, l1 / dram);
+	}
+	if (e2 > 0) {
+		gd_lab_verdict(r, "§4",
+			       "the curve leaves L2 between %s and %s; the device reports an L2 of %s.",
+			       gd_fmt_bytes(b1, sizeof(b1), ws[e2 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e2]),
+			       l2 > 0 ? gd_fmt_bytes(b3, sizeof(b3), (double)l2) : "unknown size");
+	} else {
+		gd_lab_note(r, "no clear L2 edge in the curve (largest set %s)",
+			    gd_fmt_bytes(b1, sizeof(b1), ws[nw - 1]));
+	}
+	if (e1 > 0)
+		gd_lab_note(r,
 			    "the L1 plateau ends between %s and %s (per SM; L1 and shared memory share %s)",
 			    gd_fmt_bytes(b1, sizeof(b1), ws[e1 - 1]), gd_fmt_bytes(b2, sizeof(b2), ws[e1]),
 			    r->dev.arch ? gd_fmt_bytes(b3, sizeof(b3), r->dev.arch->l1_smem_total_kb * 1024.0)
 					: "an unknown size");
-		if (lat[0] >= 0 && lat[1] >= 0 && lat[2] >= 0 && r->res[lat[0]].nmetrics >= 2 &&
-		    r->res[lat[1]].nmetrics >= 2 && r->res[lat[2]].nmetrics >= 2)
-			gd_lab_verdict(r, "§4",
-				       "one dependent load costs %.0f cycles (%.0f ns) from L1, %.0f cycles "
-				       "(%.0f ns) from L2 "
-				       "and %.0f cycles (%.0f ns) from VRAM: latency is hidden only by many "
-				       "warps in flight.",
-				       r->res[lat[0]].metric_values[0], r->res[lat[0]].metric_values[1],
-				       r->res[lat[1]].metric_values[0], r->res[lat[1]].metric_values[1],
-				       r->res[lat[2]].metric_values[0], r->res[lat[2]].metric_values[1]);
-	}
+	if (lat[0] >= 0 && lat[1] >= 0 && lat[2] >= 0 && r->res[lat[0]].nmetrics >= 2 &&
+	    r->res[lat[1]].nmetrics >= 2 && r->res[lat[2]].nmetrics >= 2)
+		gd_lab_verdict(r, "§4",
+			       "one dependent load costs %.0f cycles (%.0f ns) from L1, %.0f cycles "
+			       "(%.0f ns) from L2 "
+			       "and %.0f cycles (%.0f ns) from VRAM: latency is hidden only by many "
+			       "warps in flight.",
+			       r->res[lat[0]].metric_values[0], r->res[lat[0]].metric_values[1],
+			       r->res[lat[1]].metric_values[0], r->res[lat[1]].metric_values[1],
+			       r->res[lat[2]].metric_values[0], r->res[lat[2]].metric_values[1]);
+}
 
+static void mem_chart(struct gd_lab_run *r, const struct mem_run *s)
+{
+	const int threads = s->threads, blocks = s->blocks;
 	{
 		struct gd_lab_chart ch = {"Read bandwidth vs working set (the memory staircase)",
 					  "working set (bytes)",
@@ -418,6 +460,18 @@ static int run(struct gd_lab_run *r)
 	gd_lab_note(
 	    r, "bandwidth: %d blocks × %d threads, 16-byte loads, ≥ 256 per thread per launch; GB = 1e9 B",
 	    blocks, threads);
+}
+
+static int run(struct gd_lab_run *r)
+{
+	struct mem_run s;
+	int rc;
+	memset(&s, 0, sizeof(s));
+	if ((rc = mem_prepare(r, &s)) != GD_OK || (rc = mem_bandwidth(r, &s)) != GD_OK ||
+	    (rc = mem_latency(r, &s)) != GD_OK)
+		return rc;
+	mem_staircase(r, &s);
+	mem_chart(r, &s);
 	return GD_OK;
 }
 

@@ -16,6 +16,7 @@
 #include "kernels/lab_occupancy.h"
 #include "lab/lab.h"
 #include "lab/lab_exec.h"
+#include "lab/lab_key.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -103,146 +104,168 @@ static int check(void *arg, const void *out, size_t bytes, struct gd_lab_check *
 	return GD_OK;
 }
 
-static int run(struct gd_lab_run *r)
-{
-	static const char *groups[2] = {"memory-bound: y = 1.5·x", "compute-bound: 2 FMA chains per item"};
-	struct gd_occ_device od;
-	size_t n_mem = r->size > 0 ? (size_t)r->size / 4 : (size_t)(r->quick ? 1 << 25 : 1 << 26);
-	int iters = r->quick ? 256 : 1024, rc = GD_OK;
-	float *hx = NULL, cref[1024];
-	double *ref = NULL;
-	void *dx = NULL, *dy = NULL;
-	double best[2] = {0, 0};
+static const char *const groups[2] = {"memory-bound: y = 1.5·x", "compute-bound: 2 FMA chains per item"};
 
-	if (gd_occ_device_from_cuda(r->dev.index, &od) != 0 || od.sm_count <= 0)
+/* The stable key of kernel kind's row at l + 1 blocks per SM (the summary finds rows by it). */
+static int level_key(int kind, int l)
+{
+	return 1 + kind * MAX_LEVELS + l;
+}
+
+struct occ_run {
+	struct gd_occ_device od;
+	size_t n_mem;
+	int iters;
+	float *hx, cref[1024];
+	double *ref;
+	void *dx, *dy;
+};
+
+/* The occupancy table, the host input and the compute kernel's reference, device buffers. */
+static int occ_prepare(struct gd_lab_run *r, struct occ_run *s)
+{
+	size_t n_mem = s->n_mem;
+	int rc;
+	if (gd_occ_device_from_cuda(r->dev.index, &s->od) != 0 || s->od.sm_count <= 0)
 		return gd_error(GD_EFAIL, "lab occupancy: gpudiag has no occupancy table for cc %d.%d",
 				r->dev.cc_major, r->dev.cc_minor);
 	if (n_mem < 4096 || r->size > (8LL << 30))
 		return gd_error(GD_EUSAGE, "lab occupancy: --size must be between 16 KiB and 8 GiB");
-	hx = malloc(n_mem * sizeof(float));
-	ref = malloc(CHUNK * sizeof(double));
-	if (!hx || !ref) {
-		rc = gd_error(GD_EFAIL, "lab occupancy: out of host memory");
-		goto out;
-	}
+	s->hx = malloc(n_mem * sizeof(float));
+	s->ref = malloc(CHUNK * sizeof(double));
+	if (!s->hx || !s->ref)
+		return gd_error(GD_EFAIL, "lab occupancy: out of host memory");
 	{
 		uint64_t seed = 6;
-		gd_lab_rand_fill(hx, n_mem, GD_DT_F32, -1, 1, &seed);
+		gd_lab_rand_fill(s->hx, n_mem, GD_DT_F32, -1, 1, &seed);
 	}
 	for (int i = 0; i < 1024; i++)
-		cref[i] = gd_lx_occ_compute_ref((size_t)i, iters);
-	if ((rc = gd_lab_alloc(r, &dx, n_mem * 4, "the input")) ||
-	    (rc = gd_lab_alloc(r, &dy, n_mem * 4, "the output")) || (rc = gd_lab_upload(dx, hx, n_mem * 4)))
-		goto out;
+		s->cref[i] = gd_lx_occ_compute_ref((size_t)i, s->iters);
+	if ((rc = gd_lab_alloc(r, &s->dx, n_mem * 4, "the input")) ||
+	    (rc = gd_lab_alloc(r, &s->dy, n_mem * 4, "the output")) ||
+	    (rc = gd_lab_upload(s->dx, s->hx, n_mem * 4)))
+		return rc;
+	return GD_OK;
+}
 
-	for (int kind = 0; kind < 2 && rc == GD_OK; kind++) {
-		int regs = 0, maxb, nl = 0, e, rb;
-		size_t ssm = 0;
-		long long dyns[MAX_LEVELS] = {0};
-		struct gd_occ_kernel ok;
-		struct gd_occ_result orr;
-		size_t n = kind == GD_OCCLAB_MEMORY ? n_mem : (size_t)od.sm_count * BLOCK * 48;
-		if ((e = gd_labk_occ_attr(kind, &regs, &ssm))) {
-			rc = gd_error(GD_EFAIL, "lab occupancy: cudaFuncGetAttributes: %s", gd_labk_error(e));
-			break;
-		}
-		memset(&ok, 0, sizeof(ok));
-		ok.block_threads = BLOCK;
-		ok.regs_per_thread = regs;
-		ok.static_smem = ssm;
-		ok.carveout_pct = 100;
-		if (gd_lx_occ_padding(&od, &ok, 1) < 0) {
-			rc = gd_error(GD_EFAIL,
-				      "lab occupancy: cannot force one block per SM with shared memory here");
-			break;
-		}
-		ok.dyn_smem = 0;
-		if (gd_occupancy(&od, &ok, &orr) != 0) {
-			rc = gd_error(GD_EFAIL, "lab occupancy: the kernel cannot launch: %s", orr.invalid);
-			break;
-		}
-		maxb = orr.blocks_per_sm < MAX_LEVELS ? orr.blocks_per_sm : MAX_LEVELS;
-		for (int b = 1; b <= maxb; b++)
-			dyns[nl++] = gd_lx_occ_padding(&od, &ok, b);
-		if ((e = gd_labk_occ_prepare(kind, (size_t)dyns[0] > 0 ? (size_t)dyns[0] : 0))) {
-			rc = gd_error(GD_EFAIL, "lab occupancy: cudaFuncSetAttribute: %s", gd_labk_error(e));
-			break;
-		}
-		for (int l = 0; l < nl && rc == GD_OK; l++) {
-			struct gd_lab_variant lv;
-			struct ov v;
-			char name[96];
-			int b = l + 1;
-			if (dyns[l] < 0) {
-				gd_lab_note(
-				    r, "%s: %d blocks per SM cannot be forced with shared memory; skipped",
-				    groups[kind], b);
-				continue;
-			}
-			rb = -1;
-			if (gd_labk_occ_runtime_blocks(kind, BLOCK, (size_t)dyns[l], &rb))
-				rb = -1;
-			memset(&v, 0, sizeof(v));
-			v.kernel = kind;
-			v.iters = iters;
-			v.grid = od.sm_count * b;
-			v.n = n;
-			v.dyn = (size_t)dyns[l];
-			v.dx = dx;
-			v.hx = hx;
-			v.dy = dy;
-			v.cref = cref;
-			v.ref = ref;
-			snprintf(name, sizeof(name), "%d block%s/SM, %lld B padding", b, b > 1 ? "s" : "",
-				 dyns[l]);
-			memset(&lv, 0, sizeof(lv));
-			lv.group = groups[kind];
-			lv.name = name;
-			lv.x = 100.0 * b * orr.warps_per_block / orr.max_warps;
-			if (kind == GD_OCCLAB_MEMORY) {
-				lv.bytes = (double)n * 8;
-				lv.formula = "N·4 read + N·4 write";
-				lv.roof = GD_ROOF_DRAM_COPY;
-			} else {
-				lv.flops = (double)n * iters * 4;
-				lv.formula = "items × 2 chains × iters FMA × 2";
-				lv.roof = GD_ROOF_FLOPS_CUDA;
-				lv.prec = GD_P_FP32;
-			}
-			lv.launch = launch;
-			lv.arg = &v;
-			lv.out = dy;
-			lv.out_bytes = n * 4;
-			lv.check = check;
-			lv.metrics[0] = (struct gd_lab_metric){"occupancy_pct", lv.x, "%"};
-			lv.metrics[1] =
-			    (struct gd_lab_metric){"runtime_blocks_per_sm", rb >= 0 ? rb : NAN, ""};
-			lv.metrics[2] = (struct gd_lab_metric){"regs", regs, ""};
-			lv.nmetrics = 3;
-			if (rb >= 0 && rb != b)
-				gd_lab_note(r,
-					    "%s at %d blocks/SM: the CUDA runtime says %d blocks fit "
-					    "(calculator: %d)",
-					    groups[kind], b, rb, b);
-			rc = gd_lab_measure(r, &lv);
-		}
+/* One kernel at every occupancy level that padding can force, 1 block per SM upwards. */
+static int occ_kernel(struct gd_lab_run *r, struct occ_run *s, int kind)
+{
+	struct gd_occ_device od = s->od;
+	const size_t n_mem = s->n_mem;
+	const int iters = s->iters;
+	float *hx = s->hx, *cref = s->cref;
+	double *ref = s->ref;
+	void *dx = s->dx, *dy = s->dy;
+	int rc = GD_OK;
+	int regs = 0, maxb, nl = 0, e, rb;
+	size_t ssm = 0;
+	long long dyns[MAX_LEVELS] = {0};
+	struct gd_occ_kernel ok;
+	struct gd_occ_result orr;
+	size_t n = kind == GD_OCCLAB_MEMORY ? n_mem : (size_t)od.sm_count * BLOCK * 48;
+	if ((e = gd_labk_occ_attr(kind, &regs, &ssm))) {
+		rc = gd_error(GD_EFAIL, "lab occupancy: cudaFuncGetAttributes: %s", gd_labk_error(e));
+		return rc;
 	}
-	if (rc != GD_OK)
-		goto out;
+	memset(&ok, 0, sizeof(ok));
+	ok.block_threads = BLOCK;
+	ok.regs_per_thread = regs;
+	ok.static_smem = ssm;
+	ok.carveout_pct = 100;
+	if (gd_lx_occ_padding(&od, &ok, 1) < 0) {
+		rc = gd_error(GD_EFAIL,
+			      "lab occupancy: cannot force one block per SM with shared memory here");
+		return rc;
+	}
+	ok.dyn_smem = 0;
+	if (gd_occupancy(&od, &ok, &orr) != 0) {
+		rc = gd_error(GD_EFAIL, "lab occupancy: the kernel cannot launch: %s", orr.invalid);
+		return rc;
+	}
+	maxb = orr.blocks_per_sm < MAX_LEVELS ? orr.blocks_per_sm : MAX_LEVELS;
+	for (int b = 1; b <= maxb; b++)
+		dyns[nl++] = gd_lx_occ_padding(&od, &ok, b);
+	if ((e = gd_labk_occ_prepare(kind, (size_t)dyns[0] > 0 ? (size_t)dyns[0] : 0))) {
+		rc = gd_error(GD_EFAIL, "lab occupancy: cudaFuncSetAttribute: %s", gd_labk_error(e));
+		return rc;
+	}
+	for (int l = 0; l < nl && rc == GD_OK; l++) {
+		struct gd_lab_variant lv;
+		struct ov v;
+		char name[96];
+		int b = l + 1;
+		if (dyns[l] < 0) {
+			gd_lab_note(r, "%s: %d blocks per SM cannot be forced with shared memory; skipped",
+				    groups[kind], b);
+			continue;
+		}
+		rb = -1;
+		if (gd_labk_occ_runtime_blocks(kind, BLOCK, (size_t)dyns[l], &rb))
+			rb = -1;
+		memset(&v, 0, sizeof(v));
+		v.kernel = kind;
+		v.iters = iters;
+		v.grid = od.sm_count * b;
+		v.n = n;
+		v.dyn = (size_t)dyns[l];
+		v.dx = dx;
+		v.hx = hx;
+		v.dy = dy;
+		v.cref = cref;
+		v.ref = ref;
+		snprintf(name, sizeof(name), "%d block%s/SM, %lld B padding", b, b > 1 ? "s" : "", dyns[l]);
+		memset(&lv, 0, sizeof(lv));
+		lv.group = groups[kind];
+		lv.name = name;
+		lv.x = 100.0 * b * orr.warps_per_block / orr.max_warps;
+		if (kind == GD_OCCLAB_MEMORY) {
+			lv.bytes = (double)n * 8;
+			lv.formula = "N·4 read + N·4 write";
+			lv.roof = GD_ROOF_DRAM_COPY;
+		} else {
+			lv.flops = (double)n * iters * 4;
+			lv.formula = "items × 2 chains × iters FMA × 2";
+			lv.roof = GD_ROOF_FLOPS_CUDA;
+			lv.prec = GD_P_FP32;
+		}
+		lv.launch = launch;
+		lv.arg = &v;
+		lv.out = dy;
+		lv.out_bytes = n * 4;
+		lv.check = check;
+		lv.metrics[0] = (struct gd_lab_metric){"occupancy_pct", lv.x, "%"};
+		lv.metrics[1] = (struct gd_lab_metric){"runtime_blocks_per_sm", rb >= 0 ? rb : NAN, ""};
+		lv.metrics[2] = (struct gd_lab_metric){"regs", regs, ""};
+		lv.nmetrics = 3;
+		if (rb >= 0 && rb != b)
+			gd_lab_note(r,
+				    "%s at %d blocks/SM: the CUDA runtime says %d blocks fit "
+				    "(calculator: %d)",
+				    groups[kind], b, rb, b);
+		rc = gd_lab_measure_key(r, &lv, level_key(kind, l));
+	}
+	return rc;
+}
 
+static void occ_summarise(struct gd_lab_run *r, const struct occ_run *s)
+{
+	const struct gd_occ_device od = s->od;
+	double best[2] = {0, 0};
 	/* throughput relative to each kernel's best level */
-	for (int i = 0; i < r->nres; i++)
-		for (int k = 0; k < 2; k++)
-			if (!strcmp(r->res[i].group, groups[k]) && isfinite(r->res[i].t_median) &&
-			    (best[k] == 0 || r->res[i].t_median < best[k]))
-				best[k] = r->res[i].t_median;
+	for (int k = 0; k < 2; k++)
+		for (int l = 0; l < MAX_LEVELS; l++) {
+			const struct gd_lab_result *res = gd_lab_find_key(r, level_key(k, l));
+			if (res && isfinite(res->t_median) && (best[k] == 0 || res->t_median < best[k]))
+				best[k] = res->t_median;
+		}
 	{
 		double need[2] = {NAN, NAN}, at_low[2] = {NAN, NAN}, low_x[2] = {NAN, NAN};
-		for (int i = 0; i < r->nres; i++)
-			for (int k = 0; k < 2; k++) {
-				struct gd_lab_result *res = &r->res[i];
+		for (int k = 0; k < 2; k++)
+			for (int l = 0; l < MAX_LEVELS; l++) {
+				struct gd_lab_result *res = gd_lab_find_key(r, level_key(k, l));
 				double f;
-				if (strcmp(res->group, groups[k]) || !(best[k] > 0))
+				if (!res || !(best[k] > 0))
 					continue;
 				f = best[k] / res->t_median;
 				gd_lab_result_metric(res, "of_best_pct", f * 100, "%");
@@ -269,27 +292,46 @@ static int run(struct gd_lab_run *r)
 			    "an SM busy with arithmetic is fast at low occupancy.",
 			    need[0], low_x[0], at_low[0] * 100, need[1], at_low[1] * 100, low_x[1]);
 	}
-	{
-		struct gd_lab_chart ch;
-		memset(&ch, 0, sizeof(ch));
-		ch.title = "Occupancy: throughput vs theoretical occupancy";
-		ch.xlabel = "theoretical occupancy (%, gpudiag calculator)";
-		ch.ylabel = "throughput, % of the kernel's best";
-		ch.y = GD_LAB_Y_METRIC;
-		ch.metric = "of_best_pct";
-		ch.groups[0] = groups[0];
-		ch.groups[1] = groups[1];
-		ch.ngroups = 2;
-		gd_lab_set_chart(r, &ch);
+}
+
+static void occ_chart(struct gd_lab_run *r)
+{
+	struct gd_lab_chart ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.title = "Occupancy: throughput vs theoretical occupancy";
+	ch.xlabel = "theoretical occupancy (%, gpudiag calculator)";
+	ch.ylabel = "throughput, % of the kernel's best";
+	ch.y = GD_LAB_Y_METRIC;
+	ch.metric = "of_best_pct";
+	ch.groups[0] = groups[0];
+	ch.groups[1] = groups[1];
+	ch.ngroups = 2;
+	gd_lab_set_chart(r, &ch);
+}
+
+static int run(struct gd_lab_run *r)
+{
+	struct occ_run s;
+	int rc;
+	memset(&s, 0, sizeof(s));
+	s.n_mem = r->size > 0 ? (size_t)r->size / 4 : (size_t)(r->quick ? 1 << 25 : 1 << 26);
+	s.iters = r->quick ? 256 : 1024;
+	rc = occ_prepare(r, &s);
+	for (int kind = 0; kind < 2 && rc == GD_OK; kind++)
+		rc = occ_kernel(r, &s, kind);
+	if (rc == GD_OK) {
+		occ_summarise(r, &s);
+		occ_chart(r);
 	}
-out:
-	free(hx);
-	free(ref);
+	free(s.hx);
+	free(s.ref);
 	return rc;
 }
 
 const struct gd_lab gd_lab_occupancy = {
-    "occupancy", "§6", "memory-bound vs compute-bound kernels at occupancy from low to full",
+    "occupancy",
+    "§6",
+    "memory-bound vs compute-bound kernels at occupancy from low to full",
     "A memory-bound kernel (y = 1.5·x) and a compute-bound one (FMA chains) run at every occupancy\n"
     "from 1 block per SM to the most that fit (256 threads per block), forced by padding each\n"
     "block with dynamic shared memory it never uses. Each launch is one full wave. Shown beside\n"

@@ -19,6 +19,7 @@
 #include "kernels/lab_streams.h"
 #include "lab/lab.h"
 #include "lab/lab_exec.h"
+#include "lab/lab_key.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,7 +82,9 @@ static void check_chunks(const float *y, const float *x, size_t n, int iters, st
 	float *got = malloc(sizeof(float) * ns);
 	long long unwritten = 0, first = -1;
 	memset(c, 0, sizeof(*c));
-	if (!ref || !got) {
+	/* ns is never 0 (--size is at least 64 KiB), but GCC cannot see that once this is
+	 * inlined, and would warn that the samples may be read unset */
+	if (!ref || !got || ns == 0) {
 		free(ref);
 		free(got);
 		return;
@@ -108,9 +111,29 @@ static void check_chunks(const float *y, const float *x, size_t n, int iters, st
 	free(got);
 }
 
-static struct gd_lab_result *record(struct gd_lab_run *r, const char *group, const char *name, double x,
-				    double bytes, const double *us, int n, const struct gd_lab_check *c,
-				    double t0, double t1)
+#define G1 "default-stream trap: A and B on < half the SMs each, norm(out_a) between"
+#define G2 "host-to-device copy overlapped with compute (8 chunks)"
+
+/* The rows' stable keys: the figures and verdicts look rows up by these, never by labels. */
+enum {
+	K_A = 1,
+	K_NORM,
+	K_B,
+	K_SERIAL,
+	K_BAD,
+	K_GOOD,
+	K_COPY_PINNED,
+	K_COPY_PAGEABLE,
+	K_KERNELS,
+	K_SERIAL_PINNED,
+	K_PIPE_PINNED,
+	K_SERIAL_PAGEABLE,
+	K_PIPE_PAGEABLE,
+};
+
+static struct gd_lab_result *record(struct gd_lab_run *r, int key, const char *group, const char *name,
+				    double x, double bytes, const double *us, int n,
+				    const struct gd_lab_check *c, double t0, double t1)
 {
 	struct gd_lab_variant v;
 	struct gd_lab_result *res;
@@ -125,86 +148,94 @@ static struct gd_lab_result *record(struct gd_lab_run *r, const char *group, con
 	v.bytes = bytes;
 	v.formula = bytes > 0 ? "the host buffer's bytes, copied once" : NULL;
 	v.reps = 1;
-	res = gd_lab_record(r, &v, s, n, c);
+	res = gd_lab_set_key(gd_lab_record(r, &v, s, n, c), key);
 	if (res)
 		gd_lab_sample_window(r, res, t0, t1);
 	return res;
 }
 
-static int run(struct gd_lab_run *r)
-{
-	const char *G1 = "default-stream trap: A and B on < half the SMs each, norm(out_a) between",
-		   *G2 = "host-to-device copy overlapped with compute (8 chunks)";
+struct streams_run {
 	struct gd_streams_cfg cfg;
 	struct gd_streams_raw raw;
-	int reps = r->runs > 64 ? 64 : r->runs, rc = GD_OK, nthr;
-	double *buf = NULL, t0, t1;
-	float *hx = NULL, *ya = NULL, *yp = NULL, *yg = NULL;
+	int reps, nthr;
 	size_t n;
-	char err[512] = "";
-	uint64_t seed = 11;
+	double *buf, t0, t1;
+	float *hx, *ya, *yp, *yg; /* the host buffer; A's output, the pinned and pageable pipelines' */
 	struct gd_lab_check ca, cp, cg;
-	struct gd_lab_result *res;
+};
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.reps = reps;
-	cfg.blocks = r->dev.sms > 4 ? r->dev.sms * 2 / 5 : 1;
-	cfg.block = 128;
-	cfg.target_us = r->quick ? 500 : 2000;
-	cfg.norm_div = 20;
-	cfg.copy_bytes = r->size > 0 ? (size_t)r->size : (size_t)(r->quick ? 32 : 128) << 20;
-	cfg.chunks = 8;
-	if (cfg.copy_bytes < (1 << 16) || cfg.copy_bytes > (8ULL << 30))
+/* The configuration, the host buffers and the random host data. */
+static int streams_prepare(struct gd_lab_run *r, struct streams_run *s)
+{
+	struct gd_streams_cfg *cfg = &s->cfg;
+	struct gd_streams_raw *raw = &s->raw;
+	int reps = s->reps = r->runs > 64 ? 64 : r->runs;
+	uint64_t seed = 11;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->reps = reps;
+	cfg->blocks = r->dev.sms > 4 ? r->dev.sms * 2 / 5 : 1;
+	cfg->block = 128;
+	cfg->target_us = r->quick ? 500 : 2000;
+	cfg->norm_div = 20;
+	cfg->copy_bytes = r->size > 0 ? (size_t)r->size : (size_t)(r->quick ? 32 : 128) << 20;
+	cfg->chunks = 8;
+	if (cfg->copy_bytes < (1 << 16) || cfg->copy_bytes > (8ULL << 30))
 		return gd_error(GD_EUSAGE, "lab streams: --size must be between 64 KiB and 8 GiB");
-	n = cfg.copy_bytes / 4;
-	nthr = cfg.blocks * cfg.block;
-	buf = calloc((size_t)reps * 13, sizeof(double));
-	hx = malloc(n * sizeof(float));
-	ya = malloc((size_t)nthr * sizeof(float));
-	yp = malloc(n * sizeof(float));
-	yg = malloc(n * sizeof(float));
-	if (!buf || !hx || !ya || !yp || !yg) {
-		rc = gd_error(GD_EFAIL, "lab streams: out of host memory");
-		goto out;
-	}
+	s->n = cfg->copy_bytes / 4;
+	s->nthr = cfg->blocks * cfg->block;
+	s->buf = calloc((size_t)reps * 13, sizeof(double));
+	s->hx = malloc(s->n * sizeof(float));
+	s->ya = malloc((size_t)s->nthr * sizeof(float));
+	s->yp = malloc(s->n * sizeof(float));
+	s->yg = malloc(s->n * sizeof(float));
+	if (!s->buf || !s->hx || !s->ya || !s->yp || !s->yg)
+		return gd_error(GD_EFAIL, "lab streams: out of host memory");
 	{
-		double **p[] = {
-		    &raw.a_us,		 &raw.norm_us,		&raw.b_us,	     &raw.serial_us,
-		    &raw.good_us,	 &raw.bad_us,		&raw.copy_pinned_us, &raw.copy_pageable_us,
-		    &raw.kern_us,	 &raw.serial_pinned_us, &raw.ovl_pinned_us,  &raw.serial_pageable_us,
-		    &raw.ovl_pageable_us};
+		double **p[] = {&raw->a_us,	      &raw->norm_us,
+				&raw->b_us,	      &raw->serial_us,
+				&raw->good_us,	      &raw->bad_us,
+				&raw->copy_pinned_us, &raw->copy_pageable_us,
+				&raw->kern_us,	      &raw->serial_pinned_us,
+				&raw->ovl_pinned_us,  &raw->serial_pageable_us,
+				&raw->ovl_pageable_us};
 		for (int i = 0; i < 13; i++)
-			*p[i] = buf + (size_t)i * reps;
+			*p[i] = s->buf + (size_t)i * reps;
 	}
-	gd_lab_rand_fill(hx, n, GD_DT_F32, -1, 1, &seed);
+	gd_lab_rand_fill(s->hx, s->n, GD_DT_F32, -1, 1, &seed);
+	return GD_OK;
+}
 
-	t0 = gd_lab_now_ns();
-	if (gd_streams_measure(r->dev.index, &cfg, hx, &raw, ya, yp, yg, err, sizeof(err))) {
-		rc = gd_error(GD_EFAIL, "lab streams: %s", err);
-		goto out;
-	}
-	t1 = gd_lab_now_ns();
-	check_a(ya, nthr, raw.iters, &ca);
-	check_chunks(yp, hx, n, raw.chunk_iters, &cp);
-	check_chunks(yg, hx, n, raw.chunk_iters, &cg);
+/* Both parts, every pattern interleaved in each repetition (lab_streams.cu). */
+static int streams_measure(struct gd_lab_run *r, struct streams_run *s)
+{
+	char err[512] = "";
+	s->t0 = gd_lab_now_ns();
+	if (gd_streams_measure(r->dev.index, &s->cfg, s->hx, &s->raw, s->ya, s->yp, s->yg, err, sizeof(err)))
+		return gd_error(GD_EFAIL, "lab streams: %s", err);
+	s->t1 = gd_lab_now_ns();
+	return GD_OK;
+}
 
-	record(r, G1, "A alone", NAN, 0, raw.a_us, reps, &ca, t0, t1);
-	record(r, G1, "norm alone", NAN, 0, raw.norm_us, reps, NULL, t0, t1);
-	record(r, G1, "B alone", NAN, 0, raw.b_us, reps, NULL, t0, t1);
-	record(r, G1, "serial: A, norm, B on one stream", 1, 0, raw.serial_us, reps, NULL, t0, t1);
-	record(r, G1, "bad: norm on the legacy default stream", 2, 0, raw.bad_us, reps, NULL, t0, t1);
-	record(r, G1, "good: non-blocking streams", 3, 0, raw.good_us, reps, NULL, t0, t1);
+/* Part 1: the rows, their concurrency and the default-stream verdict. */
+static void streams_trap(struct gd_lab_run *r, const struct streams_run *s)
+{
+	const struct gd_streams_raw *raw = &s->raw;
+	int reps = s->reps;
+	double t0 = s->t0, t1 = s->t1;
+	record(r, K_A, G1, "A alone", NAN, 0, raw->a_us, reps, &s->ca, t0, t1);
+	record(r, K_NORM, G1, "norm alone", NAN, 0, raw->norm_us, reps, NULL, t0, t1);
+	record(r, K_B, G1, "B alone", NAN, 0, raw->b_us, reps, NULL, t0, t1);
+	record(r, K_SERIAL, G1, "serial: A, norm, B on one stream", 1, 0, raw->serial_us, reps, NULL, t0, t1);
+	record(r, K_BAD, G1, "bad: norm on the legacy default stream", 2, 0, raw->bad_us, reps, NULL, t0, t1);
+	record(r, K_GOOD, G1, "good: non-blocking streams", 3, 0, raw->good_us, reps, NULL, t0, t1);
 	{
-		const struct gd_lab_result *a = gd_lab_find_result(r, G1, "A alone"),
-					   *nm = gd_lab_find_result(r, G1, "norm alone"),
-					   *b = gd_lab_find_result(r, G1, "B alone");
+		const struct gd_lab_result *a = gd_lab_find_key(r, K_A), *nm = gd_lab_find_key(r, K_NORM),
+					   *b = gd_lab_find_key(r, K_B);
 		double work = a && nm && b ? a->t_median + nm->t_median + b->t_median : NAN;
 		double conc[3] = {NAN, NAN, NAN};
-		const char *names[3] = {"serial: A, norm, B on one stream",
-					"bad: norm on the legacy default stream",
-					"good: non-blocking streams"};
+		const int keys[3] = {K_SERIAL, K_BAD, K_GOOD};
 		for (int i = 0; i < 3; i++) {
-			res = (struct gd_lab_result *)gd_lab_find_result(r, G1, names[i]);
+			struct gd_lab_result *res = gd_lab_find_key(r, keys[i]);
 			if (!res || !a || !nm || !b)
 				continue;
 			conc[i] = work / res->t_median;
@@ -223,27 +254,35 @@ static int run(struct gd_lab_run *r)
 			    "everything, as the guide warns.",
 			    conc[2], conc[1]);
 	}
+}
 
-	record(r, G2, "copies alone, pinned", NAN, (double)cfg.copy_bytes, raw.copy_pinned_us, reps, NULL, t0,
+/* Part 2: the rows, their overlap and the pinned-memory verdict. */
+static void streams_overlap(struct gd_lab_run *r, const struct streams_run *s)
+{
+	const struct gd_streams_raw *raw = &s->raw;
+	int reps = s->reps;
+	double t0 = s->t0, t1 = s->t1, bytes = (double)s->cfg.copy_bytes;
+	record(r, K_COPY_PINNED, G2, "copies alone, pinned", NAN, bytes, raw->copy_pinned_us, reps, NULL, t0,
 	       t1);
-	record(r, G2, "copies alone, pageable", NAN, (double)cfg.copy_bytes, raw.copy_pageable_us, reps, NULL,
-	       t0, t1);
-	record(r, G2, "kernels alone", NAN, 0, raw.kern_us, reps, NULL, t0, t1);
-	record(r, G2, "serial, pinned", NAN, 0, raw.serial_pinned_us, reps, NULL, t0, t1);
-	record(r, G2, "pipelined, pinned", NAN, 0, raw.ovl_pinned_us, reps, &cp, t0, t1);
-	record(r, G2, "serial, pageable", NAN, 0, raw.serial_pageable_us, reps, NULL, t0, t1);
-	record(r, G2, "pipelined, pageable", NAN, 0, raw.ovl_pageable_us, reps, &cg, t0, t1);
+	record(r, K_COPY_PAGEABLE, G2, "copies alone, pageable", NAN, bytes, raw->copy_pageable_us, reps,
+	       NULL, t0, t1);
+	record(r, K_KERNELS, G2, "kernels alone", NAN, 0, raw->kern_us, reps, NULL, t0, t1);
+	record(r, K_SERIAL_PINNED, G2, "serial, pinned", NAN, 0, raw->serial_pinned_us, reps, NULL, t0, t1);
+	record(r, K_PIPE_PINNED, G2, "pipelined, pinned", NAN, 0, raw->ovl_pinned_us, reps, &s->cp, t0, t1);
+	record(r, K_SERIAL_PAGEABLE, G2, "serial, pageable", NAN, 0, raw->serial_pageable_us, reps, NULL, t0,
+	       t1);
+	record(r, K_PIPE_PAGEABLE, G2, "pipelined, pageable", NAN, 0, raw->ovl_pageable_us, reps, &s->cg, t0,
+	       t1);
 	{
-		const struct gd_lab_result *cpn = gd_lab_find_result(r, G2, "copies alone, pinned"),
-					   *cpg = gd_lab_find_result(r, G2, "copies alone, pageable"),
-					   *k = gd_lab_find_result(r, G2, "kernels alone");
+		const struct gd_lab_result *cpn = gd_lab_find_key(r, K_COPY_PINNED),
+					   *cpg = gd_lab_find_key(r, K_COPY_PAGEABLE),
+					   *k = gd_lab_find_key(r, K_KERNELS);
 		double ov[2] = {NAN, NAN};
 		for (int pg = 0; pg < 2; pg++) {
 			const struct gd_lab_result *cc = pg ? cpg : cpn,
-						   *ser = gd_lab_find_result(
-						       r, G2, pg ? "serial, pageable" : "serial, pinned");
-			res = (struct gd_lab_result *)gd_lab_find_result(
-			    r, G2, pg ? "pipelined, pageable" : "pipelined, pinned");
+						   *ser = gd_lab_find_key(r, pg ? K_SERIAL_PAGEABLE
+										: K_SERIAL_PINNED);
+			struct gd_lab_result *res = gd_lab_find_key(r, pg ? K_PIPE_PAGEABLE : K_PIPE_PINNED);
 			if (!cc || !k || !res || !ser)
 				continue;
 			ov[pg] = gd_lx_overlap(cc->t_median, k->t_median, res->t_median);
@@ -251,8 +290,8 @@ static int run(struct gd_lab_run *r)
 			gd_lab_result_metric(res, "vs_serial", ser->t_median / res->t_median, "×");
 		}
 		{
-			const struct gd_lab_result *ppn = gd_lab_find_result(r, G2, "pipelined, pinned"),
-						   *ppg = gd_lab_find_result(r, G2, "pipelined, pageable");
+			const struct gd_lab_result *ppn = gd_lab_find_key(r, K_PIPE_PINNED),
+						   *ppg = gd_lab_find_key(r, K_PIPE_PAGEABLE);
 			if (cpn && cpg && ppn && ppg && isfinite(ov[0]) && isfinite(ov[1]))
 				gd_lab_verdict(
 				    r, "§11",
@@ -268,39 +307,63 @@ static int run(struct gd_lab_run *r)
 				    ppg->t_median / ppn->t_median);
 		}
 	}
+}
+
+static void streams_notes(struct gd_lab_run *r, const struct streams_run *s)
+{
+	const struct gd_streams_cfg *cfg = &s->cfg;
 	gd_lab_note(
 	    r,
 	    "part 1: A and B are %d blocks × %d threads (of %d SMs), %d-step FMA chains calibrated to "
 	    "about %.0f µs; norm runs %d steps; %d repetitions, patterns interleaved",
-	    cfg.blocks, cfg.block, r->dev.sms, raw.iters, cfg.target_us, raw.norm_iters, reps);
+	    cfg->blocks, cfg->block, r->dev.sms, s->raw.iters, cfg->target_us, s->raw.norm_iters, s->reps);
 	gd_lab_note(r,
 		    "part 2: %zu MiB in %d chunks; chunk kernel %d FMA steps per element (calibrated to the "
 		    "pinned copy time); overlap = (copies + kernels − pipelined) / min(copies, kernels)",
-		    cfg.copy_bytes >> 20, cfg.chunks, raw.chunk_iters);
-	{
-		struct gd_lab_chart ch;
-		memset(&ch, 0, sizeof(ch));
-		ch.title = "Streams: concurrency of two half-GPU kernels";
-		ch.xlabel =
-		    "1 = one stream   2 = norm on the legacy default stream   3 = non-blocking streams";
-		ch.ylabel = "concurrency (work alone / pattern time)";
-		ch.y = GD_LAB_Y_METRIC;
-		ch.metric = "concurrency";
-		ch.groups[0] = G1;
-		ch.ngroups = 1;
-		gd_lab_set_chart(r, &ch);
+		    cfg->copy_bytes >> 20, cfg->chunks, s->raw.chunk_iters);
+}
+
+static void streams_chart(struct gd_lab_run *r)
+{
+	struct gd_lab_chart ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.title = "Streams: concurrency of two half-GPU kernels";
+	ch.xlabel = "1 = one stream   2 = norm on the legacy default stream   3 = non-blocking streams";
+	ch.ylabel = "concurrency (work alone / pattern time)";
+	ch.y = GD_LAB_Y_METRIC;
+	ch.metric = "concurrency";
+	ch.groups[0] = G1;
+	ch.ngroups = 1;
+	gd_lab_set_chart(r, &ch);
+}
+
+static int run(struct gd_lab_run *r)
+{
+	struct streams_run s;
+	int rc;
+	memset(&s, 0, sizeof(s));
+	if ((rc = streams_prepare(r, &s)) == GD_OK && (rc = streams_measure(r, &s)) == GD_OK) {
+		/* A's output and both pipelines' against the CPU */
+		check_a(s.ya, s.nthr, s.raw.iters, &s.ca);
+		check_chunks(s.yp, s.hx, s.n, s.raw.chunk_iters, &s.cp);
+		check_chunks(s.yg, s.hx, s.n, s.raw.chunk_iters, &s.cg);
+		streams_trap(r, &s);
+		streams_overlap(r, &s);
+		streams_notes(r, &s);
+		streams_chart(r);
 	}
-out:
-	free(buf);
-	free(hx);
-	free(ya);
-	free(yp);
-	free(yg);
+	free(s.buf);
+	free(s.hx);
+	free(s.ya);
+	free(s.yp);
+	free(s.yg);
 	return rc;
 }
 
 const struct gd_lab gd_lab_streams = {
-    "streams", "§11", "the default-stream trap, and copy/compute overlap with pinned vs pageable memory",
+    "streams",
+    "§11",
+    "the default-stream trap, and copy/compute overlap with pinned vs pageable memory",
     "Part 1: two kernels each on fewer than half the SMs, with a short norm(out_a) between, run on\n"
     "one stream, on non-blocking streams, and with norm on the legacy default stream (the guide's\n"
     "trap); 'concurrency' = work alone / pattern time (2 ideal, 1 serial). Part 2: a host buffer\n"
