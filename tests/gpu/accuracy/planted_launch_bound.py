@@ -1,9 +1,9 @@
 """Accuracy suite, PLANTED launch_bound: a hand-written Adam update looped over 250 small
 parameter tensors (1024 elements each), one tensor at a time, as a naive optimizer does.
 
-Each parameter costs 8 elementwise operations (weight decay, two moment updates, sqrt, add
-eps, the step), so a step is 2000 kernel launches of ~2 us each on the GPU; 15 steps, 30 000
-launches. The GPU spends most of its time waiting for the next launch.
+Each parameter costs 9 elementwise operations (weight decay; two per moment update; sqrt,
+bias correction and eps of the denominator; the step), so a step is 2250 kernel launches of
+~2 us each on the GPU; 15 steps, ~34 000 launches. The GPU spends most of its time waiting for the next launch.
 Planted: many tiny kernels (the fix is torch._foreach_* / fused=True optimizers, torch.compile
 or a CUDA graph).
 Expected verdict: top finding launch_bound.
