@@ -23,6 +23,7 @@ if [ "${1:-}" = --self-test ]; then
 	exec python3 "$HERE/score.py" --self-test
 fi
 : "${OUT:?set OUT}"
+OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd) || exit 2 # absolute before the cd below
 cd "$HERE/../../.." || exit 2
 G=${GD:-${GPUDIAG:-./build/gpudiag}}
 case $G in /*) ;; *) G=$PWD/$G ;; esac
@@ -41,14 +42,14 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
 "$G" --version
 t0=$(date +%s)
 
-# the CUDA programs: one binary per .cu (a failed build fails that program, not the suite)
+# the CUDA programs: one binary per .cu, built in parallel (a failed build fails that program,
+# not the suite)
 for src in "$HERE"/*.cu; do
 	n=$(basename "$src" .cu)
 	rm -f "$BIN/$n"
-	if ! nvcc -O2 -arch=sm_90 -I"$HERE" "$src" -lcublas -o "$BIN/$n"; then
-		say "accuracy: cannot build $src"
-	fi
+	nvcc -O2 -arch=sm_90 -I"$HERE" "$src" -lcublas -o "$BIN/$n" || say "accuracy: cannot build $src" &
 done
+wait
 echo "built in $(($(date +%s) - t0)) s"
 
 have_torch=0
