@@ -2,7 +2,8 @@
 # The GPU tier: one command runs every area's GPU checks and benchmarks on a machine with an
 # NVIDIA GPU, writing full logs under $OUT (default: ./gpu-tier-out) and a summary last.
 #
-#   tests/gpu/run.sh [area ...]        areas: the tests/gpu/<area>.sh scripts (default: all)
+#   tests/gpu/run.sh [area ...]        areas: the tests/gpu/<area>.sh scripts and the
+#                                      tests/gpu/<area>/run.sh suites, e.g. accuracy (default: all)
 #
 # The build directory (default ./build, or $BUILD) must hold a build of this tree; on a
 # machine without the SQLite headers, build elsewhere and copy the build directory
@@ -21,6 +22,9 @@ if [ ${#areas[@]} -eq 0 ]; then
     n=$(basename "$f" .sh)
     [ "$n" = run ] || areas+=("$n")
   done
+  for f in tests/gpu/*/run.sh; do
+    [ -f "$f" ] && areas+=("$(basename "$(dirname "$f")")")
+  done
 fi
 
 {
@@ -33,11 +37,15 @@ declare -A result
 failed=0
 for a in "${areas[@]}"; do
   s=tests/gpu/$a.sh
+  [ -f "$s" ] || s=tests/gpu/$a/run.sh
   [ -f "$s" ] || { echo "gpu tier: no area '$a'" >&2; failed=1; continue; }
   echo "=== $a"
   start=$(date +%s)
-  # each area is bounded so one hang cannot eat the whole run (AREA_TIMEOUT seconds)
-  timeout --kill-after=10 "${AREA_TIMEOUT:-400}" bash "$s" >"$OUT/$a.stdout" 2>&1
+  # each area is bounded so one hang cannot eat the whole run (AREA_TIMEOUT seconds; the
+  # accuracy suite runs 16 programs of up to 120 s each, so it gets 900 s unless told)
+  lim=${AREA_TIMEOUT:-400}
+  [ "$a" = accuracy ] && lim=${AREA_TIMEOUT:-900}
+  timeout --kill-after=10 "$lim" bash "$s" >"$OUT/$a.stdout" 2>&1
   rc=$?
   if [ $rc -eq 0 ]; then result[$a]="ok"; elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then result[$a]="TIMED OUT"; failed=1;
   else result[$a]="FAILED (exit $rc)"; failed=1; fi
