@@ -400,6 +400,7 @@ struct run {
 	/* the run */
 	struct sampler sp;
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
+	sigset_t old_mask;
 	int pipefd[2], exec_failed, status, exit_code, exit_signal;
 	long long t0, t1;
 	pid_t pid;
@@ -539,14 +540,15 @@ static int prepare(struct run *rj)
 		gd_warn("run: libgpudiag_inject.so not found beside gpudiag (set GPUDIAG_INJECT); running untraced");
 	} else {
 		/* Loading it here proves libcupti resolves; a failure is said now, not silently in
-		 * the program's cuInit. */
+		 * the program's cuInit. The handle is kept, not closed: unloading libcupti would
+		 * strand the pool its initialisers allocate (LeakSanitizer reports it), and a
+		 * loaded library with no constructors does nothing until InitializeInjection,
+		 * which only a driver told by CUDA_INJECTION64_PATH calls. */
 		void *h = dlopen(rj->inject, RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
 			gd_warn("run: cannot load the injection library (%s); running untraced", dlerror());
 			snprintf(rj->why, sizeof(rj->why), "the injection library could not be loaded");
 			rj->have_inject = 0;
-		} else {
-			dlclose(h);
 		}
 	}
 	if (getenv("CUDA_INJECTION64_PATH") && rj->have_inject)
@@ -588,15 +590,32 @@ static int launch_and_wait(struct run *rj)
 	if (pipe2(rj->pipefd, O_CLOEXEC) != 0)
 		return gd_error(GD_EFAIL, "run: pipe: %s", strerror(errno));
 	fflush(NULL);
+	/* The forwarded signals are held from before fork until the child's pid is known: the
+	 * program can signal gpudiag at once (a launcher's first act), and a signal handled
+	 * while g_child is still 0 would not be passed on. The child lets them go only after
+	 * its handlers are back to what gpudiag inherited. */
+	{
+		sigset_t hold;
+		sigemptyset(&hold);
+		sigaddset(&hold, SIGINT);
+		sigaddset(&hold, SIGTERM);
+		sigaddset(&hold, SIGHUP);
+		sigaddset(&hold, SIGQUIT);
+		sigprocmask(SIG_BLOCK, &hold, &rj->old_mask);
+	}
 	rj->pid = fork();
-	if (rj->pid < 0)
-		return gd_error(GD_EFAIL, "run: fork: %s", strerror(errno));
+	if (rj->pid < 0) {
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &rj->old_mask, NULL);
+		return gd_error(GD_EFAIL, "run: fork: %s", strerror(e));
+	}
 	if (rj->pid == 0) {
 		int e;
 		sigaction(SIGINT, &rj->old_int, NULL);
 		sigaction(SIGTERM, &rj->old_term, NULL);
 		sigaction(SIGHUP, &rj->old_hup, NULL);
 		sigaction(SIGQUIT, &rj->old_quit, NULL);
+		sigprocmask(SIG_SETMASK, &rj->old_mask, NULL);
 		close(rj->pipefd[0]);
 		execvpe(rj->cmd[0], rj->cmd, rj->env);
 		e = errno;
@@ -605,6 +624,7 @@ static int launch_and_wait(struct run *rj)
 		_exit(e == ENOENT ? 127 : 126);
 	}
 	g_child = rj->pid;
+	sigprocmask(SIG_SETMASK, &rj->old_mask, NULL); /* a held signal is forwarded now */
 	close(rj->pipefd[1]);
 	/* Start sampling (and the driver query) only now, so the program is not delayed. */
 	rj->sp.smp = gd_sampler_start(rj->sp.hz > 0 ? (long)(1e9 / rj->sp.hz) : 0, NULL, 0, sampler_setup, &rj->sp);
