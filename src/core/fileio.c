@@ -20,7 +20,7 @@ static volatile sig_atomic_t g_npending;
 
 static void on_fatal_signal(int sig)
 {
-	for (int i = 0; i < g_npending; i++)
+	for (int i = 0; i < MAX_PENDING && i < g_npending; i++)
 		if (g_pending[i][0])
 			unlink(g_pending[i]); /* async-signal-safe */
 	signal(sig, SIG_DFL);
@@ -46,7 +46,7 @@ static void pending_add(const char *tmp)
 
 static void pending_remove(const char *tmp)
 {
-	for (int i = 0; i < g_npending; i++)
+	for (int i = 0; i < MAX_PENDING && i < g_npending; i++)
 		if (!strcmp(g_pending[i], tmp))
 			g_pending[i][0] = 0;
 }
