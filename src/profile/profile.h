@@ -23,6 +23,8 @@ struct gd_pkernel {
 	int device;
 	int pid;
 	uint32_t corr;         /* correlation id (links the launch API call) */
+	int64_t graph_id;      /* CUDA graph the kernel ran in (0 = none) */
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 enum gd_copy_kind { GD_CK_OTHER = 0, GD_CK_HTOD = 1, GD_CK_DTOH = 2, GD_CK_DTOD = 8, GD_CK_PTOP = 10,
@@ -39,6 +41,7 @@ struct gd_pcopy {
 	int legacy;
 	int device, pid;
 	uint32_t corr;
+	int nonblocking;       /* 1: its stream was created non-blocking (streams.flags = 2) */
 };
 
 /* What an API call does, for the rules. */
@@ -109,6 +112,14 @@ struct gd_profile {
 	long nm;
 	struct gd_pdevice dev[8];
 	int ndev;
+	struct gd_pprocess {
+		int pid, ppid;
+		int exit_code;
+		int exit_signal;
+		int traced;
+		char status[32];
+	} *proc;
+	long nproc;
 	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
 };
 
