@@ -308,3 +308,21 @@ int gd_kind_memory_bound(int k)
 	return k == GD_KIND_ELEMENTWISE || k == GD_KIND_REDUCTION || k == GD_KIND_NORM ||
 	       k == GD_KIND_SOFTMAX || k == GD_KIND_COPY;
 }
+
+char *gd_api_display_name(const char *name, char *buf, size_t n)
+{
+	size_t len;
+	if (!n)
+		return buf;
+	snprintf(buf, n, "%s", name ? name : "");
+	len = strlen(buf);
+	/* "_v" followed by digits only, at the very end: CUPTI's callback-id version */
+	for (size_t i = len; i >= 3; i--) {
+		if (isdigit((unsigned char)buf[i - 1]))
+			continue;
+		if (i < len && buf[i - 1] == 'v' && buf[i - 2] == '_' && i - 2 > 0)
+			buf[i - 2] = 0;
+		break;
+	}
+	return printable(buf);
+}
