@@ -730,7 +730,8 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 			ngraph++;
 			graph_ns += d;
 			/* a gap between two nodes of the same graph (the previous kernel to start) */
-			if (i > 0 && in_graph(c, i - 1) && p->k[i - 1].graph_id == k->graph_id)
+			if (i > 0 && in_graph(c, i - 1) && p->k[i - 1].graph_id == k->graph_id && p->k[i - 1].corr == k->corr &&
+			    p->k[i - 1].pid == k->pid)
 				graph_gap += g;
 			continue;
 		}
@@ -970,6 +971,10 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 		clear(f, "All %ld operations ran on the default stream, which prevents no concurrency here.", nleg);
 		return;
 	}
+	if (!p->have_api) {
+		insufficient(f, "Launch calls were not traced, so when the other streams' work was ready is unknown.");
+		return;
+	}
 	if (nblocking == 0) {
 		clear(f, "%ld operations on the legacy default stream; the other streams (%ld operations) were created "
 			 "non-blocking, so nothing waited for it.",
@@ -1020,12 +1025,14 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 				continue;
 			st[nst++] = (struct sstate){.key = key, .last_end = INT64_MIN, .pid = pid, .stream = stream};
 		}
-		/* ready: launched and its stream's previous operation done; unknown launch → only the
-		 * stream order is known */
+		/* ready: launched and its stream's previous operation done. Without its launch call
+		 * the operation is not judged: stream order alone would call a memset issued long
+		 * after its predecessor "ready" since that predecessor ended. */
+		int64_t launched = ready;
 		if (st[q].last_end > ready)
 			ready = st[q].last_end;
 		st[q].last_end = st[q].last_end > end ? st[q].last_end : end;
-		if (ready == INT64_MIN || !gd_steady_in(&c->st, start))
+		if (launched == INT64_MIN || !gd_steady_in(&c->st, start))
 			continue;
 		/* the default-stream operation of this context that ended last at or before `start` */
 		long lo = 0, hi = nd;
@@ -1072,6 +1079,9 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 	   ndelayed);
 	ev(f, "delay_ns", stake, "ns", "%s (%s of the judged span) at stake: the longest any one stream was held back",
 	   t(b1, stake), pc(b2, share));
+	int nwait = 0;
+	for (int q = 0; q < nst; q++)
+		nwait += st[q].delayed > 0;
 	/* the causes, most frequent first (two), and the streams that waited (three) */
 	char causes[160] = "";
 	if (cause_n && cause_ns)
@@ -1116,7 +1126,7 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 	     "synchronises with every blocking stream (§11).",
 	     "Work on the legacy default stream (%s) held %ld operations of %d blocking stream(s) back for %s (%s "
 	     "of the judged span) that they could have run concurrently.",
-	     causes, ndelayed, nst, t(b3, stake), pc(b2, share));
+	     causes, ndelayed, nwait, t(b3, stake), pc(b2, share));
 }
 
 /* What would lift occupancy: the register count, shared memory or block size that fits one
