@@ -395,7 +395,10 @@ static void attribute_gaps(struct ctx *c)
 	for (long i = 0; i < c->ngaps; i++) {
 		double g = (double)(c->gaps[i].end - c->gaps[i].start), take;
 		while (j < nu && u[j].start <= c->gaps[i].start) {
-			budget = (double)(u[j].end - u[j].start); /* a new sync: the host's lead is reset */
+			/* a new sync: the host's lead is reset. A sync at start-up (a synchronous upload
+			 * before the loop) lends none: the loop's own gaps are a steady property that
+			 * one early lead would only hide for its first few iterations. */
+			budget = gd_steady_in(&c->st, u[j].start) ? (double)(u[j].end - u[j].start) : 0;
 			j++;
 		}
 		if (c->warm[i] != GAP_STEADY)
