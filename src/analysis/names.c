@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *kind_names[GD_KIND_COUNT] = {"GEMM",    "attention",     "convolution",
@@ -199,6 +200,209 @@ char *gd_kernel_short_name(const char *name, char *buf, size_t n)
 	return printable(short_name(name, buf, n));
 }
 
+/* libstdc++'s demangler (abi::__cxa_demangle): present because every gpudiag binary is linked
+ * by nvcc, which links the C++ runtime (src/profile/writer.c uses it too). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
+
+/* ---- short names from demangled text -----------------------------------------------------
+ * The rule (docs/verdicts.md, "Kernel names"): the function's own name, without namespaces,
+ * return type and parameters, followed by the own short name of its first template argument
+ * that is not a number — what tells instances of one template apart: cuBLAS's
+ * cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8> →
+ * "Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8>", ATen's
+ * vectorized_elementwise_kernel<4, FillFunctor<float>, ...> →
+ * "vectorized_elementwise_kernel<FillFunctor>", and a lambda argument
+ * direct_copy_kernel_cuda(...)::{lambda()#3}::...::{lambda(c10::BFloat16)#1} → the function
+ * that defines it and the lambda's parameter types, "direct_copy_kernel_cuda::lambda(BFloat16)". */
+
+/* Index of the first c in s[from, to) at nesting depth 0 of <>, () and {}; -1 if none. */
+static long top_level(const char *s, long from, long to, char c)
+{
+	int d = 0;
+	for (long i = from; i < to; i++) {
+		char ch = s[i];
+		if (d == 0 && ch == c)
+			return i;
+		if (ch == '<' || ch == '(' || ch == '{' || ch == '[')
+			d++;
+		else if ((ch == '>' || ch == ')' || ch == '}' || ch == ']') && d > 0)
+			d--;
+	}
+	return -1;
+}
+
+/* The last "::"-separated component of s[from, to) at depth 0. */
+static long last_component(const char *s, long from, long to)
+{
+	long start = from, i = from;
+	while (i < to) {
+		long c = top_level(s, i, to, ':');
+		if (c < 0 || c + 1 >= to)
+			break;
+		if (s[c + 1] == ':') {
+			start = c + 2;
+			i = c + 2;
+		} else {
+			i = c + 1;
+		}
+	}
+	return start;
+}
+
+static void app(char *buf, size_t n, size_t *len, const char *s, long k)
+{
+	for (long i = 0; i < k && *len + 1 < n; i++)
+		buf[(*len)++] = s[i];
+	buf[*len] = 0;
+}
+
+/* Copies s[from, to) without namespace qualifiers ("c10::BFloat16" → "BFloat16"). */
+static void app_unqualified(char *buf, size_t n, size_t *len, const char *s, long from, long to)
+{
+	long w = from;
+	for (long i = from; i < to; i++) {
+		if (s[i] == ':' && i + 1 < to && s[i + 1] == ':') {
+			w = i + 2;
+			i++;
+			continue;
+		}
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) {
+			app(buf, n, len, s + w, i - w + 1);
+			w = i + 1;
+		}
+	}
+	app(buf, n, len, s + w, to - w);
+}
+
+static int is_literal(const char *s, long from, long to)
+{
+	while (from < to && s[from] == ' ')
+		from++;
+	if (from >= to)
+		return 1;
+	if (isdigit((unsigned char)s[from]) || s[from] == '-' || s[from] == '(')
+		return 1; /* 4, -1, (cutlass::arch::Foo)0 */
+	return (to - from == 4 && !strncmp(s + from, "true", 4)) || (to - from == 5 && !strncmp(s + from, "false", 5));
+}
+
+/* The own short name of a template argument s[from, to). */
+static void arg_short(const char *s, long from, long to, char *buf, size_t n, size_t *len)
+{
+	while (from < to && s[from] == ' ')
+		from++;
+	if (to - from > 6 && !strncmp(s + from, "const ", 6))
+		from += 6;
+	while (to > from && (s[to - 1] == ' ' || s[to - 1] == '*' || s[to - 1] == '&'))
+		to--;
+	const char *lam = NULL;
+	for (const char *q = s + from; q && q < s + to; q = strstr(q + 1, "{lambda("))
+		if (q >= s + from && !strncmp(q, "{lambda(", 8) && q < s + to)
+			lam = q;
+	/* a lambda only when the argument is the lambda itself, not a template holding one */
+	if (lam) {
+		long lt0 = top_level(s, from, to, '<');
+		if (lt0 >= 0 && s + lt0 < lam)
+			lam = NULL;
+	}
+	if (lam) {
+		long p0 = top_level(s, from, to, '(');
+		long fn_end = p0 >= 0 ? p0 : from;
+		long fn = last_component(s, from, fn_end);
+		long lp = (long)(lam - s) + 7, rp = lp;
+		int d = 0;
+		for (; rp < to; rp++) {
+			if (s[rp] == '(')
+				d++;
+			else if (s[rp] == ')' && --d == 0)
+				break;
+		}
+		if (fn_end > fn) {
+			app(buf, n, len, s + fn, fn_end - fn);
+			app(buf, n, len, "::", 2);
+		}
+		app(buf, n, len, "lambda", 6);
+		if (rp < to)
+			app_unqualified(buf, n, len, s, lp, rp + 1);
+		return;
+	}
+	long lt = top_level(s, from, to, '<');
+	long end = lt >= 0 ? lt : to;
+	long st = last_component(s, from, end);
+	app(buf, n, len, s + st, end - st);
+}
+
+/* Short name from demangled text; 0 when nothing usable was found. */
+static int short_from_text(const char *text, char *buf, size_t n)
+{
+	char *s = malloc(strlen(text) + 1);
+	size_t len = 0;
+	long L, paren, start, lt, nend, fn;
+	const char *a;
+	if (!s)
+		return 0;
+	/* "(anonymous namespace)" is a name, not a parameter list */
+	{
+		size_t w = 0;
+		for (const char *r = text; *r;) {
+			if (!strncmp(r, "(anonymous namespace)", 21)) {
+				memcpy(s + w, "{anon}", 6);
+				w += 6;
+				r += 21;
+			} else {
+				s[w++] = *r++;
+			}
+		}
+		s[w] = 0;
+		L = (long)w;
+	}
+	paren = top_level(s, 0, L, '(');
+	if (paren < 0)
+		paren = L;
+	/* the return type ends at the last space at depth 0 before the parameters */
+	start = 0;
+	for (long i = 0; i < paren;) {
+		long sp = top_level(s, i, paren, ' ');
+		if (sp < 0)
+			break;
+		start = sp + 1;
+		i = sp + 1;
+	}
+	lt = top_level(s, start, paren, '<');
+	nend = lt >= 0 ? lt : paren;
+	fn = last_component(s, start, nend);
+	buf[0] = 0;
+	if (nend <= fn) {
+		free(s);
+		return 0;
+	}
+	app(buf, n, &len, s + fn, nend - fn);
+	if (lt >= 0) {
+		long close = lt + 1, d = 1;
+		for (; close < paren && d; close++)
+			d += s[close] == '<' ? 1 : s[close] == '>' ? -1 : 0;
+		/* template arguments in (lt, close - 1) */
+		long i = lt + 1, e = close - 1;
+		while (i < e) {
+			long comma = top_level(s, i, e, ',');
+			long to = comma >= 0 ? comma : e;
+			if (!is_literal(s, i, to)) {
+				size_t mark = len;
+				app(buf, n, &len, "<", 1);
+				arg_short(s, i, to, buf, n, &len);
+				if (len == mark + 1)
+					len = mark, buf[len] = 0;
+				else
+					app(buf, n, &len, ">", 1);
+				break;
+			}
+			i = to + 1;
+		}
+	}
+	a = strstr(buf, "{anon}");
+	free(s);
+	return len > 0 && !a;
+}
+
 static char *short_name(const char *name, char *buf, size_t n)
 {
 	if (!name || !*name) {
@@ -206,11 +410,19 @@ static char *short_name(const char *name, char *buf, size_t n)
 		return buf;
 	}
 	if (!strncmp(name, "_Z", 2)) {
+		int status = -1;
+		char *dem = __cxa_demangle(name, NULL, NULL, &status);
+		int ok = dem && !status && short_from_text(dem, buf, n);
+		free(dem);
+		if (ok)
+			return buf;
 		if (demangle(name, buf, n) == 0)
 			return buf;
 		snprintf(buf, n, "%s", name);
 		return buf;
 	}
+	if (short_from_text(name, buf, n))
+		return buf;
 	strip_demangled(name, buf, n);
 	return buf;
 }
@@ -307,4 +519,22 @@ int gd_kind_memory_bound(int k)
 {
 	return k == GD_KIND_ELEMENTWISE || k == GD_KIND_REDUCTION || k == GD_KIND_NORM ||
 	       k == GD_KIND_SOFTMAX || k == GD_KIND_COPY;
+}
+
+char *gd_api_display_name(const char *name, char *buf, size_t n)
+{
+	size_t len;
+	if (!n)
+		return buf;
+	snprintf(buf, n, "%s", name ? name : "");
+	len = strlen(buf);
+	/* "_v" followed by digits only, at the very end: CUPTI's callback-id version */
+	for (size_t i = len; i >= 3; i--) {
+		if (isdigit((unsigned char)buf[i - 1]))
+			continue;
+		if (i < len && buf[i - 1] == 'v' && buf[i - 2] == '_' && i - 2 > 0)
+			buf[i - 2] = 0;
+		break;
+	}
+	return printable(buf);
 }

@@ -32,4 +32,9 @@ int gd_kernel_tensor_cores(const char *name);
  * normalisation, softmax, copy). */
 int gd_kind_memory_bound(int kind);
 
+/* An API function's name as a user wrote it: CUPTI's version suffix dropped
+ * ("cudaLaunchKernel_v7000" → "cudaLaunchKernel", "cudaMemcpyAsync_ptsz_v7000" →
+ * "cudaMemcpyAsync_ptsz"), at most n-1 bytes. Returns buf. */
+char *gd_api_display_name(const char *name, char *buf, size_t n);
+
 #endif

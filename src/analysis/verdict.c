@@ -11,6 +11,7 @@
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
 #include "analysis/names.h"
+#include "analysis/steady.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -34,9 +35,11 @@
 #define SYNC_HIGH 0.20
 #define PAGEABLE_WARN 0.01
 #define PAGEABLE_HIGH 0.10
-#define DEFSTREAM_WARN 0.01
+#define DEFSTREAM_WARN 0.01         /* delay imposed on blocking streams, share of the judged span */
+#define DEFSTREAM_HIGH 0.20         /* a fifth of the loop lost to serialisation */
 #define HOT_KERNEL_SHARE 0.05      /* a kernel with ≥ 5 % of kernel time is hot */
 #define OCC_LOW 0.25
+#define GRID_IDLE_MIN 0.01             /* SMs idle while a small-grid kernel ran, time average: below 1 % is noise */
 #define OCC_WARN 0.05
 #define MEMBOUND_INFO 0.30         /* memory-bound kinds, share of kernel time */
 #define MEMBOUND_WARN 0.50
@@ -202,36 +205,137 @@ static double select_kth(double *v, long n, long k)
 	return v[k];
 }
 
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct gd_interval *a = x, *b = y;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static long merge(struct gd_interval *v, long n)
+{
+	long m = 0;
+	for (long i = 0; i < n; i++) {
+		if (m && v[i].start <= v[m - 1].end) {
+			if (v[i].end > v[m - 1].end)
+				v[m - 1].end = v[i].end;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	return m;
+}
+
 static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 /* ---- the rules ------------------------------------------------------------------------- */
+/* What an idle gap (between two busy intervals) is, for the rules that judge idle time. */
+enum { GAP_STEADY = 0, GAP_FIRST_LAUNCH, GAP_STARTUP, GAP_TEARDOWN };
+
 struct ctx {
 	const struct gd_profile *p;
 	const struct gd_summary *s;
-	struct gd_interval *gaps;
+	struct gd_interval *gaps; /* gaps[i]: between busy[i] and busy[i + 1] */
 	long ngaps;
 	double span;
-	unsigned char *warm; /* per gap: 1 = warm-up (ends at a kernel's first launch, or no kernel follows) */
-	double warm_ns;      /* idle time in warm-up gaps */
+	unsigned char *warm; /* per gap: a GAP_* kind; anything but GAP_STEADY is not judged */
+	double *gap_sync;    /* per gap: the part of it that the sync before it cost (attribute_gaps) */
+	double warm_ns;      /* idle time in gaps that are not judged */
 	long nwarm;
+	double startup_ns, first_launch_ns, teardown_ns; /* warm_ns by kind */
 	double judged;       /* span - warm_ns: the part of the run where the program was issuing work */
 	struct gd_interval *sgaps; /* the other ("steady") gaps, in time order */
 	long nsgaps;
 	int judge_gpu; /* there is enough GPU activity to judge */
 	int *slot;     /* string id → index in s->ks */
+	struct gd_steady st;     /* the main loop (steady.h) */
+	int64_t *k_launch_start; /* per kernel: its launch call's start, INT64_MAX unknown */
+	int64_t *k_launch_end;   /* per kernel: its launch call's end, INT64_MIN unknown */
+	int64_t *c_launch_end;   /* per copy: the end of the call that issued it, INT64_MIN unknown */
+	unsigned char *k_graphlaunch; /* per kernel: 1 when the call was cudaGraphLaunch */
 };
 
-/* Warm-up and tear-down gaps: a gap after which the next kernel to start is the first launch of
- * its name (module loading, library handles, autotuning, allocation and upload before a loop:
- * one-off costs that a longer run amortises), and gaps after which no kernel starts at all
- * (results copied back, tear-down). The idle and sync rules judge the rest of the span. */
+/* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
+ * over the calls, looked up once per record. */
+static int link_launches(struct ctx *c)
+{
+	const struct gd_profile *p = c->p;
+	size_t cap = 1;
+	long *h;
+	while (cap < 2 * (size_t)p->na + 2)
+		cap <<= 1;
+	c->k_launch_start = malloc(((size_t)p->nk + 1) * sizeof(int64_t));
+	c->k_launch_end = malloc(((size_t)p->nk + 1) * sizeof(int64_t));
+	c->c_launch_end = malloc(((size_t)p->nc + 1) * sizeof(int64_t));
+	c->k_graphlaunch = calloc((size_t)p->nk + 1, 1);
+	h = malloc(cap * sizeof(*h));
+	if (!c->k_launch_start || !c->k_launch_end || !c->c_launch_end || !c->k_graphlaunch || !h) {
+		free(h);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		h[i] = -1;
+#define HASH(pid, corr) ((((size_t)(uint32_t)(pid) * 2654435761u) ^ ((size_t)(corr) * 40503u)) & (cap - 1))
+	for (long i = 0; i < p->na; i++) {
+		size_t b = HASH(p->a[i].pid, p->a[i].corr);
+		if (!p->a[i].corr)
+			continue;
+		while (h[b] >= 0 && !(p->a[h[b]].pid == p->a[i].pid && p->a[h[b]].corr == p->a[i].corr))
+			b = (b + 1) & (cap - 1);
+		if (h[b] < 0)
+			h[b] = i;
+	}
+#define FIND(pid_, corr_, out)                                                                  \
+	do {                                                                                    \
+		size_t b_ = HASH(pid_, corr_);                                                  \
+		(out) = -1;                                                                     \
+		while ((corr_) && h[b_] >= 0) {                                                 \
+			if (p->a[h[b_]].pid == (pid_) && p->a[h[b_]].corr == (corr_)) {         \
+				(out) = h[b_];                                                  \
+				break;                                                          \
+			}                                                                       \
+			b_ = (b_ + 1) & (cap - 1);                                              \
+		}                                                                               \
+	} while (0)
+	for (long i = 0; i < p->nk; i++) {
+		long a;
+		FIND(p->k[i].pid, p->k[i].corr, a);
+		c->k_launch_start[i] = a >= 0 ? p->a[a].start : INT64_MAX;
+		c->k_launch_end[i] = a >= 0 ? p->a[a].end : INT64_MIN;
+		if (a >= 0 && p->a[a].name >= 0 && p->a[a].name < p->nnames && p->names[p->a[a].name] &&
+		    strstr(p->names[p->a[a].name], "GraphLaunch"))
+			c->k_graphlaunch[i] = 1;
+	}
+	for (long i = 0; i < p->nc; i++) {
+		long a;
+		FIND(p->c[i].pid, p->c[i].corr, a);
+		c->c_launch_end[i] = a >= 0 ? p->a[a].end : INT64_MIN;
+	}
+#undef FIND
+#undef HASH
+	free(h);
+	return 0;
+}
+
+/* A kernel that ran as a node of a CUDA graph: its launch call (cudaGraphLaunch) covers the
+ * whole graph, so it is never compared with that call one by one. */
+static int in_graph(const struct ctx *c, long i) { return c->p->k[i].graph_id != 0 || c->k_graphlaunch[i]; }
+
+/* The gaps that are not judged, found once for every rule (docs/verdicts.md, "The main loop"):
+ *  - start-up: a gap that ends at or before the start of the main loop's first kernel
+ *    (steady.c), and the time before the first GPU work;
+ *  - tear-down: a gap that begins after the loop's last kernel ended, or after which no
+ *    kernel starts at all (results copied back);
+ *  - first launch: inside the loop, a gap after which the next kernel to start is the first
+ *    launch of its name (lazy module loading, cuBLAS heuristics, autotuning in the loop's
+ *    first iterations, a first evaluation pass: one-off costs that a longer run amortises).
+ * The idle, launch and sync rules judge the rest. */
 static void mark_warmup(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
 	unsigned char *seen = calloc((size_t)p->nnames + 1, 1);
 	long k = 0;
 	int first = 0;
-	c->warm_ns = 0;
+	c->warm_ns = c->startup_ns = c->first_launch_ns = c->teardown_ns = 0;
 	c->nwarm = 0;
 	c->judged = c->span;
 	c->nsgaps = 0;
@@ -241,23 +345,173 @@ static void mark_warmup(struct ctx *c)
 		return;
 	}
 	for (long i = 0; i < c->ngaps; i++) {
+		double g = (double)(c->gaps[i].end - c->gaps[i].start);
 		/* kernels are start-sorted; mark the names of those that started before this gap ends */
 		while (k < p->nk && p->k[k].start < c->gaps[i].end) {
 			if (p->k[k].name >= 0 && p->k[k].name < p->nnames)
 				seen[p->k[k].name] = 1;
 			k++;
 		}
-		first = k >= p->nk || (p->k[k].name >= 0 && p->k[k].name < p->nnames && !seen[p->k[k].name]);
-		if (first) {
-			c->warm[i] = 1;
-			c->warm_ns += (double)(c->gaps[i].end - c->gaps[i].start);
-			c->nwarm++;
+		first = k < p->nk && p->k[k].name >= 0 && p->k[k].name < p->nnames && !seen[p->k[k].name];
+		if (c->st.found && c->gaps[i].end <= c->st.g0) {
+			c->warm[i] = GAP_STARTUP;
+			c->startup_ns += g;
+		} else if (k >= p->nk || (c->st.found && c->gaps[i].start >= c->st.g1)) {
+			c->warm[i] = GAP_TEARDOWN;
+			c->teardown_ns += g;
+		} else if (first) {
+			c->warm[i] = GAP_FIRST_LAUNCH;
+			c->first_launch_ns += g;
 		} else {
+			c->warm[i] = GAP_STEADY;
 			c->sgaps[c->nsgaps++] = c->gaps[i];
+			continue;
 		}
+		c->warm_ns += g;
+		c->nwarm++;
 	}
 	free(seen);
 	c->judged = c->span - c->warm_ns;
+}
+
+/* One cause per idle gap (item: the symptom must not rank above its cause). A blocking
+ * synchronisation leaves the host behind the GPU by the time it was blocked: had it not
+ * waited, it would have queued everything that follows that much earlier, so the steady gaps
+ * after the call, in order and until the next synchronising call, are the sync's cost up to
+ * that length (the first of them usually begins inside the call, while the queue drains).
+ * What is left of each gap is the launch rule's (before a short kernel) or the idle rule's. */
+static void attribute_gaps(struct ctx *c)
+{
+	long nu, j = 0;
+	double budget = 0;
+	struct gd_interval *u;
+	for (long i = 0; i < c->ngaps; i++)
+		c->gap_sync[i] = 0;
+	if (!c->p->have_api)
+		return;
+	u = api_union(c->p, (1u << GD_API_SYNC) | (1u << GD_API_COPY_SYNC), &nu);
+	if (!u)
+		return;
+	for (long i = 0; i < c->ngaps; i++) {
+		double g = (double)(c->gaps[i].end - c->gaps[i].start), take;
+		while (j < nu && u[j].start <= c->gaps[i].start) {
+			/* a new sync: the host's lead is reset. A sync at start-up (a synchronous upload
+			 * before the loop) lends none: the loop's own gaps are a steady property that
+			 * one early lead would only hide for its first few iterations. */
+			budget = gd_steady_in(&c->st, u[j].start) ? (double)(u[j].end - u[j].start) : 0;
+			j++;
+		}
+		if (c->warm[i] != GAP_STEADY)
+			continue;
+		take = g < budget ? g : budget;
+		c->gap_sync[i] = take;
+		budget -= take;
+	}
+	free(u);
+}
+
+/* ---- the verdict line ------------------------------------------------------------------ */
+/* What the host was doing over [lo, hi): the traced call that covers most of it, when it
+ * covers at least half; else NULL (the host was outside traced CUDA calls). */
+static const char *host_cause(const struct gd_profile *p, int64_t lo, int64_t hi, char *buf, size_t n)
+{
+	double best = 0;
+	long bi = -1;
+	for (long i = 0; i < p->na && p->a[i].start < hi; i++) {
+		int64_t a = p->a[i].start > lo ? p->a[i].start : lo, b = p->a[i].end < hi ? p->a[i].end : hi;
+		if (b > a && (double)(b - a) > best) {
+			best = (double)(b - a);
+			bi = i;
+		}
+	}
+	if (bi < 0 || best < 0.5 * (double)(hi - lo) || p->a[bi].name < 0 || p->a[bi].name >= p->nnames)
+		return NULL;
+	return gd_api_display_name(p->names[p->a[bi].name], buf, n);
+}
+
+/* Why a low busy share of the wall time is no problem, when it is start-up and tear-down:
+ * "GPU idle 96.2 % of the wall time, 99.9 % of that start-up or tear-down: 2.74 s before the
+ * first GPU work (host outside traced CUDA calls: process, context and library
+ * initialisation), 220 ms in 1 first-launch gap (host in cudaMalloc), ...; the main loop kept
+ * the GPU 99.7 % busy." Empty when the GPU was busy most of the wall time or the idle rule
+ * judged the steady idle too high. */
+static void startup_sentence(const struct ctx *c, char *out, size_t n)
+{
+	const struct gd_profile *p = c->p;
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], b3[32], cause[96];
+	const char *hc;
+	double wall = s->wall_ns, idle_wall, before, after, steady = 0;
+	size_t len = 0;
+	out[0] = 0;
+	if (!c->judge_gpu || !isfinite(wall) || wall <= 0 || p->t_end <= p->t_start)
+		return;
+	idle_wall = wall - s->busy_ns;
+	if (idle_wall / wall < IDLE_WARN)
+		return;
+	for (long i = 0; i < c->nsgaps; i++)
+		steady += (double)(c->sgaps[i].end - c->sgaps[i].start);
+	if (!(c->judged > 0) || steady / c->judged >= IDLE_WARN)
+		return;
+	before = (double)(s->span_start - p->t_start);
+	after = (double)(p->t_end - s->span_end);
+	before = before > 0 ? before : 0;
+	after = after > 0 ? after : 0;
+#define PUT(...) (len += (size_t)snprintf(out + len, len < n ? n - len : 0, __VA_ARGS__), len = len < n ? len : n)
+	if (steady < 0.0005 * idle_wall)
+		PUT("GPU idle %s of the wall time, all of it start-up or tear-down:", pc(b1, idle_wall / wall));
+	else
+		PUT("GPU idle %s of the wall time, %s of it start-up or tear-down:", pc(b1, idle_wall / wall),
+		    pc(b2, clamp01(1 - steady / idle_wall)));
+	const char *sep = " ";
+	if (before >= 0.01 * idle_wall) {
+		hc = host_cause(p, p->t_start, s->span_start, cause, sizeof(cause));
+		PUT("%s%s before the first GPU work (%s%s)", sep, t(b1, before), hc ? "host in " : "",
+		    hc ? hc : "context and library initialisation");
+		sep = ", ";
+	}
+	/* the largest gap of each kind, with what the host was doing */
+	for (int kind = GAP_STARTUP; kind >= GAP_FIRST_LAUNCH; kind--) {
+		double tot = kind == GAP_STARTUP ? c->startup_ns : c->first_launch_ns, mx = 0;
+		long cnt = 0, mi = -1;
+		for (long i = 0; i < c->ngaps; i++)
+			if (c->warm[i] == kind) {
+				double g = (double)(c->gaps[i].end - c->gaps[i].start);
+				cnt++;
+				if (g > mx) {
+					mx = g;
+					mi = i;
+				}
+			}
+		if (mi < 0 || tot < 0.01 * idle_wall)
+			continue;
+		hc = host_cause(p, c->gaps[mi].start, c->gaps[mi].end, cause, sizeof(cause));
+		PUT("%s%s in %ld %s (largest %s, host %s%s)", sep, t(b1, tot), cnt,
+		    kind == GAP_STARTUP ? (cnt == 1 ? "gap before the main loop" : "gaps before the main loop")
+					: (cnt == 1 ? "gap before a first launch" : "gaps before first launches"),
+		    t(b2, mx), hc ? "in " : "", hc ? hc : "outside CUDA calls");
+		sep = ", ";
+	}
+	if (c->teardown_ns + after >= 0.01 * idle_wall) {
+		PUT("%s%s after %s", sep, t(b1, c->teardown_ns + after), c->st.found ? "the main loop" : "the last kernel");
+		sep = ", ";
+	}
+	PUT("; the %s kept the GPU %s busy.", c->st.found ? "main loop" : "rest of the run",
+	    pc(b3, clamp01(1 - steady / c->judged)));
+#undef PUT
+}
+
+static void top_line(const struct ctx *c, struct gd_verdicts *v)
+{
+	char why[500];
+	const struct gd_finding *top = &v->f[v->order[0]];
+	if (v->nwarn) {
+		snprintf(v->top_line, sizeof(v->top_line), "%s", top->headline);
+		return;
+	}
+	startup_sentence(c, why, sizeof(why));
+	snprintf(v->top_line, sizeof(v->top_line), "No problem found: none of the %d checks raised a warning%s%s%s",
+		 GD_R_COUNT, v->nfired ? " (notes below)" : "", *why ? ". " : ".", why);
 }
 
 static void rule_profiler(struct ctx *c, struct gd_finding *f)
@@ -347,8 +601,13 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	   "GPU busy %s of the %s judged span (active span less warm-up)", pc(b1, clamp01(1 - idle / c->judged)),
 	   t(b2, c->judged));
 	ev(f, "idle_ns", idle, "ns", "%s idle in %ld gaps", t(b1, idle), c->nsgaps);
+	if (c->st.found)
+		ev(f, "loop_start_ns", (double)(c->st.g0 - s->span_start), "ns",
+		   "the main loop starts %s into the GPU span, at kernel %ld (the most frequent kernel ran %ld times)",
+		   t(b1, (double)(c->st.g0 - s->span_start)), c->st.k0 + 1, c->st.repeats);
 	ev(f, "warmup_idle_ns", c->warm_ns, "ns",
-	   "%s idle in %ld warm-up/tear-down gaps not judged (before a kernel's first launch, after the last kernel)",
+	   "%s idle in %ld start-up/warm-up/tear-down gaps not judged (before the main loop, before a kernel's first "
+	   "launch, after the loop)",
 	   t(b1, c->warm_ns), c->nwarm);
 	if (c->nsgaps) {
 		double *g = malloc((size_t)c->nsgaps * sizeof(double));
@@ -391,8 +650,13 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		   "%s of the %s run lay before the first or after the last GPU work (start-up, tear-down)",
 		   t(b1, s->wall_ns - c->span), t(b3, s->wall_ns));
 	if (frac < IDLE_WARN) {
-		clear(f, "The GPU was busy %s of the judged span (%s of warm-up/tear-down idle not judged).",
-		      pc(b1, 1 - frac), t(b2, c->warm_ns));
+		char why[500];
+		startup_sentence(c, why, sizeof(why));
+		if (*why)
+			clear(f, "%s", why);
+		else
+			clear(f, "The GPU was busy %s of the judged span (%s of warm-up/tear-down idle not judged).",
+			      pc(b1, 1 - frac), t(b2, c->warm_ns));
 		return;
 	}
 	{
@@ -424,14 +688,17 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	}
 }
 
-/* The idle gap just before each kernel that opens a busy interval. */
+/* The idle gap just before each kernel that opens a busy interval, less what the sync before
+ * it explains (attribute_gaps). Kernels of CUDA graphs are not compared with their launch
+ * call: one cudaGraphLaunch covers every node, so their cost is the GPU-side gap between
+ * dependent nodes, whose remedy is fewer nodes (fusion), not a graph. */
 static void rule_launch(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
-	char b1[32], b2[32], b3[32];
-	double *ld, tl, lost = 0, short_ns = 0;
-	long nl = 0, nshort = 0, b = 0;
+	char b1[32], b2[32], b3[32], b4[32];
+	double *ld, tl, lost = 0, short_ns = 0, graph_gap = 0, graph_ns = 0;
+	long nl = 0, nshort = 0, b = 0, ngraph = 0, nplain = 0, ngl = 0;
 	if (!c->judge_gpu || p->nk < MIN_KERNELS) {
 		insufficient(f, "Too few kernels to judge launch overhead.");
 		return;
@@ -444,44 +711,79 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 	if (!ld)
 		return;
 	for (long i = 0; i < p->na; i++)
-		if (p->a[i].cat == GD_API_LAUNCH)
+		if (p->a[i].cat == GD_API_LAUNCH) {
+			const char *nm = p->a[i].name >= 0 && p->a[i].name < p->nnames ? p->names[p->a[i].name] : NULL;
+			if (nm && strstr(nm, "GraphLaunch")) {
+				ngl++;
+				continue;
+			}
 			ld[nl++] = (double)(p->a[i].end - p->a[i].start);
-	tl = select_kth(ld, nl, nl / 2);
+		}
+	tl = nl ? select_kth(ld, nl, nl / 2) : NAN;
 	free(ld);
 	for (long i = 0; i < p->nk; i++) {
 		const struct gd_pkernel *k = &p->k[i];
-		double d = (double)(k->end - k->start);
+		double d = (double)(k->end - k->start), g = 0;
 		while (b < s->nbusy && s->busy[b].start < k->start)
 			b++;
-		if (d >= tl)
+		/* the steady gap that this kernel ends, less its sync part */
+		if (b > 0 && b < s->nbusy && s->busy[b].start == k->start && c->warm[b - 1] == GAP_STEADY)
+			g = (double)(s->busy[b].start - s->busy[b - 1].end) - c->gap_sync[b - 1];
+		if (in_graph(c, i)) {
+			ngraph++;
+			graph_ns += d;
+			/* a gap between two nodes of the same graph (the previous kernel to start) */
+			if (i > 0 && in_graph(c, i - 1) && p->k[i - 1].graph_id == k->graph_id && p->k[i - 1].corr == k->corr &&
+			    p->k[i - 1].pid == k->pid)
+				graph_gap += g;
+			continue;
+		}
+		nplain++;
+		if (!(d < tl))
 			continue;
 		nshort++;
 		short_ns += d;
-		if (b > 0 && b < s->nbusy && s->busy[b].start == k->start)
-			lost += (double)(s->busy[b].start - s->busy[b - 1].end);
+		lost += g;
 	}
-	double share = clamp01(lost / c->span), rate = s->wall_ns > 0 ? (double)nl / (s->wall_ns * 1e-9) : NAN;
-	ev(f, "launch_api_median_ns", tl, "ns", "median launch call %s", t(b1, tl));
+	double share = c->judged > 0 ? clamp01(lost / c->judged) : 0;
+	double gshare = c->judged > 0 ? clamp01(graph_gap / c->judged) : 0;
+	double rate = s->wall_ns > 0 ? (double)(nl + ngl) / (s->wall_ns * 1e-9) : NAN;
+	ev(f, "launch_api_median_ns", tl, "ns", "median launch call %s (graph launches not counted)", t(b1, tl));
 	ev(f, "short_kernels", (double)nshort, "count", "%ld of %ld kernels ran shorter than their launch call",
-	   nshort, p->nk);
+	   nshort, nplain);
 	ev(f, "short_kernel_mean_ns", nshort ? short_ns / nshort : NAN, "ns", "mean short kernel %s",
 	   t(b1, nshort ? short_ns / nshort : NAN));
 	ev(f, "launch_rate_per_s", rate, "1/s", "%.0f launches per second", rate);
-	ev(f, "idle_before_short_ns", lost, "ns", "%s of GPU idle just before short kernels", t(b1, lost));
-	if (nshort < LAUNCH_MIN_SHORT || (double)nshort / p->nk < LAUNCH_MIN_FRAC || share < LAUNCH_WARN) {
-		clear(f, "%ld short kernels; %s of idle before them (%s of the span).", nshort, t(b1, lost),
-		      pc(b2, share));
-		return;
-	}
-	{
-		char b4[32];
+	ev(f, "idle_before_short_ns", lost, "ns",
+	   "%s of GPU idle just before short kernels (not counting what a preceding sync explains)", t(b1, lost));
+	if (ngraph)
+		ev(f, "graph_node_gap_ns", graph_gap, "ns",
+		   "%ld kernels ran in CUDA graphs (%ld graph launches, %s of kernel time); %s (%s of the judged span) "
+		   "idle between dependent nodes",
+		   ngraph, ngl, t(b1, graph_ns), t(b2, graph_gap), pc(b3, gshare));
+	if (nshort >= LAUNCH_MIN_SHORT && nplain && (double)nshort / nplain >= LAUNCH_MIN_FRAC && share >= LAUNCH_WARN) {
 		fire(f, share >= LAUNCH_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
 		     "Fuse the small kernels, capture the loop in a CUDA Graph, or use torch.compile "
 		     "(mode=\"reduce-overhead\") so one launch does the work of many (§2, §9).",
 		     "Launch-bound: %ld kernels (mean %s) ran shorter than their %s launch call; the GPU waited %s "
-		     "(%s of the span) between them.",
+		     "(%s of the judged span) between them.",
 		     nshort, t(b1, short_ns / nshort), t(b2, tl), t(b3, lost), pc(b4, share));
+		return;
 	}
+	if (ngraph && gshare >= LAUNCH_WARN) {
+		/* already a graph: launch calls are not the cost, the nodes are (each dependent node
+		 * waits for the previous one to drain and the next to be scheduled) */
+		fire(f, gshare >= LAUNCH_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, gshare,
+		     "The loop already runs as a CUDA graph, so launch calls are not the cost: the GPU waits between "
+		     "dependent nodes. Fewer, larger nodes help: fuse elementwise epilogues into the GEMMs (cuBLASLt "
+		     "epilogues, CUTLASS), fuse chains of small kernels (torch.compile, Triton) (§2, §9).",
+		     "%ld kernels ran inside CUDA graphs; the GPU sat idle %s (%s of the judged span) in the gaps between "
+		     "dependent graph nodes.",
+		     ngraph, t(b1, graph_gap), pc(b2, gshare));
+		return;
+	}
+	clear(f, "%ld short kernels outside CUDA graphs; %s of idle before them (%s of the judged span).", nshort,
+	      t(b1, lost), pc(b2, share));
 }
 
 static void rule_sync(struct ctx *c, struct gd_finding *f)
@@ -489,8 +791,8 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32];
-	long n = s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC], nu;
-	double blocked = s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC], bubble = 0, gap_after = 0;
+	long n = s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC], nu, n_loop = 0;
+	double blocked = s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC], bubble = 0, gap_after = 0, blocked_loop = 0;
 	struct gd_interval *u;
 	long j = 0;
 	if (!c->judge_gpu) {
@@ -501,72 +803,104 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "Neither API calls nor synchronisation records were traced.");
 		return;
 	}
-	/* a gap that begins while the host is blocked in a sync: the queue ran dry and stays
-	 * empty until the host launches again. Without the sync the host would have queued the
-	 * next work earlier by at most the time it was blocked, so each such gap counts up to the
-	 * length of the blocking call (a host that is slower than the GPU anyway loses little to
-	 * its syncs: that idle is the idle rule's). Warm-up gaps are not judged. */
-	u = api_union(p, (1u << GD_API_SYNC) | (1u << GD_API_COPY_SYNC), &nu);
-	for (long i = 0; i < c->nsgaps && u; i++) {
-		while (j < nu && u[j].end < c->sgaps[i].start)
-			j++;
-		if (j < nu && u[j].start <= c->sgaps[i].start) {
-			double g = (double)(c->sgaps[i].end - c->sgaps[i].start), bl = (double)(u[j].end - u[j].start);
-			gap_after += g;
-			bubble += g < bl ? g : bl;
+	for (long i = 0; i < p->na; i++)
+		if ((p->a[i].cat == GD_API_SYNC || p->a[i].cat == GD_API_COPY_SYNC) &&
+		    gd_steady_in(&c->st, p->a[i].start)) {
+			n_loop++;
+			blocked_loop += (double)(p->a[i].end - p->a[i].start);
 		}
+	/* the stake is attribute_gaps' share of each steady gap; gap_after (evidence) is the idle
+	 * that began while the host was blocked in a call. Without the sync the host would have
+	 * queued the next work earlier by at most the time it was blocked, so a host that is slower
+	 * than the GPU anyway loses little to its syncs: that idle is the idle rule's. */
+	u = api_union(p, (1u << GD_API_SYNC) | (1u << GD_API_COPY_SYNC), &nu);
+	for (long i = 0; i < c->ngaps; i++) {
+		if (c->warm[i] != GAP_STEADY)
+			continue;
+		bubble += c->gap_sync[i];
+		while (u && j < nu && u[j].end < c->gaps[i].start)
+			j++;
+		if (u && j < nu && u[j].start <= c->gaps[i].start)
+			gap_after += (double)(c->gaps[i].end - c->gaps[i].start);
 	}
 	free(u);
 	double share = c->judged > 0 ? clamp01(bubble / c->judged) : 0;
 	ev(f, "sync_calls", (double)n, "count", "%ld synchronising calls (%ld explicit, %ld synchronous copies)", n,
 	   s->api_n[GD_API_SYNC], s->api_n[GD_API_COPY_SYNC]);
+	ev(f, "sync_calls_in_loop", (double)n_loop, "count", "%ld of them in the main loop, %ld at start-up or tear-down",
+	   n_loop, n - n_loop);
 	ev(f, "sync_blocked_ns", blocked, "ns", "host blocked %s in them", t(b1, blocked));
 	ev(f, "idle_after_sync_ns", gap_after, "ns", "%s of GPU idle began while the host was blocked in one",
 	   t(b1, gap_after));
-	ev(f, "sync_stake_ns", bubble, "ns", "%s of it (each gap up to its blocking call) the sync cost",
+	ev(f, "sync_stake_ns", bubble, "ns",
+	   "%s of the idle after them (each sync's gaps up to the time it blocked the host) the sync cost",
 	   t(b1, bubble));
 	if (isfinite(s->wall_ns) && s->wall_ns > 0)
 		ev(f, "sync_per_s", n / (s->wall_ns * 1e-9), "1/s", "%.0f per second", n / (s->wall_ns * 1e-9));
-	if (n < SYNC_MIN_CALLS || share < SYNC_WARN) {
-		clear(f, "%ld synchronising calls; %s of GPU idle followed them, %s of it due to them.", n,
-		      t(b1, gap_after), t(b2, bubble));
+	if (n_loop < SYNC_MIN_CALLS || share < SYNC_WARN) {
+		clear(f, "%ld synchronising calls (%ld in the loop); %s of GPU idle followed them, %s of it due to them.", n,
+		      n_loop, t(b1, gap_after), t(b2, bubble));
 		return;
 	}
 	fire(f, share >= SYNC_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
 	     "Synchronise once per step, not per iteration: drop cudaDeviceSynchronize/StreamSynchronize and "
-	     "synchronous cudaMemcpy from the loop, avoid .item()/.cpu()/print of GPU tensors, use events and "
-	     "async copies (§11).",
+	     "synchronous cudaMemcpy from the loop, avoid .item()/.cpu()/print of GPU tensors and "
+	     "data-dependent shapes (boolean-mask indexing, nonzero), use events and async copies (§11).",
 	     "%ld synchronising calls blocked the host %s; the GPU then sat idle %s (%s of the judged span) "
 	     "that work queued ahead would have filled.",
-	     n, t(b1, blocked), t(b2, bubble), pc(b3, share));
+	     n_loop, t(b1, blocked_loop), t(b2, bubble), pc(b3, share));
 }
 
+/* Pageable copies in the main loop are judged; those before it (model.cuda(), a dataset
+ * uploaded once) or after it (results copied back) are start-up evidence only: a one-off
+ * staging cost that a longer run amortises. */
 static void rule_pageable(struct ctx *c, struct gd_finding *f)
 {
-	const struct gd_summary *s = c->s;
+	const struct gd_profile *p = c->p;
 	char b1[32], b2[32], b3[32], b4[32];
-	double pb = 0, pns = 0, pinb = 0, pinns = 0;
-	long pn = 0;
-	if (c->p->nc == 0) {
+	double pb = 0, pns = 0, pinb = 0, pinns = 0, sb = 0, sns = 0;
+	long pn = 0, sn = 0;
+	if (p->nc == 0) {
 		clear(f, "No copies.");
 		return;
 	}
-	for (int k = GD_CPY_HTOD; k <= GD_CPY_DTOH; k++) {
-		pb += s->cp[k].pageable_bytes;
-		pns += s->cp[k].pageable_ns;
-		pn += s->cp[k].pageable_count;
-		pinb += s->cp[k].bytes - s->cp[k].pageable_bytes;
-		pinns += s->cp[k].ns - s->cp[k].pageable_ns;
+	for (long i = 0; i < p->nc; i++) {
+		const struct gd_pcopy *x = &p->c[i];
+		double d = (double)(x->end - x->start);
+		if (x->kind != GD_CK_HTOD && x->kind != GD_CK_DTOH)
+			continue;
+		if (!(x->src_kind == GD_MK_PAGEABLE || x->dst_kind == GD_MK_PAGEABLE)) {
+			pinb += (double)x->bytes;
+			pinns += d;
+		} else if (gd_steady_in(&c->st, x->start)) {
+			pb += (double)x->bytes;
+			pns += d;
+			pn++;
+		} else {
+			sb += (double)x->bytes;
+			sns += d;
+			sn++;
+		}
 	}
-	if (pn == 0) {
+	if (pn + sn == 0) {
 		clear(f, "No copy touched pageable host memory.");
 		return;
 	}
 	double bw = pns > 0 ? pb / (pns * 1e-9) : NAN, pbw = pinns > 0 && pinb > 0 ? pinb / (pinns * 1e-9) : NAN;
 	double stake = pns;
-	ev(f, "pageable_copies", (double)pn, "count", "%ld copies to/from pageable memory, %s", pn,
+	ev(f, "pageable_copies", (double)pn, "count", "%ld copies in the main loop to/from pageable memory, %s", pn,
 	   gd_fmt_bytes(b1, 32, pb));
 	ev(f, "pageable_ns", pns, "ns", "they took %s", t(b1, pns));
+	if (sn)
+		ev(f, "startup_pageable_copies", (double)sn, "count",
+		   "%ld more before or after the main loop (start-up, tear-down: not judged), %s in %s", sn,
+		   gd_fmt_bytes(b1, 32, sb), t(b2, sns));
+	if (pn == 0) {
+		clear(f, "%ld pageable copies (%s, %s), all before or after the main loop: one-off start-up or "
+			 "tear-down, not judged.",
+		      sn, gd_fmt_bytes(b1, 32, sb), t(b2, sns));
+		return;
+	}
 	ev(f, "pageable_bw", bw, "B/s", "achieved %s", gd_fmt_si(b1, 32, bw, "B/s"));
 	if (isfinite(pbw)) {
 		ev(f, "pinned_bw", pbw, "B/s", "pinned copies in the same run reached %s", gd_fmt_si(b1, 32, pbw, "B/s"));
@@ -581,46 +915,57 @@ static void rule_pageable(struct ctx *c, struct gd_finding *f)
 	     "Allocate host buffers pinned (cudaMallocHost / cudaHostAlloc, pin_memory=True in a DataLoader); a "
 	     "pageable copy is staged through a driver buffer and cannot overlap kernels even with "
 	     "cudaMemcpyAsync (§11).",
-	     "%ld copies used pageable host memory (%s at %s%s%s); up to %s at stake.", pn, gd_fmt_bytes(b1, 32, pb),
-	     gd_fmt_si(b2, 32, bw, "B/s"), isfinite(pbw) ? " vs pinned " : "",
+	     "%ld copies in the main loop used pageable host memory (%s at %s%s%s); up to %s at stake.", pn,
+	     gd_fmt_bytes(b1, 32, pb), gd_fmt_si(b2, 32, bw, "B/s"), isfinite(pbw) ? " vs pinned " : "",
 	     isfinite(pbw) ? gd_fmt_si(b3, 32, pbw, "B/s") : "", t(b4, stake));
+}
+
+/* The legacy default stream's semantics (CUDA programming guide, "implicit synchronization"):
+ * an operation on it waits for all earlier work of the blocking streams of its context, and
+ * work issued to those streams after it waits for it to finish. Streams created with
+ * cudaStreamNonBlocking (streams.flags = 2) take no part. The cost is what the other streams
+ * lose: a kernel or copy on a blocking stream of the same process and device that was ready
+ * (its launch call had returned and its own stream's previous operation had finished) before
+ * a default-stream operation ended, but started only after that operation ended, was held
+ * back from ready until that end. The union of those delays is the time at stake; the
+ * default-stream operation's own time is not (it would run on any stream). */
+struct dop {
+	int64_t start, end;
+	int pid, device;
+	int what;   /* kernel slot in s->ks, or -1 - copy class */
+};
+
+static int cmp_dop_end(const void *x, const void *y)
+{
+	const struct dop *a = x, *b = y;
+	return a->end < b->end ? -1 : a->end > b->end;
 }
 
 static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
-	char b1[32], b2[32];
-	int64_t w0 = INT64_MAX, w1 = INT64_MIN;
-	long nleg = 0, nin = 0, nother = 0;
-	double tin = 0;
-	int64_t streams[64];
-	int nstreams = 0;
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], b3[32];
+	long nleg = 0, nother = 0, nblocking = 0, ndelayed = 0, nd = 0, ndl = 0;
+	struct dop *d;
+	struct gd_interval *dl;
+	enum { MAXS = 64 };
+	struct sstate {
+		int64_t key, last_end;
+		int pid;
+		int64_t stream;
+		long delayed;
+		double delay_ns;
+	} st[MAXS];
+	int nst = 0;
 	if (!c->judge_gpu) {
 		insufficient(f, "Too little GPU activity to judge streams.");
 		return;
 	}
-	/* the window in which other streams have work */
-#define SCAN(arr, n)                                                                      \
-	for (long i = 0; i < (n); i++) {                                                  \
-		if ((arr)[i].legacy) {                                                    \
-			nleg++;                                                           \
-			continue;                                                         \
-		}                                                                         \
-		nother++;                                                                 \
-		if ((arr)[i].start < w0)                                                  \
-			w0 = (arr)[i].start;                                              \
-		if ((arr)[i].end > w1)                                                    \
-			w1 = (arr)[i].end;                                                \
-		int64_t key = (arr)[i].stream * 131 + (arr)[i].pid;                       \
-		int seen = 0;                                                             \
-		for (int q = 0; q < nstreams; q++)                                        \
-			seen |= streams[q] == key;                                        \
-		if (!seen && nstreams < 64)                                               \
-			streams[nstreams++] = key;                                        \
-	}
-	SCAN(p->k, p->nk)
-	SCAN(p->c, p->nc)
-#undef SCAN
+	for (long i = 0; i < p->nk; i++)
+		p->k[i].legacy ? nleg++ : (nother++, nblocking += !p->k[i].nonblocking);
+	for (long i = 0; i < p->nc; i++)
+		p->c[i].legacy ? nleg++ : (nother++, nblocking += !p->c[i].nonblocking);
 	if (nleg == 0) {
 		clear(f, "No work on the legacy default stream.");
 		return;
@@ -629,33 +974,162 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 		clear(f, "All %ld operations ran on the default stream, which prevents no concurrency here.", nleg);
 		return;
 	}
-#define WIN(arr, n)                                                                     \
-	for (long i = 0; i < (n); i++)                                                  \
-		if ((arr)[i].legacy && (arr)[i].end > w0 && (arr)[i].start < w1) {     \
-			nin++;                                                          \
-			tin += (double)((arr)[i].end - (arr)[i].start);                 \
-		}
-	WIN(p->k, p->nk)
-	WIN(p->c, p->nc)
-#undef WIN
-	double share = clamp01(tin / c->span);
-	ev(f, "default_stream_ops", (double)nleg, "count", "%ld operations on the legacy default stream", nleg);
-	ev(f, "other_streams", (double)nstreams, "count", "%d other stream(s) had %ld operations", nstreams, nother);
-	ev(f, "default_ops_while_streams_active", (double)nin, "count",
-	   "%ld default-stream operations (%s) ran while other streams had work; each waits for, and blocks, all of "
-	   "them",
-	   nin, t(b1, tin));
-	if (nin == 0 || share < DEFSTREAM_WARN) {
-		clear(f, "Default-stream work did not overlap the other streams' activity (%s).", t(b1, tin));
+	if (!p->have_api) {
+		insufficient(f, "Launch calls were not traced, so when the other streams' work was ready is unknown.");
 		return;
 	}
-	fire(f, GD_SEV_WARN, share,
-	     "Put every operation on an explicit non-blocking stream (cudaStreamCreateWithFlags(..., "
-	     "cudaStreamNonBlocking)) or compile with --default-stream per-thread; the legacy default stream "
+	if (nblocking == 0) {
+		clear(f, "%ld operations on the legacy default stream; the other streams (%ld operations) were created "
+			 "non-blocking, so nothing waited for it.",
+		      nleg, nother);
+		return;
+	}
+	d = malloc((size_t)nleg * sizeof(*d));
+	dl = malloc(((size_t)nother + 1) * sizeof(*dl));
+	if (!d || !dl) {
+		free(d);
+		free(dl);
+		return;
+	}
+	for (long i = 0; i < p->nk; i++)
+		if (p->k[i].legacy)
+			d[nd++] = (struct dop){p->k[i].start, p->k[i].end, p->k[i].pid, p->k[i].device, c->slot[p->k[i].name]};
+	for (long i = 0; i < p->nc; i++)
+		if (p->c[i].legacy)
+			d[nd++] = (struct dop){p->c[i].start, p->c[i].end, p->c[i].pid, p->c[i].device,
+					       -1 - gd_copy_class(p->c[i].kind)};
+	qsort(d, (size_t)nd, sizeof(*d), cmp_dop_end);
+	/* per default-stream operation kind (kernel name or copy class): how often it held others
+	 * back, and its own time */
+	long *cause_n = calloc((size_t)s->nks + GD_CPY_COUNT + 1, sizeof(long));
+	double *cause_ns = calloc((size_t)s->nks + GD_CPY_COUNT + 1, sizeof(double));
+	/* the other streams' operations in start order: merge kernels and copies */
+	long i = 0, j = 0;
+	while (cause_n && cause_ns && (i < p->nk || j < p->nc)) {
+		int is_k = j >= p->nc || (i < p->nk && p->k[i].start <= p->c[j].start);
+		int64_t start = is_k ? p->k[i].start : p->c[j].start, end = is_k ? p->k[i].end : p->c[j].end;
+		int64_t ready = is_k ? c->k_launch_end[i] : c->c_launch_end[j];
+		int legacy = is_k ? p->k[i].legacy : p->c[j].legacy;
+		int nb = is_k ? p->k[i].nonblocking : p->c[j].nonblocking;
+		int pid = is_k ? p->k[i].pid : p->c[j].pid, dev = is_k ? p->k[i].device : p->c[j].device;
+		int64_t stream = is_k ? p->k[i].stream : p->c[j].stream;
+		if (is_k)
+			i++;
+		else
+			j++;
+		if (legacy || nb)
+			continue;
+		int q;
+		int64_t key = stream * 131 + pid;
+		for (q = 0; q < nst && st[q].key != key; q++)
+			;
+		if (q == nst) {
+			if (nst == MAXS)
+				continue;
+			st[nst++] = (struct sstate){.key = key, .last_end = INT64_MIN, .pid = pid, .stream = stream};
+		}
+		/* ready: launched and its stream's previous operation done. Without its launch call
+		 * the operation is not judged: stream order alone would call a memset issued long
+		 * after its predecessor "ready" since that predecessor ended. */
+		int64_t launched = ready;
+		if (st[q].last_end > ready)
+			ready = st[q].last_end;
+		st[q].last_end = st[q].last_end > end ? st[q].last_end : end;
+		if (launched == INT64_MIN || !gd_steady_in(&c->st, start))
+			continue;
+		/* the default-stream operation of this context that ended last at or before `start` */
+		long lo = 0, hi = nd;
+		while (lo < hi) {
+			long mid = (lo + hi) / 2;
+			if (d[mid].end <= start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (long x = lo - 1, tries = 0; x >= 0 && tries < 64 && d[x].end > ready; x--, tries++) {
+			if (d[x].pid != pid || d[x].device != dev)
+				continue;
+			dl[ndl].start = ready;
+			dl[ndl].end = d[x].end;
+			ndl++;
+			ndelayed++;
+			st[q].delayed++;
+			st[q].delay_ns += (double)(d[x].end - ready);
+			int w = d[x].what >= 0 ? d[x].what : (int)s->nks + (-1 - d[x].what);
+			cause_n[w]++;
+			cause_ns[w] += (double)(d[x].end - d[x].start);
+			break;
+		}
+	}
+	qsort(dl, (size_t)ndl, sizeof(*dl), cmp_iv);
+	ndl = merge(dl, ndl);
+	/* the streams were held back side by side: the run would shorten by about the most any
+	 * one stream waited, not by the union of their waits (two blocking streams alternating
+	 * through the default stream are each held back while the other runs) */
+	double stake = 0, most = 0;
+	for (long x = 0; x < ndl; x++)
+		stake += (double)(dl[x].end - dl[x].start);
+	for (int q = 0; q < nst; q++)
+		most = st[q].delay_ns > most ? st[q].delay_ns : most;
+	stake = stake < most ? stake : most;
+	double share = c->judged > 0 ? clamp01(stake / c->judged) : 0;
+	ev(f, "default_stream_ops", (double)nleg, "count", "%ld operations on the legacy default stream", nleg);
+	ev(f, "other_streams", (double)nst, "count",
+	   "%d blocking stream(s) had %ld operations (%ld more on non-blocking streams, which never wait for it)", nst,
+	   nblocking, nother - nblocking);
+	ev(f, "delayed_ops", (double)ndelayed, "count",
+	   "%ld operations on blocking streams were ready but held back until a default-stream operation ended",
+	   ndelayed);
+	ev(f, "delay_ns", stake, "ns", "%s (%s of the judged span) at stake: the longest any one stream was held back",
+	   t(b1, stake), pc(b2, share));
+	int nwait = 0;
+	for (int q = 0; q < nst; q++)
+		nwait += st[q].delayed > 0;
+	/* the causes, most frequent first (two), and the streams that waited (three) */
+	char causes[160] = "";
+	if (cause_n && cause_ns)
+		for (int r = 0; r < 2; r++) {
+			long bw = -1;
+			for (long w = 0; w < s->nks + GD_CPY_COUNT; w++)
+				if (cause_n[w] && (bw < 0 || cause_n[w] > cause_n[bw]))
+					bw = w;
+			if (bw < 0)
+				break;
+			const char *nm = bw < s->nks ? s->ks[bw].short_name : gd_copy_class_name((int)(bw - s->nks));
+			ev(f, "default_stream_cause", (double)cause_n[bw], "count",
+			   "held others back %ld times: %s%s on the default stream (%s of its own time)", cause_n[bw],
+			   bw < s->nks ? "" : "copies ", nm, t(b1, cause_ns[bw]));
+			if (!*causes)
+				snprintf(causes, sizeof(causes), "%s%s", bw < s->nks ? "" : "copies ", nm);
+			cause_n[bw] = 0;
+		}
+	for (int r = 0; r < 3; r++) {
+		int bq = -1;
+		for (int q = 0; q < nst; q++)
+			if (st[q].delayed && (bq < 0 || st[q].delay_ns > st[bq].delay_ns))
+				bq = q;
+		if (bq < 0)
+			break;
+		ev(f, "waiting_stream", (double)st[bq].stream, "", "stream %lld (pid %d) waited %ld times, %s in all",
+		   (long long)st[bq].stream, st[bq].pid, st[bq].delayed, t(b1, st[bq].delay_ns));
+		st[bq].delayed = 0;
+	}
+	free(cause_n);
+	free(cause_ns);
+	free(d);
+	free(dl);
+	if (share < DEFSTREAM_WARN) {
+		clear(f, "Default-stream work held the blocking streams back %s (%s of the judged span).", t(b1, stake),
+		      pc(b2, share));
+		return;
+	}
+	fire(f, share >= DEFSTREAM_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
+	     "Put every operation on an explicit stream created with cudaStreamNonBlocking "
+	     "(cudaStreamCreateWithFlags), or compile with --default-stream per-thread; the legacy default stream "
 	     "synchronises with every blocking stream (§11).",
-	     "%ld operations (%s, %s of the span) ran on the legacy default stream while %d other stream(s) were "
-	     "active, serialising them.",
-	     nin, t(b1, tin), pc(b2, share), nstreams);
+	     "Work on the legacy default stream (%s) held %ld operations of %d blocking stream(s) back for %s (%s "
+	     "of the judged span) that they could have run concurrently.",
+	     causes, ndelayed, nwait, t(b3, stake), pc(b2, share));
 }
 
 /* What would lift occupancy: the register count, shared memory or block size that fits one
@@ -706,6 +1180,73 @@ static void occ_fix(const struct gd_profile *p, const struct gd_kstat *k, char *
 	}
 }
 
+/* Concurrency of the hot kernels (one sweep over every kernel's start and end): for each of
+ * the first n kernel slots, idle[q] = the time integral, while an instance of it ran, of the
+ * share of its device's SMs that no running kernel's grid covered (a 128-block kernel beside
+ * another 128-block kernel on 132 SMs leaves none idle), and alone[q] = the time it ran with
+ * no other kernel on its device. Grids count up to the SM count each (a larger grid fills
+ * every SM). */
+struct sweep_ev {
+	int64_t t;
+	int delta; /* +1 start, -1 end */
+	long k;
+};
+
+static int cmp_sweep(const void *x, const void *y)
+{
+	const struct sweep_ev *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->delta - b->delta; /* ends before starts at the same instant */
+}
+
+static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
+{
+	const struct gd_profile *p = c->p;
+	struct sweep_ev *e = malloc(((size_t)p->nk * 2 + 1) * sizeof(*e));
+	double cover[8] = {0};
+	long running[8] = {0}, mine[8][10] = {{0}};
+	int64_t prev = 0;
+	if (!e || n > 10)
+		return free(e), -1;
+	for (int q = 0; q < n; q++)
+		idle[q] = alone[q] = 0;
+	for (long i = 0; i < p->nk; i++) {
+		e[2 * i] = (struct sweep_ev){p->k[i].start, +1, i};
+		e[2 * i + 1] = (struct sweep_ev){p->k[i].end, -1, i};
+	}
+	qsort(e, (size_t)p->nk * 2, sizeof(*e), cmp_sweep);
+	for (long x = 0; x < 2 * p->nk; x++) {
+		double dt = x ? (double)(e[x].t - prev) : 0;
+		if (dt > 0)
+			for (int dv = 0; dv < 8; dv++) {
+				int sms = dv < c->p->ndev ? c->p->dev[dv].occ.sm_count : 0;
+				for (int q = 0; q < n && running[dv]; q++) {
+					if (!mine[dv][q])
+						continue;
+					if (sms > 0 && cover[dv] < sms)
+						idle[q] += dt * (1.0 - cover[dv] / sms);
+					if (running[dv] == mine[dv][q] && mine[dv][q] == 1)
+						alone[q] += dt;
+				}
+			}
+		prev = e[x].t;
+		const struct gd_pkernel *k = &p->k[e[x].k];
+		int dv = k->device >= 0 && k->device < 8 ? k->device : 0;
+		int sms = dv < p->ndev ? p->dev[dv].occ.sm_count : 0;
+		double g = (double)k->grid[0] * k->grid[1] * k->grid[2];
+		if (sms > 0 && g > sms)
+			g = sms;
+		int sl = k->name >= 0 && k->name < p->nnames ? c->slot[k->name] : -1;
+		running[dv] += e[x].delta;
+		cover[dv] += e[x].delta * g;
+		if (sl >= 0 && sl < n)
+			mine[dv][sl] += e[x].delta;
+	}
+	free(e);
+	return 0;
+}
+
 static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
@@ -715,10 +1256,13 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	int judged = 0, sev = GD_SEV_NONE;
 	const char *advice = "";
 	static char advice_buf[600];
+	double idle_sm[10], alone[10];
+	int have_conc;
 	if (!c->judge_gpu || s->kernel_ns <= 0) {
 		insufficient(f, "Too little kernel time to judge occupancy.");
 		return;
 	}
+	have_conc = concurrency(c, s->nks < 10 ? s->nks : 10, idle_sm, alone) == 0;
 	for (int i = 0; i < s->nks && i < 10; i++) {
 		const struct gd_kstat *k = &s->ks[i];
 		double kshare = k->total_ns / s->kernel_ns, stake = 0;
@@ -733,22 +1277,40 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			continue;
 		judged++;
 		int sms = p->dev[k->device].occ.sm_count;
+		/* the time the kernel shared the GPU fills the SMs its own grid leaves idle, and
+		 * fills its tail wave: only the idle SM time, and the time it ran alone, are at
+		 * stake (summed kernel time can exceed the span when kernels overlap) */
+		double solo = have_conc && k->total_ns > 0 ? alone[i] / k->total_ns : 1;
 		if (sms > 0 && k->grid_blocks < sms) {
-			stake = kshare * (1.0 - (double)k->grid_blocks / sms);
-			snprintf(what, sizeof(what), "grid of %lld block%s leaves %lld of %d SMs idle", k->grid_blocks,
-				 k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms);
+			double idle_frac = have_conc && k->total_ns > 0 ? idle_sm[i] / k->total_ns
+								  : 1.0 - (double)k->grid_blocks / sms;
+			if (idle_frac >= GRID_IDLE_MIN) {
+				stake = idle_frac * k->total_ns / s->kernel_ns;
+				if (solo < 0.99)
+					snprintf(what, sizeof(what),
+						 "grid of %lld block%s leaves %lld of %d SMs idle; with the kernels beside it "
+						 "%.0f %% of the SMs stayed idle while it ran",
+						 k->grid_blocks, k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms,
+						 100 * idle_frac);
+				else
+					snprintf(what, sizeof(what), "grid of %lld block%s leaves %lld of %d SMs idle",
+						 k->grid_blocks, k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms);
+			}
 		} else if (!lib_tuned && isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
 			/* library kernels are often persistent (a grid sized to the SMs, looping over
 			 * tiles), where blocks ÷ resident blocks says nothing about waves */
-			stake = kshare * (1.0 - k->last_wave_fill) / ceil(k->waves);
+			stake = solo * kshare * (1.0 - k->last_wave_fill) / ceil(k->waves);
 			snprintf(what, sizeof(what), "%.2f waves: the last wave fills only %.0f %% of the SMs", k->waves,
 				 100 * k->last_wave_fill);
 		} else if (k->occ.occupancy < OCC_LOW && !lib_tuned) {
 			/* the time at stake is unknown without counters; the kernel's share bounds it */
-			stake = kshare * 0.5 * (1 - k->occ.occupancy / OCC_LOW);
+			stake = solo * kshare * 0.5 * (1 - k->occ.occupancy / OCC_LOW);
 			snprintf(what, sizeof(what), "theoretical occupancy %.0f %%, limited by %s", 100 * k->occ.occupancy,
 				 gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)));
 		}
+		if (have_conc && solo < 0.99)
+			ev(f, "ran_alone_fraction", solo, "fraction", "%s ran alone on its GPU %s of its time",
+			   k->short_name, pc(b1, solo));
 		ev(f, "occupancy", k->occ.occupancy, "fraction", "%s: %s of kernel time, occupancy %.0f %% (%s), grid %lld × %d",
 		   k->short_name, pc(b1, kshare), 100 * k->occ.occupancy,
 		   gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)), k->grid_blocks, k->block_threads);
@@ -819,6 +1381,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 		int last_slot[64];
 		int64_t last_stream[64];
 		double last_d[64];
+		int last_pair[64]; /* the pair entry the previous kernel was counted in as its second, or -1 */
 		int nls = 0;
 		if (h) {
 			for (long i = 0; i < p->nk; i++) {
@@ -833,7 +1396,9 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 					nls++;
 					last_stream[q] = k->stream;
 					last_slot[q] = -1;
+					last_pair[q] = -1;
 				}
+				int counted = -1;
 				if (sl >= 0 && last_slot[q] >= 0 && gd_kind_memory_bound(s->ks[sl].kind) &&
 				    gd_kind_memory_bound(s->ks[last_slot[q]].kind)) {
 					unsigned hv = ((unsigned)last_slot[q] * 2654435761u ^ (unsigned)sl * 40503u) & (HB - 1);
@@ -844,22 +1409,32 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 						}
 						if (h[hv].a == last_slot[q] && h[hv].b == sl) {
 							h[hv].n++;
-							h[hv].ns += d + last_d[q];
+							/* in a chain a → a → a each kernel closes one pair and opens
+							 * the next: count every kernel once per candidate */
+							h[hv].ns += d + (last_pair[q] == (int)hv ? 0 : last_d[q]);
+							counted = (int)hv;
 							break;
 						}
 					}
 				}
 				last_slot[q] = sl;
 				last_d[q] = d;
+				last_pair[q] = counted;
 			}
 			int best = -1;
 			for (int i = 0; i < HB; i++)
 				if (h[i].n >= 2 && (best < 0 || h[i].ns > h[best].ns))
 					best = i;
 			if (best >= 0) {
+				int same = h[best].a == h[best].b;
+				/* fusing two memory-bound kernels saves about one round trip through memory:
+				 * half their time, as for the rule's total below */
 				ev(f, "fusion_pair_count", (double)h[best].n, "count",
-				   "fusion candidate: %s → %s, %ld times, %s together", s->ks[h[best].a].short_name,
-				   s->ks[h[best].b].short_name, h[best].n, t(b1, h[best].ns));
+				   "fusion candidate: %s%s%s, %ld times, %s in those kernels", s->ks[h[best].a].short_name,
+				   same ? " twice in a row on one stream" : " → ", same ? "" : s->ks[h[best].b].short_name,
+				   h[best].n, t(b1, h[best].ns));
+				ev(f, "fusion_pair_saving_ns", 0.5 * h[best].ns, "ns",
+				   "fusing them could save ~%s (half: one round trip through memory)", t(b1, 0.5 * h[best].ns));
 				snprintf(f->kernel, sizeof(f->kernel), "%s", s->ks[h[best].b].short_name);
 			}
 			free(h);
@@ -1061,7 +1636,24 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		ev(f, "peak_allocated_bytes", peak_live, "bytes", "peak allocated by the program %s (allocation records)",
 		   gd_fmt_bytes(b1, 32, peak_live));
 	ev(f, "alloc_calls", (double)nalloc, "count", "%ld allocation/free calls took %s", nalloc, t(b1, alloc_ns));
-	double churn = isfinite(s->wall_ns) && s->wall_ns > 0 ? alloc_ns / s->wall_ns : 0;
+	/* churn is judged in the main loop only: allocating the parameters and buffers once
+	 * before it is how a program should do it */
+	long nalloc_loop = 0;
+	double alloc_loop_ns = 0, window = s->wall_ns;
+	for (long i = 0; i < p->na; i++)
+		if ((p->a[i].cat == GD_API_ALLOC || p->a[i].cat == GD_API_FREE) && gd_steady_in(&c->st, p->a[i].start)) {
+			nalloc_loop++;
+			alloc_loop_ns += (double)(p->a[i].end - p->a[i].start);
+		}
+	if (c->st.found)
+		window = (double)(c->st.t1 - c->st.t0);
+	if (nalloc_loop != nalloc)
+		ev(f, "alloc_calls_in_loop", (double)nalloc_loop, "count",
+		   "%ld of them in the main loop (%s); the rest at start-up or tear-down, not judged", nalloc_loop,
+		   t(b1, alloc_loop_ns));
+	nalloc = nalloc_loop;
+	alloc_ns = alloc_loop_ns;
+	double churn = isfinite(window) && window > 0 ? alloc_ns / window : 0;
 	if (isfinite(ratio) && ratio >= MEM_WARN) {
 		fire(f, ratio >= MEM_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, NAN,
 		     "Close to out-of-memory: reduce the batch or sequence length, use activation checkpointing, mixed "
@@ -1079,27 +1671,7 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		     pc(b2, churn));
 		return;
 	}
-	clear(f, "Peak device memory %s of capacity; %ld allocation calls.", pc(b1, ratio), nalloc);
-}
-
-static int cmp_iv(const void *x, const void *y)
-{
-	const struct gd_interval *a = x, *b = y;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static long merge(struct gd_interval *v, long n)
-{
-	long m = 0;
-	for (long i = 0; i < n; i++) {
-		if (m && v[i].start <= v[m - 1].end) {
-			if (v[i].end > v[m - 1].end)
-				v[m - 1].end = v[i].end;
-		} else {
-			v[m++] = v[i];
-		}
-	}
-	return m;
+	clear(f, "Peak device memory %s of capacity; %ld allocation calls in the main loop.", pc(b1, ratio), nalloc);
 }
 
 static void rule_comm(struct ctx *c, struct gd_finding *f)
@@ -1153,6 +1725,19 @@ static void rule_comm(struct ctx *c, struct gd_finding *f)
 }
 
 /* ---- driver ---------------------------------------------------------------------------- */
+static void ctx_free(struct ctx *c)
+{
+	free(c->slot);
+	free(c->gaps);
+	free(c->warm);
+	free(c->sgaps);
+	free(c->gap_sync);
+	free(c->k_launch_start);
+	free(c->k_launch_end);
+	free(c->c_launch_end);
+	free(c->k_graphlaunch);
+}
+
 static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 {
 	int fa = a->state == GD_FIRED, fb = b->state == GD_FIRED;
@@ -1183,11 +1768,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	c.gaps = malloc(((size_t)s->nbusy + 1) * sizeof(*c.gaps));
 	c.warm = calloc((size_t)s->nbusy + 1, 1);
 	c.sgaps = malloc(((size_t)s->nbusy + 1) * sizeof(*c.sgaps));
-	if (!c.slot || !c.gaps || !c.warm || !c.sgaps) {
-		free(c.slot);
-		free(c.gaps);
-		free(c.warm);
-		free(c.sgaps);
+	c.gap_sync = calloc((size_t)s->nbusy + 1, sizeof(double));
+	if (!c.slot || !c.gaps || !c.warm || !c.sgaps || !c.gap_sync || link_launches(&c)) {
+		ctx_free(&c);
 		return GD_EFAIL;
 	}
 	for (int i = 0; i < p->nnames; i++)
@@ -1199,7 +1782,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		c.gaps[c.ngaps].end = s->busy[i].start;
 		c.ngaps++;
 	}
+	gd_steady_find(p, c.k_launch_start, &c.st);
 	mark_warmup(&c);
+	attribute_gaps(&c);
 	rule_profiler(&c, &v->f[GD_R_PROFILER]);
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
@@ -1218,10 +1803,6 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		rule_memory(&c, &v->f[GD_R_MEMORY]);
 		rule_comm(&c, &v->f[GD_R_COMM]);
 	}
-	free(c.slot);
-	free(c.gaps);
-	free(c.warm);
-	free(c.sgaps);
 	for (int r = 0; r < GD_R_COUNT; r++)
 		v->f[r].rank_share = v->f[r].share;
 	/* Idle time that the launch or sync rule explains is the same time: rank the specific
@@ -1257,5 +1838,13 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 			v->order[j] = v->order[j - 1];
 			v->order[j - 1] = tmp;
 		}
+	top_line(&c, v);
+	v->loop_found = c.st.found;
+	v->loop_first_kernel = c.st.found ? c.st.k0 : 0;
+	v->loop_last_kernel = c.st.found ? c.st.k1 : p->nk - 1;
+	v->loop_repeats = c.st.repeats;
+	v->loop_start = c.st.found ? c.st.t0 : s->span_start;
+	v->loop_end = c.st.found ? c.st.t1 : s->span_end;
+	ctx_free(&c);
 	return GD_OK;
 }

@@ -45,6 +45,15 @@ struct gd_verdicts {
 	struct gd_finding f[GD_R_COUNT];
 	int order[GD_R_COUNT]; /* fired findings first, by severity then share */
 	int nfired, nwarn;     /* fired; fired at warning or high severity */
+	/* The verdict in one sentence, for every renderer: the top finding's headline when one
+	 * warns; else "No problem found." and, when the GPU was idle much of the wall time, why
+	 * that is no problem (start-up before the main loop, tear-down after it). */
+	char top_line[600];
+	/* The main loop (analysis/steady.h) that every rule judges; found = 0: the whole run. */
+	int loop_found;
+	long loop_first_kernel, loop_last_kernel; /* indices into the profile's kernels */
+	long loop_repeats;                         /* runs of its most frequent kernel */
+	int64_t loop_start, loop_end;              /* ns on the profile's clock */
 };
 
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);
