@@ -2,6 +2,7 @@
  * in the terminal, as JSON (--json) or as a self-contained HTML page. No GPU needed. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/fileio.h"
 #include "core/status.h"
 #include "analysis/analysis.h"
 #include "render/report.h"
@@ -38,6 +39,8 @@ int cmd_report(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos != 1)
 		return gd_error(GD_EUSAGE, "report: expected one profile file (see 'gpudiag help report')");
+	if (html && gd_same_file(html, pos[0]))
+		return gd_error(GD_EUSAGE, "report: the output '%s' is the input profile; name another file", html);
 
 	/* analysed once; the terminal (or JSON) report and the page are two views of it */
 	rc = gd_analysis_load(pos[0], &a, why, sizeof(why));

@@ -4,11 +4,60 @@
 #include "core/status.h"
 
 #include <stdio.h>
-#include <string.h>
+#include <string.h> /* strsignal, sigabbrev_np (_GNU_SOURCE) */
+
+/* The program's own process is the one with a recorded exit status (gd_pw_child writes it
+ * for the child `gpudiag run` started; descendants have none); failing that, meta.exit_code. */
+static void run_exit(const struct gd_profile *p, struct gd_run_exit *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->processes = p->nproc;
+	for (long i = 0; i < p->nproc; i++) {
+		const struct gd_pprocess *q = &p->proc[i];
+		r->untraced += !q->traced;
+		if (!r->known && (q->exit_code >= 0 || q->exit_signal > 0)) {
+			r->known = 1;
+			r->pid = q->pid;
+			r->exit_signal = q->exit_signal > 0 ? q->exit_signal : 0;
+			r->exit_code = q->exit_code >= 0 ? q->exit_code : 128 + r->exit_signal;
+		}
+	}
+	if (!r->known && p->exit_code >= 0) {
+		r->known = 1;
+		r->exit_code = p->exit_code;
+		/* a shell-style code above 128 is a signal only when a process row says so */
+	}
+}
+
+int gd_run_exit_text(const struct gd_run_exit *r, char *buf, size_t n)
+{
+	char tail[96] = "";
+	int failed = r->known && (r->exit_signal > 0 || r->exit_code != 0);
+	buf[0] = 0;
+	if (!r->known)
+		return 0;
+	if (r->processes > 1)
+		snprintf(tail, sizeof(tail), "; %ld processes in the profile%s", r->processes,
+			 r->untraced ? ", some untraced" : "");
+	if (r->exit_signal > 0) {
+		const char *abbr = sigabbrev_np(r->exit_signal);
+		snprintf(buf, n,
+			 "the program was killed by signal %d (SIG%s, %s), exit status %d: the profile holds what it "
+			 "recorded until then%s",
+			 r->exit_signal, abbr ? abbr : "?", strsignal(r->exit_signal), r->exit_code, tail);
+	} else if (r->exit_code != 0) {
+		snprintf(buf, n, "the program exited with code %d (a failure by its own account)%s", r->exit_code, tail);
+	} else {
+		snprintf(buf, n, "the program exited normally (code 0)%s", tail);
+	}
+	return failed;
+}
 
 int gd_analysis_of(struct gd_analysis *a)
 {
-	int rc = gd_summary_compute(&a->p, &a->s);
+	int rc;
+	run_exit(&a->p, &a->run);
+	rc = gd_summary_compute(&a->p, &a->s);
 	if (rc == GD_OK)
 		rc = gd_verdicts_compute(&a->p, &a->s, &a->v);
 	if (rc != GD_OK) {

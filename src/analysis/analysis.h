@@ -10,10 +10,23 @@
 
 #include <stddef.h>
 
+/* How the profiled program ended, for the top of every report: the process `gpudiag run`
+ * started (the one the profile records an exit status for), and how many processes the
+ * profile holds. known = 0: the profile records no exit status (an older or a synthetic one). */
+struct gd_run_exit {
+	int known;
+	int pid;
+	int exit_code;    /* as the shell sees it: 128 + N for signal N */
+	int exit_signal;  /* 0: exited normally */
+	long processes;   /* processes in the profile (descendants included) */
+	long untraced;    /* of them, ran without CUPTI records */
+};
+
 struct gd_analysis {
 	struct gd_profile p;
 	struct gd_summary s;  /* of p */
 	struct gd_verdicts v; /* of p and s */
+	struct gd_run_exit run;
 };
 
 /* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the
@@ -25,6 +38,9 @@ int gd_analysis_load(const char *path, struct gd_analysis *a, char *why, size_t 
  * GD_OK or GD_EFAIL (out of memory); a->p is left in place either way, so gd_analysis_free
  * is always the one call that releases everything. */
 int gd_analysis_of(struct gd_analysis *a);
+/* The program's end in one sentence, the same for every renderer ("" when unknown); returns
+ * 1 when it failed (a signal or a non-zero exit code), else 0. */
+int gd_run_exit_text(const struct gd_run_exit *r, char *buf, size_t n);
 /* Frees the summary and the profile. */
 void gd_analysis_free(struct gd_analysis *a);
 

@@ -88,6 +88,26 @@ char *gd_fmt_pct(char *buf, size_t n, double frac)
 	return buf;
 }
 
+const char *gd_tty(const char *s)
+{
+	static char buf[GD_TTY_SLOTS][4096];
+	static unsigned next;
+	char *o = buf[next++ % GD_TTY_SLOTS];
+	size_t n = 0, cap = sizeof(buf[0]) - 8; /* room for one escape and the NUL */
+	if (!s)
+		return "";
+	for (const unsigned char *q = (const unsigned char *)s; *q && n < cap; q++) {
+		if (*q < 0x20 || *q == 0x7f)
+			n += (size_t)snprintf(o + n, 8, "\\x%02x", *q);
+		else if (*q == 0xc2 && q[1] >= 0x80 && q[1] <= 0x9f)
+			n += (size_t)snprintf(o + n, 8, "\\u00%02x", *++q);
+		else
+			o[n++] = (char)*q;
+	}
+	o[n] = 0;
+	return o;
+}
+
 size_t gd_display_width(const char *s)
 {
 	size_t w = 0;

@@ -30,6 +30,13 @@ char *gd_fmt_pct(char *buf, size_t n, double frac);                 /* 81.2 % */
 /* Display width of a UTF-8 string (one column per code point; enough for our text). */
 size_t gd_display_width(const char *s);
 
+/* s made safe to print on a terminal: control characters (C0, DEL, and the C1 range encoded
+ * in UTF-8, which terminals also obey) are shown as \xNN / \u00NN, so a name read from a
+ * profile cannot move the cursor, retitle the window or forge a line. The result lives in one
+ * of a few rotating buffers: use it at once, in at most GD_TTY_SLOTS arguments of one call. */
+#define GD_TTY_SLOTS 8
+const char *gd_tty(const char *s);
+
 /* A simple table: add a header row then data rows; cells are copied. */
 #define GD_TABLE_MAX_COLS 16
 struct gd_table {

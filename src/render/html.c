@@ -220,8 +220,11 @@ static const char css[] =
 	"td.r{text-align:right}code{background:#f3f3f3}svg{max-width:100%;height:auto}";
 
 /* ---- the page, section by section ---- */
-static void page_head(const struct gd_profile *p, FILE *f)
+static void page_head(const struct gd_analysis *a, FILE *f)
 {
+	const struct gd_profile *p = &a->p;
+	char ended[400];
+	int failed;
 	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
 	      "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
 	      "<title>gpudiag report",
@@ -258,6 +261,14 @@ static void page_head(const struct gd_profile *p, FILE *f)
 		fputs(".", f);
 	}
 	fputs("</p>\n", f);
+	failed = gd_run_exit_text(&a->run, ended, sizeof(ended));
+	if (ended[0]) {
+		/* the program's end first: a crash changes how every finding below reads */
+		fprintf(f, "<p class='%s' id='run-exit'>", failed ? "banner" : "");
+		ended[0] = (char)(ended[0] - 'a' + 'A');
+		esc(f, ended);
+		fputs(".</p>\n", f);
+	}
 }
 
 static void page_finding(const struct gd_finding *fi, FILE *f)
@@ -290,10 +301,7 @@ static void page_verdicts(const struct gd_verdicts *v, FILE *f)
 	fputs("<h2>Verdict</h2>\n", f);
 	fprintf(f, "<p class='verdict%s' id='verdict'>",
 		!v->nwarn ? "" : top->severity == GD_SEV_HIGH ? " high" : " warn");
-	if (!v->nwarn)
-		fprintf(f, "No problem found: none of the %d checks raised a warning.", GD_R_COUNT);
-	else
-		esc(f, top->headline);
+	esc(f, v->top_line); /* the top headline, or "No problem found…" and why (verdict.h) */
 	fputs("</p>\n", f);
 	for (int i = 0; i < GD_R_COUNT; i++)
 		if (v->f[v->order[i]].state == GD_FIRED)
@@ -416,7 +424,7 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f)
 {
 	const struct gd_profile *p = &a->p;
 	const struct gd_summary *s = &a->s;
-	page_head(p, f);
+	page_head(a, f);
 	page_verdicts(&a->v, f);
 	fputs("<h2>Timeline overview</h2>\n", f);
 	timeline(p, s, f);

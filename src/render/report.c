@@ -29,7 +29,7 @@ static void label_line(const struct gd_profile *p, FILE *out)
 {
 	if (p->label[0] || p->synthetic)
 		fprintf(out, "%s%s%s%s\n", gd_bold(), gd_yellow(),
-			p->label[0] ? p->label : "SYNTHETIC profile (generated, not recorded on a GPU)", gd_reset());
+			p->label[0] ? gd_tty(p->label) : "SYNTHETIC profile (generated, not recorded on a GPU)", gd_reset());
 }
 
 /* ---- the terminal verdict ---- */
@@ -38,11 +38,9 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 	char b1[32];
 	const struct gd_finding *top = &v->f[v->order[0]];
 	fprintf(out, "\n%sVERDICT%s  ", gd_bold(), gd_reset());
-	if (v->nwarn == 0)
-		fprintf(out, "%sno problem found%s — none of the %d checks raised a warning%s\n", gd_green(), gd_reset(),
-			GD_R_COUNT, v->nfired ? " (notes below)" : "");
-	else
-		fprintf(out, "%s%s%s\n", sev_color(top->severity), top->headline, gd_reset());
+	/* top_line: the top finding's headline, or "No problem found…" with why a low busy
+	 * figure is no problem (verdict.h) */
+	fprintf(out, "%s%s%s\n", v->nwarn ? sev_color(top->severity) : gd_green(), gd_tty(v->top_line), gd_reset());
 
 	int n = 0;
 	for (int i = 0; i < GD_R_COUNT; i++) {
@@ -56,10 +54,10 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		if (isfinite(f->share))
 			fprintf(out, "  at stake: %s of the %s span", gd_fmt_pct(b1, sizeof(b1), f->share),
 				f->rule == GD_R_IDLE || f->rule == GD_R_SYNC ? "judged" : "GPU");
-		fprintf(out, "\n    %s\n", f->headline);
+		fprintf(out, "\n    %s\n", gd_tty(f->headline));
 		for (int e = 0; e < f->nev && e < 6; e++)
-			fprintf(out, "    %s· %s%s\n", gd_dim(), f->ev[e].text, gd_reset());
-		fprintf(out, "    → %s\n", f->advice);
+			fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
+		fprintf(out, "    → %s\n", gd_tty(f->advice));
 	}
 	int ni = 0;
 	for (int i = 0; i < GD_R_COUNT; i++) {
@@ -68,7 +66,7 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 			continue;
 		if (!ni++)
 			fprintf(out, "\n%sInsufficient signal%s (not judged, rather than guessed)\n", gd_bold(), gd_reset());
-		fprintf(out, "  · %s: %s\n", f->title, f->headline);
+		fprintf(out, "  · %s: %s\n", f->title, gd_tty(f->headline));
 	}
 	fprintf(out, "\n%sClear:%s ", gd_bold(), gd_reset());
 	int nc = 0;
@@ -108,7 +106,7 @@ static void summary_top_kernels(const struct gd_summary *s, FILE *out)
 	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
 		const struct gd_kstat *k = &s->ks[i];
 		char kl[80], occ[32], gb[48], lim[96], cnt[32], name[64];
-		snprintf(name, sizeof(name), "%.60s", k->short_name);
+		snprintf(name, sizeof(name), "%.60s", gd_tty(k->short_name));
 		snprintf(kl, sizeof(kl), "%s / %s", gd_kind_name(k->kind), gd_lib_name(k->lib));
 		snprintf(cnt, sizeof(cnt), "%ld", k->count);
 		snprintf(gb, sizeof(gb), "%lld×%d", k->grid_blocks, k->block_threads);
@@ -305,7 +303,7 @@ static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
 	const struct gd_finding *top = &v->f[v->order[0]];
 	gd_json_obj(j, "verdict");
 	gd_json_str(j, "top", v->nwarn ? top->id : NULL);
-	gd_json_str(j, "headline", v->nwarn ? top->headline : "no problem found");
+	gd_json_str(j, "headline", v->top_line);
 	gd_json_int(j, "findings", v->nfired);
 	gd_json_int(j, "warnings", v->nwarn);
 	gd_json_obj_end(j);
@@ -435,12 +433,40 @@ static void json_summary(struct gd_json *j, const struct gd_profile *p, const st
 	gd_json_obj_end(j);
 }
 
-static void print_json(const struct gd_profile *p, const struct gd_summary *s, const struct gd_verdicts *v, FILE *out)
+static void json_run(struct gd_json *j, const struct gd_run_exit *r)
 {
+	char text[400];
+	int failed = gd_run_exit_text(r, text, sizeof(text));
+	gd_json_obj(j, "run");
+	gd_json_bool(j, "exit_known", r->known);
+	if (r->known) {
+		gd_json_int(j, "pid", r->pid);
+		gd_json_int(j, "exit_code", r->exit_code);
+	} else {
+		gd_json_null(j, "pid");
+		gd_json_null(j, "exit_code");
+	}
+	if (r->known && r->exit_signal > 0)
+		gd_json_int(j, "exit_signal", r->exit_signal);
+	else
+		gd_json_null(j, "exit_signal");
+	gd_json_bool(j, "failed", failed);
+	gd_json_str(j, "text", text[0] ? text : NULL);
+	gd_json_int(j, "processes", r->processes);
+	gd_json_int(j, "untraced_processes", r->untraced);
+	gd_json_obj_end(j);
+}
+
+static void print_json(const struct gd_analysis *a, FILE *out)
+{
+	const struct gd_profile *p = &a->p;
+	const struct gd_summary *s = &a->s;
+	const struct gd_verdicts *v = &a->v;
 	struct gd_json j;
 	gd_json_init(&j, out, 1);
 	gd_json_obj(&j, NULL);
 	json_profile(&j, p);
+	json_run(&j, &a->run);
 	json_verdicts(&j, v);
 	json_summary(&j, p, s);
 	gd_json_obj_end(&j);
@@ -448,25 +474,33 @@ static void print_json(const struct gd_profile *p, const struct gd_summary *s, c
 }
 
 /* ---- entry points ---- */
-static void print_header(const struct gd_profile *p, FILE *out)
+/* Every string below comes from the profile, which may come from anywhere: gd_tty keeps
+ * control characters from reaching the terminal. */
+static void print_header(const struct gd_analysis *a, FILE *out)
 {
-	fprintf(out, "%sgpudiag report%s  %s\n", gd_bold(), gd_reset(), p->path[0] ? p->path : "(in memory)");
+	const struct gd_profile *p = &a->p;
+	char ended[400];
+	int failed;
+	fprintf(out, "%sgpudiag report%s  %s\n", gd_bold(), gd_reset(), p->path[0] ? gd_tty(p->path) : "(in memory)");
 	label_line(p, out);
 	if (p->command[0])
-		fprintf(out, "command: %s\n", p->command);
+		fprintf(out, "command: %s\n", gd_tty(p->command));
 	if (p->ndev)
-		fprintf(out, "GPU: %s (sm_%d%d, %d SMs)%s%s\n", p->dev[0].name, p->dev[0].major, p->dev[0].minor,
-			p->dev[0].sm_count, p->driver[0] ? ", driver " : "", p->driver);
+		fprintf(out, "GPU: %s (sm_%d%d, %d SMs)%s%s\n", gd_tty(p->dev[0].name), p->dev[0].major, p->dev[0].minor,
+			p->dev[0].sm_count, p->driver[0] ? ", driver " : "", gd_tty(p->driver));
+	failed = gd_run_exit_text(&a->run, ended, sizeof(ended));
+	if (ended[0])
+		fprintf(out, "%s%s%s\n", failed ? gd_red() : "", ended, failed ? gd_reset() : "");
 }
 
 void gd_report_text(const struct gd_analysis *a, FILE *out)
 {
-	print_header(&a->p, out);
+	print_header(a, out);
 	print_verdict(&a->v, out);
 	print_summary(&a->p, &a->s, out);
 }
 
-void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(&a->p, &a->s, &a->v, out); }
+void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, out); }
 
 void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out)
 {

@@ -10,6 +10,14 @@ expect_rc 2 -- "$GD" export "$T/p.sqlite" --perfetto "$T/p.sqlite"
 expect_err "is the input profile"; expect_one_line_err
 expect_rc 2 -- "$GD" export "$T/p.sqlite" --perfetto "$T/alias.sqlite"
 [ "$(cksum <"$T/p.sqlite")" = "$sum" ] && ok || bad "export replaced its input"
+expect_rc 2 -- "$GD" report "$T/p.sqlite" --html "$T/p.sqlite"
+expect_err "is the input profile"; expect_one_line_err
+expect_rc 2 -- "$GD" report "$T/p.sqlite" --html "$T/alias.sqlite"
+[ "$(cksum <"$T/p.sqlite")" = "$sum" ] && ok || bad "report --html replaced its input"
+# --html to a link: the link stays
+: >"$T/real.html"; ln -s real.html "$T/page.html"
+expect_rc 0 -- "$GD" report "$T/p.sqlite" --html "$T/page.html"
+[ -L "$T/page.html" ] && grep -q "<!DOCTYPE html>" "$T/real.html" && ok || bad "report --html replaced the link"
 # a symbolic link at the output: the link stays, its target gets the trace
 : >"$T/real.json"; ln -s real.json "$T/trace.json"
 expect_rc 0 -- "$GD" export "$T/p.sqlite" --perfetto "$T/trace.json"
