@@ -1,18 +1,27 @@
 /* The main loop of a profile; see steady.h.
  *
- * A training or inference loop runs the same kernels in the same order every iteration. The
- * kernel that ran most often (the anchor) certainly ran inside that loop; the distance from its
- * first run to its second is one repetition (or one layer of a repeated block, which is as
- * good: that too repeats only inside the loop). The loop starts where the kernel name
- * sequence first matches itself one repetition later: walking back from the anchor's first
- * run while name[j] == name[j + period]. Kernels before that point ran once (initialisation,
- * weights generated on the GPU, a warm-up pass that differs from the loop) and so does
- * everything the host did before launching the loop's first kernel: model.cuda() uploads,
- * cudaMalloc of the parameters, library handles. The loop ends with the last kernel whose name
- * ran more than once; what follows (a checksum, results copied back) is tear-down.
+ * A training or inference loop launches the same kernels in the same order every iteration.
+ * The kernel that ran most often (the anchor) certainly ran inside that loop. The kernels are
+ * put in the order the host launched them (correlation ids of the process that launched the
+ * most kernels; start times would interleave concurrent streams differently each iteration),
+ * and the iteration is the period P of that name sequence: for candidate periods taken from
+ * the distances between the anchor's last run and its earlier runs, the sequence is walked
+ * back from the anchor's last run while name[j] == name[j + P], and forward while
+ * name[j] == name[j - P]; the candidate whose periodic stretch covers the most kernels wins
+ * (the shortest such period on a tie). The loop starts at the earliest copy of one iteration
+ * of that stretch (a program with phases, training with an evaluation every N steps, repeats
+ * its iteration in several stretches). That leaves out what ran once (initialisation, weights
+ * generated on the GPU), and also a first pass that differs from the rest: cuDNN's
+ * autotuning, torch.compile's or a JIT's first call, lazy module loading, which all run the
+ * loop's own kernels too, so the anchor's first run cannot tell them apart. The loop ends
+ * with the last kernel whose name ran more than once: what follows (a checksum, results copied
+ * back) is tear-down.
  *
+ * When no candidate repeats at least twice (a program whose kernels do not recur in a fixed
+ * order), the loop starts at the anchor's first run, walked back while the sequence matches
+ * itself one anchor-distance later.
  * When no kernel ran at least LOOP_MIN_REPEATS times there is no loop to speak of and nothing
- * is set aside: a program whose every kernel runs once is judged whole, as before. */
+ * is set aside: a program whose every kernel runs once is judged whole. */
 #include "analysis/steady.h"
 
 #include <stdlib.h>
@@ -22,10 +31,162 @@
  * the most frequent kernel separate a loop from a pair of set-up calls. */
 #define LOOP_MIN_REPEATS 3
 
+/* Candidate periods tried: distances from the anchor's last run to its 1st, 2nd … earlier
+ * runs. An iteration of a deep model holds one anchor per layer (ResNet-50: 53 batch norms),
+ * so this must exceed the anchors per iteration of real models; 512 covers a 170-layer
+ * transformer with three normalisations a layer. */
+#define MAX_CANDIDATES 512
+/* Name comparisons spent on candidates, per kernel of the profile: a wrong period fails
+ * within one iteration, the right one and its multiples walk the whole loop; 64 walks of the
+ * whole profile is far more than real profiles need and bounds a hostile one. */
+#define BUDGET_PER_KERNEL 64
+/* Processes told apart when choosing the one whose launch order is used. */
+#define MAX_PROCS 64
+
+struct lk {
+	long idx; /* index into p->k (start order) */
+	uint32_t corr;
+	int64_t start;
+};
+
+static int cmp_launch(const void *x, const void *y)
+{
+	const struct lk *a = x, *b = y;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start ? 1 : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The periodic stretch of seq around position `at` (an anchor, so seq[at] == seq[at - P] when
+ * P is a distance between two of its runs) for period P: the widest [*lo, *hi] holding at in
+ * which seq[j] == seq[j + P] for every j in [*lo, *hi - P]. Returns its length; spends
+ * comparisons from *budget. */
+static long stretch(const int *seq, long n, long at, long P, long *lo, long *hi, long *budget)
+{
+	long a = at - P, b = at;
+	if (at - P < 0)
+		return 0;
+	while (a > 0 && *budget > 0 && seq[a - 1] == seq[a - 1 + P])
+		a--, (*budget)--;
+	while (b + 1 < n && *budget > 0 && seq[b + 1] == seq[b + 1 - P])
+		b++, (*budget)--;
+	*lo = a;
+	*hi = b;
+	return b - a + 1;
+}
+
+/* The process that launched the most kernels: its launch order is one host's program order. */
+static int main_pid(const struct gd_profile *p)
+{
+	struct {
+		int pid;
+		long n;
+	} pc[MAX_PROCS];
+	int npc = 0, pid = p->nk ? p->k[0].pid : 0;
+	long bestn = -1;
+	for (long i = 0; i < p->nk; i++) {
+		int j = 0;
+		while (j < npc && pc[j].pid != p->k[i].pid)
+			j++;
+		if (j == npc) {
+			if (npc == MAX_PROCS)
+				continue; /* more processes than that: the first ones are considered */
+			pc[npc].pid = p->k[i].pid, pc[npc].n = 0, npc++;
+		}
+		pc[j].n++;
+	}
+	for (int j = 0; j < npc; j++)
+		if (pc[j].n > bestn)
+			bestn = pc[j].n, pid = pc[j].pid;
+	return pid;
+}
+
+/* The period rule: the loop's first kernel (start order), or -1 when no candidate period
+ * repeats twice. The stretch found from the anchor's last run may begin late: a program with
+ * phases (training steps, an evaluation every N steps, more steps) repeats its iteration in
+ * several stretches. So the loop starts at the EARLIEST copy of one iteration of that stretch
+ * (P names compared exactly): the first time the program ran an iteration identical to its
+ * steady ones. */
+static long period_rule(const struct gd_profile *p, int best, long *period)
+{
+	struct lk *o = malloc((size_t)p->nk * sizeof(*o));
+	int *seq = malloc((size_t)p->nk * sizeof(*seq));
+	long *anch = malloc((size_t)p->nk * sizeof(*anch));
+	long n = 0, na = 0, budget, best_len = 0, best_lo = 0, best_P = 0, first, k0 = -1;
+	int pid = main_pid(p);
+	if (!o || !seq || !anch)
+		goto out;
+	for (long i = 0; i < p->nk; i++)
+		if (p->k[i].pid == pid)
+			o[n++] = (struct lk){i, p->k[i].corr, p->k[i].start};
+	qsort(o, (size_t)n, sizeof(*o), cmp_launch);
+	for (long i = 0; i < n; i++) {
+		seq[i] = p->k[o[i].idx].name;
+		if (seq[i] == best)
+			anch[na++] = i;
+	}
+	if (na < LOOP_MIN_REPEATS)
+		goto out;
+	budget = BUDGET_PER_KERNEL * n + 1000000;
+	for (long c = 1; c < na && c <= MAX_CANDIDATES && budget > 0; c++) {
+		long P = anch[na - 1] - anch[na - 1 - c], lo = 0, hi = 0, len;
+		if (P <= 0 || P == best_P)
+			continue;
+		len = stretch(seq, n, anch[na - 1], P, &lo, &hi, &budget);
+		if (len >= 2 * P && len > best_len)
+			best_len = len, best_lo = lo, best_P = P;
+	}
+	if (!best_len)
+		goto out;
+	first = best_lo;
+	for (long i = 0; i < best_lo && budget > 0; i++) {
+		long j = 0;
+		while (j < best_P && seq[i + j] == seq[best_lo + j])
+			j++;
+		budget -= j + 1;
+		if (j == best_P) {
+			first = i;
+			break;
+		}
+	}
+	/* back to start order: the loop begins with the earliest-starting kernel launched from
+	 * there on */
+	{
+		int64_t g0 = INT64_MAX;
+		for (long i = first; i < n; i++)
+			if (p->k[o[i].idx].start < g0)
+				g0 = p->k[o[i].idx].start, k0 = o[i].idx;
+	}
+	*period = best_P;
+out:
+	free(o);
+	free(seq);
+	free(anch);
+	return k0;
+}
+
+/* The older rule (see the file's comment), on start order: the loop's first kernel. */
+static long first_run_start(const struct gd_profile *p, int best, long *period)
+{
+	long p1 = -1, p2 = -1, k0;
+	for (long i = 0; i < p->nk && p2 < 0; i++)
+		if (p->k[i].name == best) {
+			if (p1 < 0)
+				p1 = i;
+			else
+				p2 = i;
+		}
+	*period = p2 - p1;
+	k0 = p1;
+	while (k0 > 0 && k0 - 1 + *period < p->nk && p->k[k0 - 1].name == p->k[k0 - 1 + *period].name)
+		k0--;
+	return k0;
+}
+
 void gd_steady_find(const struct gd_profile *p, const int64_t *launch_start, struct gd_steady *st)
 {
 	long *count;
-	long best = -1, p1 = -1, p2 = -1;
+	int best = -1;
 	memset(st, 0, sizeof(*st));
 	st->anchor = -1;
 	st->t0 = st->g0 = INT64_MIN;
@@ -48,21 +209,14 @@ void gd_steady_find(const struct gd_profile *p, const int64_t *launch_start, str
 		free(count);
 		return;
 	}
-	for (long i = 0; i < p->nk && p2 < 0; i++)
-		if (p->k[i].name == best) {
-			if (p1 < 0)
-				p1 = i;
-			else
-				p2 = i;
-		}
 	st->found = 1;
-	st->anchor = (int)best;
+	st->anchor = best;
 	st->repeats = count[best];
-	st->period = p2 - p1;
-	st->k0 = p1;
-	while (st->k0 > 0 && st->k0 - 1 + st->period < p->nk &&
-	       p->k[st->k0 - 1].name == p->k[st->k0 - 1 + st->period].name)
-		st->k0--;
+	st->k0 = period_rule(p, best, &st->period);
+	if (st->k0 < 0)
+		st->k0 = first_run_start(p, best, &st->period);
+	/* the loop ends with the last kernel whose name ran more than once: what follows (a
+	 * checksum, results copied back) is tear-down */
 	st->k1 = p->nk - 1;
 	while (st->k1 > st->k0 && !(p->k[st->k1].name >= 0 && p->k[st->k1].name < p->nnames &&
 				    count[p->k[st->k1].name] > 1))

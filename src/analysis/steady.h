@@ -13,7 +13,8 @@ struct gd_steady {
 	int found;          /* 1: a repeating kernel sequence was found; 0: everything is judged */
 	int anchor;         /* name id of the most frequent kernel, whose repetition defines the loop */
 	long repeats;       /* how many times the anchor ran */
-	long period;        /* kernels from its first run to its second: one repetition (or a layer) */
+	long period;        /* kernels in one iteration (launch order); or, when no period repeats,
+			       from the anchor's first run to its second */
 	long k0, k1;        /* first and last kernel of the loop, indices into p->k */
 	int64_t g0, g1;     /* GPU: start of kernel k0, end of kernel k1 */
 	int64_t t0, t1;     /* host and GPU: the launch call of kernel k0 (or its start) .. g1 */
