@@ -608,4 +608,6 @@ const struct gd_lab gd_lab_coalescing = {
     "elementwise op on x.permute(0,2,1) vs a contiguous tensor.\n",
     run,
     NULL, /* no --shape */
+    16LL << 20, 1024LL << 30, 0, /* --size: the top is a sanity bound; the run cuts the copy to fit free memory */
+    " (bytes: the copy)",
 };
