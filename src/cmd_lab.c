@@ -128,8 +128,8 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (size != GD_UNSET_LONG && !lab->size_max)
 		return gd_error(GD_EUSAGE, "lab %s: this lab takes no --size", lab->name);
-	if (size != GD_UNSET_LONG &&
-	    (rc = gd_opt_check_size(why, "size", size, lab->size_min, lab->size_max, lab->size_what)) != GD_OK)
+	if (size != GD_UNSET_LONG && (rc = gd_opt_check_size(why, "size", size, lab->size_min, lab->size_max,
+							       lab->size_what)) != GD_OK)
 		return rc;
 	if (size != GD_UNSET_LONG && lab->size_step > 1 && size % lab->size_step)
 		return gd_error(GD_EUSAGE, "lab %s: --size must be a multiple of %lld%s, not %lld", lab->name,

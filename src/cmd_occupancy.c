@@ -177,6 +177,7 @@ static void json_limit(struct gd_json *j, const char *key, int v)
 static int check_options(const char *arch_name, int threads, int regs, long long smem, long long dyn,
 			 long long max_dyn, int carveout, int barriers, long long grid)
 {
+	const char *who = "occupancy";
 	const struct gd_arch *a = arch_name ? gd_arch_parse(arch_name) : NULL;
 	int max_threads = a ? a->max_threads_per_block : 0, max_regs = a ? a->max_regs_per_thread : 0, rc;
 	char what[64];
@@ -189,21 +190,21 @@ static int check_options(const char *arch_name, int threads, int regs, long long
 	if (threads == GD_UNSET_INT)
 		return gd_error(GD_EUSAGE, "occupancy: --threads T is required (threads per block, 1…%d)", max_threads);
 	snprintf(what, sizeof what, " (the block size%s%s)", a ? " on " : "", a ? a->sm : "");
-	if ((rc = gd_opt_check_int("occupancy", "threads", threads, 1, max_threads, what)) != GD_OK)
+	if ((rc = gd_opt_check_int(who, "threads", threads, 1, max_threads, what)) != GD_OK)
 		return rc;
 	if (regs == GD_UNSET_INT)
 		return gd_error(GD_EUSAGE, "occupancy: --regs R is required (registers per thread; see nvcc -Xptxas -v)");
 	snprintf(what, sizeof what, " (registers per thread%s%s)", a ? " on " : "", a ? a->sm : "");
-	if ((rc = gd_opt_check_int("occupancy", "regs", regs, 0, max_regs, what)) != GD_OK ||
-	    (rc = gd_opt_check_size("occupancy", "smem", smem, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
-	    (rc = gd_opt_check_size("occupancy", "dyn-smem", dyn, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
+	if ((rc = gd_opt_check_int(who, "regs", regs, 0, max_regs, what)) != GD_OK ||
+	    (rc = gd_opt_check_size(who, "smem", smem, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
+	    (rc = gd_opt_check_size(who, "dyn-smem", dyn, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
 	    (max_dyn != GD_UNSET_LONG &&
-	     (rc = gd_opt_check_size("occupancy", "max-dyn-smem", max_dyn, 1, SMEM_ARG_MAX, " bytes")) != GD_OK) ||
+	     (rc = gd_opt_check_size(who, "max-dyn-smem", max_dyn, 1, SMEM_ARG_MAX, " bytes")) != GD_OK) ||
 	    (carveout != GD_UNSET_INT &&
-	     (rc = gd_opt_check_int("occupancy", "carveout", carveout, 0, 100, " (percent)")) != GD_OK) ||
-	    (rc = gd_opt_check_int("occupancy", "barriers", barriers, 0, 16, " (named barriers per block)")) != GD_OK ||
+	     (rc = gd_opt_check_int(who, "carveout", carveout, 0, 100, " (percent)")) != GD_OK) ||
+	    (rc = gd_opt_check_int(who, "barriers", barriers, 0, 16, " (named barriers per block)")) != GD_OK ||
 	    (grid != GD_UNSET_LONG &&
-	     (rc = gd_opt_check_int("occupancy", "grid", grid, 1, GRID_MAX, " (blocks in the grid)")) != GD_OK))
+	     (rc = gd_opt_check_int(who, "grid", grid, 1, GRID_MAX, " (blocks in the grid)")) != GD_OK))
 		return rc;
 	return GD_OK;
 }
@@ -238,7 +239,8 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 
 	if ((rc = gd_parse_opts("occupancy", argc, argv, opts, NULL, 0, NULL, 0)) != GD_OK)
 		return rc;
-	if ((rc = check_options(arch_name, threads, regs, smem, dyn, max_dyn, carveout, barriers, grid)) != GD_OK)
+	rc = check_options(arch_name, threads, regs, smem, dyn, max_dyn, carveout, barriers, grid);
+	if (rc != GD_OK)
 		return rc;
 	if (carveout == GD_UNSET_INT)
 		carveout = -1; /* the calculator's "no preference" */

@@ -90,27 +90,33 @@ char *gd_fmt_size_arg(char *buf, size_t n, long long v)
 	return buf;
 }
 
-int gd_opt_check_int(const char *who, const char *name, long long v, long long lo, long long hi, const char *what)
+int gd_opt_check_int(const char *who, const char *name, long long v, long long lo, long long hi,
+		     const char *what)
 {
 	if (v >= lo && v <= hi)
 		return GD_OK;
-	return gd_error(GD_EUSAGE, "%s: --%s must be %lld to %lld%s, not %lld", who, name, lo, hi, what ? what : "", v);
+	return gd_error(GD_EUSAGE, "%s: --%s must be %lld to %lld%s, not %lld", who, name, lo, hi,
+			what ? what : "", v);
 }
 
-int gd_opt_check_size(const char *who, const char *name, long long v, long long lo, long long hi, const char *what)
+int gd_opt_check_size(const char *who, const char *name, long long v, long long lo, long long hi,
+		      const char *what)
 {
 	char a[32], b[32], c[32];
 	if (v >= lo && v <= hi)
 		return GD_OK;
-	return gd_error(GD_EUSAGE, "%s: --%s must be %s to %s%s, not %s", who, name, gd_fmt_size_arg(a, sizeof a, lo),
-			gd_fmt_size_arg(b, sizeof b, hi), what ? what : "", gd_fmt_size_arg(c, sizeof c, v));
+	return gd_error(GD_EUSAGE, "%s: --%s must be %s to %s%s, not %s", who, name,
+			gd_fmt_size_arg(a, sizeof a, lo), gd_fmt_size_arg(b, sizeof b, hi), what ? what : "",
+			gd_fmt_size_arg(c, sizeof c, v));
 }
 
+/* NaN is outside every range (the comparisons fail), so a NaN that got here is refused too */
 int gd_opt_check_double(const char *who, const char *name, double v, double lo, double hi, const char *what)
 {
 	if (v >= lo && v <= hi)
 		return GD_OK;
-	return gd_error(GD_EUSAGE, "%s: --%s must be %g to %g%s, not %g", who, name, lo, hi, what ? what : "", v);
+	return gd_error(GD_EUSAGE, "%s: --%s must be %g to %g%s, not %g", who, name, lo, hi, what ? what : "",
+			v);
 }
 
 static const struct gd_opt *find(const struct gd_opt *opts, const char *name, size_t len)
@@ -135,8 +141,8 @@ static int store(const char *cmd, const struct gd_opt *o, const char *val)
 		case 0:
 			return GD_OK;
 		case -2:
-			return gd_error(GD_EUSAGE, "%s: --%s needs an integer from %d to %d, not %s", cmd, o->name,
-					INT_MIN + 1, INT_MAX, val);
+			return gd_error(GD_EUSAGE, "%s: --%s needs an integer from %d to %d, not %s", cmd,
+					o->name, INT_MIN + 1, INT_MAX, val);
 		default:
 			return gd_error(GD_EUSAGE, "%s: --%s needs an integer, not '%s'", cmd, o->name, val);
 		}
@@ -145,8 +151,8 @@ static int store(const char *cmd, const struct gd_opt *o, const char *val)
 		case 0:
 			return GD_OK;
 		case -2:
-			return gd_error(GD_EUSAGE, "%s: --%s needs a size of at most %lld, not %s", cmd, o->name,
-					GD_SIZE_MAX, val);
+			return gd_error(GD_EUSAGE, "%s: --%s needs a size of at most %lld, not %s", cmd,
+					o->name, GD_SIZE_MAX, val);
 		default:
 			return gd_error(GD_EUSAGE, "%s: --%s needs a size such as 4096, 48K or 1Gi, not '%s'",
 					cmd, o->name, val);
@@ -188,8 +194,8 @@ int gd_parse_opts(const char *cmd, int argc, char **argv, const struct gd_opt *o
 			/* an empty value is a mistake (an unset shell variable, `--only=`), never a
 			 * request for the default: no option of gpudiag takes one */
 			if (o->kind != GD_OPT_FLAG && !*val)
-				return gd_error(GD_EUSAGE, "%s: --%s needs a value (%s), not an empty string", cmd, o->name,
-						o->metavar ? o->metavar : "text");
+				return gd_error(GD_EUSAGE, "%s: --%s needs a value (%s), not an empty string", cmd,
+						o->name, o->metavar ? o->metavar : "text");
 			if ((rc = store(cmd, o, val)) != GD_OK)
 				return rc;
 			continue;

@@ -58,8 +58,10 @@ int gd_parse_double(const char *s, double *out);
  * and GD_EUSAGE. `what` (may be NULL) follows the range, e.g. " (the block size)"; `who` is
  * the command as the user sees it ("lab memory"). The size form writes the bounds the way
  * the parser reads them (16M, 48K) when they are whole multiples. */
-int gd_opt_check_int(const char *who, const char *name, long long v, long long lo, long long hi, const char *what);
-int gd_opt_check_size(const char *who, const char *name, long long v, long long lo, long long hi, const char *what);
+int gd_opt_check_int(const char *who, const char *name, long long v, long long lo, long long hi,
+		     const char *what);
+int gd_opt_check_size(const char *who, const char *name, long long v, long long lo, long long hi,
+		      const char *what);
 int gd_opt_check_double(const char *who, const char *name, double v, double lo, double hi, const char *what);
 /* Writes a size as the parser reads it: 1048576 → "1M", 49152 → "48K", 1000 → "1000". */
 char *gd_fmt_size_arg(char *buf, size_t n, long long v);
