@@ -35,8 +35,8 @@ static int demo_main(int argc, char **argv)
 	rc = gd_parse_opts("__demo", argc, argv, opts, pos, 0, &npos, 0);
 	if (rc != GD_OK)
 		return rc;
-	if (iters < 1 || iters > 100000)
-		return gd_error(GD_EUSAGE, "__demo: --iters must be between 1 and 100000");
+	if ((rc = gd_opt_check_int("__demo", "iters", iters, 1, 100000, NULL)) != GD_OK)
+		return rc;
 	if ((rc = gd_cu_open(why, sizeof(why))) != GD_OK)
 		return gd_error(rc, "__demo: %s", why);
 	if (gd_demo_run(0, iters, &t, why, sizeof(why)) != 0)

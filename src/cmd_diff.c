@@ -8,6 +8,7 @@
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -120,8 +121,8 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos != 2)
 		return gd_error(GD_EUSAGE, "diff: expected two profile files (see 'gpudiag help diff')");
-	if (top < 1)
-		return gd_error(GD_EUSAGE, "diff: --top needs a positive number");
+	if ((rc = gd_opt_check_int("diff", "top", top, 1, INT_MAX, NULL)) != GD_OK)
+		return rc;
 	if ((rc = gd_analysis_load(pos[0], &aa, why, sizeof(why))) != GD_OK)
 		return gd_error(rc, "diff: %s", why);
 	if ((rc = gd_analysis_load(pos[1], &ab, why, sizeof(why))) != GD_OK) {

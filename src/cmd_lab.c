@@ -66,7 +66,7 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 	struct gd_lab_run r;
 	const char *csv = NULL, *svg = NULL, *shape = NULL;
 	int quick = 0, runs = 15, npos = 0, rc;
-	long long size = 0;
+	long long size = GD_UNSET_LONG; /* told apart from `--size 0`, which is refused */
 	char *pos[2];
 	char why[512];
 	const struct gd_opt opts[] = {
@@ -121,11 +121,19 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos)
 		return gd_error(GD_EUSAGE, "lab %s: unexpected argument '%s'", lab->name, pos[0]);
-	if (runs < GD_LAB_MIN_RUNS || runs > 64)
-		return gd_error(GD_EUSAGE, "lab %s: --runs must be between %d and 64, not %d", lab->name,
-				GD_LAB_MIN_RUNS, runs);
-	if (size < 0)
-		return gd_error(GD_EUSAGE, "lab %s: --size must be positive", lab->name);
+	/* every option is checked here, before the GPU is looked for: a usage error is found,
+	 * and said, on a machine without one */
+	snprintf(why, sizeof why, "lab %s", lab->name);
+	if ((rc = gd_opt_check_int(why, "runs", runs, GD_LAB_MIN_RUNS, 64, NULL)) != GD_OK)
+		return rc;
+	if (size != GD_UNSET_LONG && !lab->size_max)
+		return gd_error(GD_EUSAGE, "lab %s: this lab takes no --size", lab->name);
+	if (size != GD_UNSET_LONG && (rc = gd_opt_check_size(why, "size", size, lab->size_min, lab->size_max,
+							       lab->size_what)) != GD_OK)
+		return rc;
+	if (size != GD_UNSET_LONG && lab->size_step > 1 && size % lab->size_step)
+		return gd_error(GD_EUSAGE, "lab %s: --size must be a multiple of %lld%s, not %lld", lab->name,
+				lab->size_step, lab->size_what ? lab->size_what : "", size);
 	if (shape && !lab->check_shape)
 		return gd_error(GD_EUSAGE, "lab %s: this lab takes no --shape", lab->name);
 	if (shape && lab->check_shape(shape, why, sizeof why))
@@ -139,7 +147,7 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 	gd_lab_run_init(&r, lab);
 	r.quick = quick;
 	r.runs = runs;
-	r.size = size;
+	r.size = size == GD_UNSET_LONG ? 0 : size; /* 0: the lab's default (lab.h) */
 	r.shape = shape;
 	if (gd_lab_open(&r, ctx->device < 0 ? 0 : ctx->device, why, sizeof(why)) != GD_OK) {
 		gd_lab_run_free(&r);

@@ -30,6 +30,9 @@ const char cmd_monitor_usage[] =
 	"  --device N     only NVML device N\n"
 	"  --json         one JSON object per line (keys in docs/json.md)\n";
 
+/* --count's limit: 10^9 samples is 1.6 years at the shortest interval, and k + 1 stays an int */
+#define MONITOR_MAX_COUNT 1000000000
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig) { stop = sig; }
@@ -106,7 +109,7 @@ static void print_json(int idx, const struct gd_nvml_sample *s)
 int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv)
 {
 	double interval = 1.0;
-	int count = 0, rc, n, first, last;
+	int count = GD_UNSET_INT, rc, n, first, last;
 	char why[512];
 	struct gd_opt opts[] = {
 		{"interval", GD_OPT_DOUBLE, &interval, "S", NULL},
@@ -117,10 +120,12 @@ int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv)
 
 	if ((rc = gd_parse_opts("monitor", argc, argv, opts, NULL, 0, NULL, 0)) != GD_OK)
 		return rc;
-	if (!(interval >= 0.05) || interval > 3600)
-		return gd_error(GD_EUSAGE, "monitor: --interval must be between 0.05 and 3600 seconds");
-	if (count < 0)
-		return gd_error(GD_EUSAGE, "monitor: --count must be positive");
+	if ((rc = gd_opt_check_double("monitor", "interval", interval, 0.05, 3600, " seconds")) != GD_OK)
+		return rc;
+	/* left out: until interrupted; given, at least one sample (0 used to mean "forever") */
+	if (count != GD_UNSET_INT &&
+	    (rc = gd_opt_check_int("monitor", "count", count, 1, MONITOR_MAX_COUNT, NULL)) != GD_OK)
+		return rc;
 	if (gd_nvml_open(why, sizeof(why)) != GD_OK)
 		return gd_error(GD_ENOGPU, "monitor: %s", why);
 	n = gd_nvml_count();
@@ -133,7 +138,7 @@ int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	for (int k = 0; !stop && (count == 0 || k < count); k++) {
+	for (int k = 0; !stop && (count == GD_UNSET_INT || k < count); k++) {
 		struct timespec ts;
 		for (int i = first; i <= last; i++) {
 			struct gd_nvml_sample s;
@@ -144,7 +149,7 @@ int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv)
 				print_line(i, &s, k % 20 == 0 && i == first);
 		}
 		fflush(stdout);
-		if (count && k + 1 >= count)
+		if (count != GD_UNSET_INT && k + 1 >= count)
 			break;
 		ts.tv_sec = (time_t)interval;
 		ts.tv_nsec = (long)((interval - (double)ts.tv_sec) * 1e9);

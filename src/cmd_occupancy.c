@@ -165,10 +165,54 @@ static void json_limit(struct gd_json *j, const char *key, int v)
 
 #define SWEEP_MAX 32
 
+/* cuLaunchKernel's sharedMemBytes is an unsigned int: no shared memory size beyond it exists */
+#define SMEM_ARG_MAX 4294967295LL
+/* gridDim's limits (x, y, z) multiplied: the most blocks one grid may hold */
+#define GRID_MAX (2147483647LL * 65535 * 65535)
+
+/* The options' ranges, checked before any GPU is looked for (a usage error is found without
+ * one). The block size and registers are checked against --arch's table when it names a known
+ * architecture, else against the most any known architecture allows; a GPU's own limits are
+ * applied again once its attributes are read (the r.invalid check below). */
+static int check_options(const char *arch_name, int threads, int regs, long long smem, long long dyn,
+			 long long max_dyn, int carveout, int barriers, long long grid)
+{
+	const char *who = "occupancy";
+	const struct gd_arch *a = arch_name ? gd_arch_parse(arch_name) : NULL;
+	int max_threads = a ? a->max_threads_per_block : 0, max_regs = a ? a->max_regs_per_thread : 0, rc;
+	char what[64];
+	for (const struct gd_arch *t = gd_arch_all(); !a && t && t->major; t++) {
+		if (t->max_threads_per_block > max_threads)
+			max_threads = t->max_threads_per_block;
+		if (t->max_regs_per_thread > max_regs)
+			max_regs = t->max_regs_per_thread;
+	}
+	if (threads == GD_UNSET_INT)
+		return gd_error(GD_EUSAGE, "occupancy: --threads T is required (threads per block, 1…%d)", max_threads);
+	snprintf(what, sizeof what, " (the block size%s%s)", a ? " on " : "", a ? a->sm : "");
+	if ((rc = gd_opt_check_int(who, "threads", threads, 1, max_threads, what)) != GD_OK)
+		return rc;
+	if (regs == GD_UNSET_INT)
+		return gd_error(GD_EUSAGE, "occupancy: --regs R is required (registers per thread; see nvcc -Xptxas -v)");
+	snprintf(what, sizeof what, " (registers per thread%s%s)", a ? " on " : "", a ? a->sm : "");
+	if ((rc = gd_opt_check_int(who, "regs", regs, 0, max_regs, what)) != GD_OK ||
+	    (rc = gd_opt_check_size(who, "smem", smem, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
+	    (rc = gd_opt_check_size(who, "dyn-smem", dyn, 0, SMEM_ARG_MAX, " bytes")) != GD_OK ||
+	    (max_dyn != GD_UNSET_LONG &&
+	     (rc = gd_opt_check_size(who, "max-dyn-smem", max_dyn, 1, SMEM_ARG_MAX, " bytes")) != GD_OK) ||
+	    (carveout != GD_UNSET_INT &&
+	     (rc = gd_opt_check_int(who, "carveout", carveout, 0, 100, " (percent)")) != GD_OK) ||
+	    (rc = gd_opt_check_int(who, "barriers", barriers, 0, 16, " (named barriers per block)")) != GD_OK ||
+	    (grid != GD_UNSET_LONG &&
+	     (rc = gd_opt_check_int(who, "grid", grid, 1, GRID_MAX, " (blocks in the grid)")) != GD_OK))
+		return rc;
+	return GD_OK;
+}
+
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 {
-	int threads = 0, regs = -1, carveout = -1, barriers = 0;
-	long long smem = 0, dyn = 0, max_dyn = 0, grid = 0;
+	int threads = GD_UNSET_INT, regs = GD_UNSET_INT, carveout = GD_UNSET_INT, barriers = 0;
+	long long smem = 0, dyn = 0, max_dyn = GD_UNSET_LONG, grid = GD_UNSET_LONG;
 	const char *arch_name = NULL, *svg = NULL;
 	struct gd_opt opts[] = {
 		{"threads", GD_OPT_INT, &threads, "T", NULL},
@@ -195,14 +239,15 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 
 	if ((rc = gd_parse_opts("occupancy", argc, argv, opts, NULL, 0, NULL, 0)) != GD_OK)
 		return rc;
-	if (threads <= 0)
-		return gd_error(GD_EUSAGE, "occupancy: --threads T is required (threads per block, 1…1024)");
-	if (regs < 0)
-		return gd_error(GD_EUSAGE, "occupancy: --regs R is required (registers per thread; see nvcc -Xptxas -v)");
-	if (carveout < -1 || carveout > 100)
-		return gd_error(GD_EUSAGE, "occupancy: --carveout takes a percentage 0…100, not %d", carveout);
-	if (barriers < 0 || barriers > 16)
-		return gd_error(GD_EUSAGE, "occupancy: --barriers takes 0…16, not %d", barriers);
+	rc = check_options(arch_name, threads, regs, smem, dyn, max_dyn, carveout, barriers, grid);
+	if (rc != GD_OK)
+		return rc;
+	if (carveout == GD_UNSET_INT)
+		carveout = -1; /* the calculator's "no preference" */
+	if (max_dyn == GD_UNSET_LONG)
+		max_dyn = 0; /* the calculator's "what the launch needs", below */
+	if (grid == GD_UNSET_LONG)
+		grid = 0; /* no grid: no waves */
 	if (arch_name && ctx->device >= 0)
 		return gd_error(GD_EUSAGE, "occupancy: give --arch or --device, not both");
 

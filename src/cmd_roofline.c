@@ -151,6 +151,9 @@ static int check_only(const char *only)
 		const char *e = strchr(p, ',');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
 		int ok = 0;
+		if (!l || (e && !e[1])) /* "dram,,l2", ",dram", "dram,": a slip, not a group */
+			return gd_error(GD_EUSAGE, "roofline: --only needs group names between the commas, not '%s' "
+					"(dram,l2,smem,l1,fma,sfu,mma,wgmma,gemm)", only);
 		for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
 			if (strlen(groups[g]) == l && !strncmp(groups[g], p, l))
 				ok = 1;
@@ -320,6 +323,7 @@ static int parse_options(struct job *jb, int argc, char **argv)
 {
 	int npos = 0;
 	char *pos[4];
+	jb->reps = GD_UNSET_INT; /* told apart from `--reps 0`, which is refused */
 	const struct gd_opt opts[] = {
 		{"quick", GD_OPT_FLAG, &jb->quick, NULL, "smaller, faster run (< 20 s)"},
 		{"only", GD_OPT_STR, &jb->only, "LIST", "groups to run"},
@@ -336,10 +340,10 @@ static int parse_options(struct job *jb, int argc, char **argv)
 		return gd_error(GD_EUSAGE, "roofline: unexpected argument '%s'", pos[0]);
 	if (jb->only && check_only(jb->only) != GD_OK)
 		return GD_EUSAGE;
-	if (jb->reps && (jb->reps < 10 || jb->reps > GD_RL_MAX_REPS))
-		return gd_error(GD_EUSAGE, "roofline: --reps must be between 10 and %d, not %d", GD_RL_MAX_REPS, jb->reps);
-	if (!jb->reps)
+	if (jb->reps == GD_UNSET_INT)
 		jb->reps = jb->quick ? 10 : 20;
+	else if ((rc = gd_opt_check_int("roofline", "reps", jb->reps, 10, GD_RL_MAX_REPS, NULL)) != GD_OK)
+		return rc;
 	for (int i = 0; i < NTESTS; i++)
 		if (tests[i].kind != i || NTESTS != GD_RL_KIND_COUNT)
 			return gd_error(GD_EFAIL, "roofline: internal error: test table out of order at %d", i);

@@ -18,8 +18,10 @@ int gd_parse_int(const char *s, int *out)
 		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || v < INT_MIN || v > INT_MAX)
+	if (end == s || *end)
 		return -1;
+	if (errno || v <= INT_MIN || v > INT_MAX) /* INT_MIN is GD_UNSET_INT: never a value */
+		return -2;
 	*out = (int)v;
 	return 0;
 }
@@ -65,10 +67,56 @@ int gd_parse_size(const char *s, long long *out)
 			return -1;
 	}
 	v *= mul;
-	if (v > 9.0e18 || v != floor(v))
+	if (v > (double)GD_SIZE_MAX)
+		return -2;
+	if (v != floor(v))
 		return -1;
 	*out = (long long)v;
 	return 0;
+}
+
+char *gd_fmt_size_arg(char *buf, size_t n, long long v)
+{
+	static const char suffix[] = "GMK";
+	for (int i = 0; i < 3; i++) {
+		long long unit = 1LL << (10 * (3 - i));
+		/* a suffix only where it reads better: 1562500K is no clearer than 1600000000 */
+		if (v != 0 && v % unit == 0 && v / unit > -100000 && v / unit < 100000) {
+			snprintf(buf, n, "%lld%c", v / unit, suffix[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, n, "%lld", v);
+	return buf;
+}
+
+int gd_opt_check_int(const char *who, const char *name, long long v, long long lo, long long hi,
+		     const char *what)
+{
+	if (v >= lo && v <= hi)
+		return GD_OK;
+	return gd_error(GD_EUSAGE, "%s: --%s must be %lld to %lld%s, not %lld", who, name, lo, hi,
+			what ? what : "", v);
+}
+
+int gd_opt_check_size(const char *who, const char *name, long long v, long long lo, long long hi,
+		      const char *what)
+{
+	char a[32], b[32], c[32];
+	if (v >= lo && v <= hi)
+		return GD_OK;
+	return gd_error(GD_EUSAGE, "%s: --%s must be %s to %s%s, not %s", who, name,
+			gd_fmt_size_arg(a, sizeof a, lo), gd_fmt_size_arg(b, sizeof b, hi), what ? what : "",
+			gd_fmt_size_arg(c, sizeof c, v));
+}
+
+/* NaN is outside every range (the comparisons fail), so a NaN that got here is refused too */
+int gd_opt_check_double(const char *who, const char *name, double v, double lo, double hi, const char *what)
+{
+	if (v >= lo && v <= hi)
+		return GD_OK;
+	return gd_error(GD_EUSAGE, "%s: --%s must be %g to %g%s, not %g", who, name, lo, hi, what ? what : "",
+			v);
 }
 
 static const struct gd_opt *find(const struct gd_opt *opts, const char *name, size_t len)
@@ -89,14 +137,26 @@ static int store(const char *cmd, const struct gd_opt *o, const char *val)
 		*(const char **)o->dest = val;
 		return GD_OK;
 	case GD_OPT_INT:
-		if (gd_parse_int(val, (int *)o->dest))
+		switch (gd_parse_int(val, (int *)o->dest)) {
+		case 0:
+			return GD_OK;
+		case -2:
+			return gd_error(GD_EUSAGE, "%s: --%s needs an integer from %d to %d, not %s", cmd,
+					o->name, INT_MIN + 1, INT_MAX, val);
+		default:
 			return gd_error(GD_EUSAGE, "%s: --%s needs an integer, not '%s'", cmd, o->name, val);
-		return GD_OK;
+		}
 	case GD_OPT_LONG:
-		if (gd_parse_size(val, (long long *)o->dest))
+		switch (gd_parse_size(val, (long long *)o->dest)) {
+		case 0:
+			return GD_OK;
+		case -2:
+			return gd_error(GD_EUSAGE, "%s: --%s needs a size of at most %lld, not %s", cmd,
+					o->name, GD_SIZE_MAX, val);
+		default:
 			return gd_error(GD_EUSAGE, "%s: --%s needs a size such as 4096, 48K or 1Gi, not '%s'",
 					cmd, o->name, val);
-		return GD_OK;
+		}
 	case GD_OPT_DOUBLE:
 		if (gd_parse_double(val, (double *)o->dest))
 			return gd_error(GD_EUSAGE, "%s: --%s needs a number, not '%s'", cmd, o->name, val);
@@ -131,6 +191,11 @@ int gd_parse_opts(const char *cmd, int argc, char **argv, const struct gd_opt *o
 					return gd_error(GD_EUSAGE, "%s: --%s needs a value", cmd, o->name);
 				val = argv[++i];
 			}
+			/* an empty value is a mistake (an unset shell variable, `--only=`), never a
+			 * request for the default: no option of gpudiag takes one */
+			if (o->kind != GD_OPT_FLAG && !*val)
+				return gd_error(GD_EUSAGE, "%s: --%s needs a value (%s), not an empty string", cmd,
+						o->name, o->metavar ? o->metavar : "text");
 			if ((rc = store(cmd, o, val)) != GD_OK)
 				return rc;
 			continue;

@@ -123,6 +123,47 @@ static void test_cli(void)
 		CHECK_INT(flag, 0); /* after the first positional, options belong to the program */
 		CHECK_INT(npos, 2);
 	}
+	/* "not given" stays told apart from every value: the sentinels are never stored, and
+	 * 0 or an empty string is a value (refused or range-checked), never "the default" */
+	{
+		char b0[] = "--num", b1[] = "-2147483648", b2[] = "--num=0", b3[] = "--str=", b4[] = "--str", b5[] = "";
+		char *unset[] = {b0, b1}, *zero[] = {b2}, *empty_eq[] = {b3}, *empty[] = {b4, b5};
+		n = GD_UNSET_INT;
+		CHECK_INT(gd_parse_opts("t", 2, unset, opts, pos, 4, &npos, 0), GD_EUSAGE);
+		CHECK_INT(n, GD_UNSET_INT);
+		CHECK_INT(gd_parse_opts("t", 1, zero, opts, pos, 4, &npos, 0), GD_OK);
+		CHECK_INT(n, 0);
+		s = NULL;
+		CHECK_INT(gd_parse_opts("t", 1, empty_eq, opts, pos, 4, &npos, 0), GD_EUSAGE);
+		CHECK_INT(gd_parse_opts("t", 2, empty, opts, pos, 4, &npos, 0), GD_EUSAGE);
+		CHECK(s == NULL);
+	}
+	CHECK_INT(gd_parse_int("-2147483648", &i), -2); /* INT_MIN is GD_UNSET_INT */
+	CHECK_INT(gd_parse_int("-2147483647", &i), 0);
+	CHECK_INT(gd_parse_int("2147483648", &i), -2);
+	CHECK_INT(gd_parse_int("", &i), -1);
+	CHECK_INT(gd_parse_size("8G", &v), 0);
+	CHECK_INT(gd_parse_size("9.1e18", &v), -2);
+	CHECK_INT(gd_parse_size("1e30", &v), -2);
+	CHECK_INT(gd_parse_size("-5", &v), -1); /* sizes are never negative, so never GD_UNSET_LONG */
+	{
+		char b[32];
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 1 << 20), "1M");
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 49152), "48K");
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 1024LL << 30), "1024G");
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 1600000000), "1600000000"); /* not 1562500K */
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 0), "0");
+		CHECK_STR(gd_fmt_size_arg(b, sizeof b, 1000), "1000");
+	}
+	CHECK_INT(gd_opt_check_int("t", "num", 10, 10, 64, NULL), GD_OK);
+	CHECK_INT(gd_opt_check_int("t", "num", 64, 10, 64, NULL), GD_OK);
+	CHECK_INT(gd_opt_check_int("t", "num", 9, 10, 64, NULL), GD_EUSAGE);
+	CHECK_INT(gd_opt_check_int("t", "num", 65, 10, 64, NULL), GD_EUSAGE);
+	CHECK_INT(gd_opt_check_size("t", "size", 0, 1, 8LL << 30, " (bytes)"), GD_EUSAGE);
+	CHECK_INT(gd_opt_check_size("t", "size", 8LL << 30, 1, 8LL << 30, " (bytes)"), GD_OK);
+	CHECK_INT(gd_opt_check_double("t", "interval", 0.05, 0.05, 3600, NULL), GD_OK);
+	CHECK_INT(gd_opt_check_double("t", "interval", 0.0, 0.05, 3600, NULL), GD_EUSAGE);
+	CHECK_INT(gd_opt_check_double("t", "interval", NAN, 0.05, 3600, NULL), GD_EUSAGE);
 }
 
 static void test_stats(void)

@@ -78,6 +78,12 @@ struct gd_lab {
 	/* --shape SPEC: checks SPEC before any GPU work (0, or −1 with why); NULL: the lab takes
 	 * no --shape. The lab reads r->shape itself. */
 	int (*check_shape)(const char *spec, char *why, size_t n);
+	/* --size: the range it may take, checked (by the command) before any GPU work, so a bad
+	 * size is a usage error even without a GPU; a size must also be a multiple of size_step
+	 * when that is above 1. size_max 0: the lab takes no --size. size_what names what the
+	 * size sets, for the message: " (the largest working set)". */
+	long long size_min, size_max, size_step;
+	const char *size_what;
 };
 
 /* The table (src/lab/lab_table.c), terminated by NULL. */

@@ -888,4 +888,6 @@ const struct gd_lab gd_lab_attention = {
 	"causal=both\" sets any of them (also read from GPUDIAG_LAB_ATTENTION when --shape is absent).\n",
 	attention_run,
 	attention_check_shape,
+	512, 16LL << 20, 64, /* --size: the range (and step) the run itself requires */
+	" (the largest L)",
 };

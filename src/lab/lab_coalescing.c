@@ -608,4 +608,7 @@ const struct gd_lab gd_lab_coalescing = {
     "elementwise op on x.permute(0,2,1) vs a contiguous tensor.\n",
     run,
     NULL, /* no --shape */
+    /* --size: the top is a sanity bound; the run cuts the copy to fit the free memory */
+    16LL << 20, 1024LL << 30, 0,
+    " (bytes: the copy)",
 };

@@ -367,4 +367,6 @@ const struct gd_lab gd_lab_divergence = {
     "--size BYTES sets the input size (default 16 MiB: 4 Mi floats).\n",
     run,
     NULL, /* no --shape */
+    4LL << 10, 1LL << 30, 0, /* --size: the range (and step) the run itself requires */
+    " (bytes: the input)",
 };

@@ -709,4 +709,6 @@ const struct gd_lab gd_lab_fusion = {
 	"(hidden and out multiples of 8; also read from GPUDIAG_LAB_FUSION when --shape is absent).\n",
 	fusion_run,
 	fusion_check_shape,
+	1, 1LL << 24, 0, /* --size: the range (and step) the run itself requires */
+	" (tokens)",
 };

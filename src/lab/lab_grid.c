@@ -521,4 +521,6 @@ const struct gd_lab gd_lab_grid = {
     "--size BYTES sets N (default 4,000,000 bytes: N = 1,000,000).\n",
     run,
     NULL, /* no --shape */
+    4LL << 10, 4LL * 400000000, 0, /* --size: the range (and step) the run itself requires */
+    " (bytes: 4 × N)",
 };

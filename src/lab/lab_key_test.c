@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-static const struct gd_lab fake = {"fake", "§0", "a fake lab", "", NULL, NULL};
+static const struct gd_lab fake = {"fake", "§0", "a fake lab", "", NULL, NULL, 0, 0, 0, NULL};
 
 /* Records one row, every sample t seconds, tagged key. */
 static struct gd_lab_result *row(struct gd_lab_run *r, const char *group, const char *name, double x,

@@ -271,4 +271,6 @@ const struct gd_lab gd_lab_launch = {
     "for bit against the CPU. --size BYTES sets the small op's vector (default 256 KiB).\n",
     run,
     NULL, /* no --shape */
+    4, 1LL << 30, 0, /* --size: the range (and step) the run itself requires */
+    " (bytes: the small op's vector)",
 };

@@ -486,4 +486,7 @@ const struct gd_lab gd_lab_memory = {
     "Percentages are of the DRAM read ceiling, so L1 and L2 show above 100 %.\n",
     run,
     NULL, /* no --shape */
+    /* --size: the top is a sanity bound; the run cuts the set to half the free memory */
+    1LL << 20, 1024LL << 30, 0,
+    " (bytes: the largest working set)",
 };

@@ -340,4 +340,6 @@ const struct gd_lab gd_lab_occupancy = {
     "--size BYTES sets the memory-bound kernel's array (default 256 MiB each way).\n",
     run,
     NULL, /* no --shape */
+    16LL << 10, 8LL << 30, 0, /* --size: the range (and step) the run itself requires */
+    " (bytes: the memory-bound kernel's array)",
 };

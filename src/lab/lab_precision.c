@@ -399,4 +399,6 @@ const struct gd_lab gd_lab_precision = {
     "element checked for being written and finite).\n",
     run,
     NULL, /* no --shape */
+    1LL << 20, 1024LL << 30, 0, /* --size: the top is a sanity bound; the run halves n to fit free memory */
+    " (bytes: the FP32 input)",
 };

@@ -357,4 +357,5 @@ const struct gd_lab gd_lab_sfu = {
     "error bound ('max_ulp', 'max_abs_err'; GELU against the exact x·Φ(x)).\n",
     run,
     NULL, /* no --shape */
+    0, 0, 0, NULL, /* no --size: the work per thread is fixed */
 };

@@ -372,4 +372,6 @@ const struct gd_lab gd_lab_streams = {
     "everything. --size BYTES sets part 2's buffer (default 128 MiB).\n",
     run,
     NULL, /* no --shape */
+    64LL << 10, 8LL << 30, 0, /* --size: the range (and step) the run itself requires */
+    " (bytes: part 2's buffer)",
 };

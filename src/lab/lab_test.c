@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct gd_lab fake = {"fake", "§0", "a fake lab", "", NULL, NULL};
+static const struct gd_lab fake = {"fake", "§0", "a fake lab", "", NULL, NULL, 0, 0, 0, NULL};
 
 static int dummy_launch(void *arg, long iter, char *why, size_t n)
 {

@@ -46,8 +46,8 @@ for l in $labs; do
 	if [ "$n" != 1 ]; then echo "FAIL: lab $l: $n lines of error, wanted 1"; fail=1; fi
 done
 # bad options: usage errors (exit 2) before any GPU is needed
-expect 2 "runs must be between 10 and 64" lab grid --runs 5
-expect 2 "runs must be between 10 and 64" lab sfu --runs 65
+expect 2 "runs must be 10 to 64, not 5" lab grid --runs 5
+expect 2 "runs must be 10 to 64, not 65" lab sfu --runs 65
 expect 2 "unknown option '--bogus'" lab streams --bogus
 expect 2 "unexpected argument 'extra'" lab divergence extra
 expect 2 "size needs a size" lab occupancy --size -5
