@@ -37,7 +37,7 @@ static void print_rows(const char *title, const struct gd_delta *r, int n, int t
 	for (int i = 0; i < n && i < top; i++) {
 		char rr[32], cnt[64], d[48], name[72];
 		double dd = r[i].b - r[i].a;
-		snprintf(name, sizeof(name), "%.64s", r[i].name);
+		snprintf(name, sizeof(name), "%.64s", gd_tty(r[i].name)); /* from the profile: no control characters to the terminal */
 		snprintf(rr, sizeof(rr), isfinite(ratio(r[i].a, r[i].b)) ? "%.2f×" : "new", ratio(r[i].a, r[i].b));
 		if (r[i].b == 0)
 			snprintf(rr, sizeof(rr), "gone");

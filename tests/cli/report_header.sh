@@ -33,6 +33,8 @@ if LC_ALL=C grep -q $'\x1b\|\x07\|\r\|\x7f' "$T/out" || LC_ALL=C grep -q $'\xc2\
 expect_out 'evil\x1b]0;pwned\x07\x0d\x0aFAKE VERDICT'
 expect_out 'H200\x1b[31m\x7f'; expect_out 'label\x1b[2J\u009b31m'
 [ "$(grep -c 'FAKE VERDICT' "$T/out")" -eq 1 ] && ok || bad "a forged line appeared"
+expect_rc 0 -- "$GD" diff $F/h200_sync.gpudiag.sqlite "$T/h.sqlite"
+if LC_ALL=C grep -q $'\x1b' "$T/out"; then bad "diff let a control character reach the terminal"; else ok; fi
 # JSON keeps the strings exactly (escaped by JSON itself)
 expect_rc 0 -- "$GD" report "$T/h.sqlite" --json
 json_check "d['command'].startswith('evil\x1b]0;pwned')"
