@@ -33,7 +33,8 @@ static void print_main_help(void)
 	       "\nexit codes:\n"
 	       "  0 ok   1 failure   2 usage error   3 no GPU, driver or vendor library\n"
 	       "  4 a measurement failed its correctness check   5 bad or corrupt input file\n"
-	       "  run: the profiled program's own exit code (128+N if it died of signal N)\n");
+	       "  run: the profiled program's own exit code (128+N if it died of signal N);\n"
+	       "       1 if it exited 0 but the profile could not be written\n");
 }
 
 static int help_for(const char *name)
