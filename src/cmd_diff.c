@@ -117,6 +117,8 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	rc = gd_parse_opts("diff", argc, argv, opts, pos, 3, &npos, 0);
+	if (rc == GD_OK)
+		rc = gd_no_device(ctx, "diff");
 	if (rc != GD_OK)
 		return rc;
 	if (npos != 2)

@@ -25,6 +25,8 @@ int cmd_export(struct gd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	rc = gd_parse_opts("export", argc, argv, opts, pos, 1, &npos, 0);
+	if (rc == GD_OK)
+		rc = gd_no_device(ctx, "export");
 	if (rc)
 		return rc;
 	if (npos != 1)

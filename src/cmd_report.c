@@ -35,6 +35,8 @@ int cmd_report(struct gd_ctx *ctx, int argc, char **argv)
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	rc = gd_parse_opts("report", argc, argv, opts, pos, 2, &npos, 0);
+	if (rc == GD_OK)
+		rc = gd_no_device(ctx, "report");
 	if (rc != GD_OK)
 		return rc;
 	if (npos != 1)

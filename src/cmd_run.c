@@ -11,6 +11,7 @@
  * another process), waits for the program, and still writes the profile. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/fileio.h"
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
@@ -54,7 +55,8 @@ const char cmd_run_usage[] =
 	"re-prints it; gpudiag export FILE --perfetto OUT.json makes a trace for ui.perfetto.dev).\n"
 	"\n"
 	"options:\n"
-	"  -o, --output FILE        the profile (default: <prog>-<YYYYmmdd-HHMMSS>.gpudiag.sqlite)\n"
+	"  -o, --output FILE        the profile (default: <prog>-<YYYYmmdd-HHMMSS>.gpudiag.sqlite, with\n"
+	"                           -2, -3... added when that name is taken; never overwritten)\n"
 	"  --nvml-hz N              NVML samples per second per GPU (default 20; 0 = none)\n"
 	"  --delay S                keep only records from S seconds after the start\n"
 	"  --duration S             ... and for S seconds\n"
@@ -70,7 +72,14 @@ const char cmd_run_usage[] =
 	"With no CMD: profiles gpudiag's built-in demo workload (without a GPU: shows a sample).\n"
 	"--delay/--duration switch tracing on and off; --capture-range filters what is kept.\n"
 	"The report goes to stderr (stdout stays the program's); with --json it is on stdout.\n"
+	"An existing FILE is replaced, and a warning says so; a symbolic link's target is replaced\n"
+	"(the link stays); a directory, FIFO or device is refused before CMD starts.\n"
 	"Exit code: CMD's own (128+N if it died of signal N; 127 if it could not be started).\n"
+	"When CMD exited 0 but the profile could not be written (a full disk): 1, and the error\n"
+	"says CMD's code; when CMD failed, its code stays the exit code either way.\n"
+	"--device does not apply: CMD picks its own GPUs (limit them with CUDA_VISIBLE_DEVICES).\n"
+	"The injection library, libgpudiag_inject.so, is the first found of: $GPUDIAG_INJECT,\n"
+	"beside the gpudiag binary, <its folder>/../lib/gpudiag/, <its folder>/../lib/.\n"
 	"Schema of the profile: docs/profile-schema.md.\n";
 
 /* ---- signals */
@@ -142,33 +151,33 @@ static long long now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The injection library: $GPUDIAG_INJECT, beside the executable, or the build path. */
+/* The injection library: $GPUDIAG_INJECT, else beside the running binary (the build tree),
+ * else <bin>/../lib/gpudiag/ or <bin>/../lib/ (an installed layout). The variable comes first
+ * and has no fallback: it is how a user points at another build, and a copy found elsewhere
+ * would silently win. No path from the build is compiled in: a copied or installed binary
+ * must not load a library from a build tree that may since have changed. */
 static int find_inject(char *out, size_t n)
 {
+	static const char *const rel[] = {"", "/../lib/gpudiag", "/../lib"};
 	char exe[PATH_MAX];
 	const char *env = getenv("GPUDIAG_INJECT");
 	ssize_t len;
+	char *slash;
 	if (env && *env) {
 		snprintf(out, n, "%s", env);
 		return access(out, R_OK) == 0 ? 0 : -1;
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len > 0) {
-		char *slash;
-		exe[len] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			if (snprintf(out, n, "%.*s/libgpudiag_inject.so", (int)(n > 64 ? n - 64 : 1), exe) < (int)n &&
-			    access(out, R_OK) == 0)
-				return 0;
-		}
-	}
-#ifdef GPUDIAG_INJECT_BUILD_PATH
-	snprintf(out, n, "%s", GPUDIAG_INJECT_BUILD_PATH);
-	if (access(out, R_OK) == 0)
-		return 0;
-#endif
+	if (len <= 0)
+		return -1;
+	exe[len] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if (snprintf(out, n, "%s%s/libgpudiag_inject.so", exe, rel[i]) < (int)n && access(out, R_OK) == 0)
+			return 0;
 	return -1;
 }
 
@@ -394,9 +403,9 @@ struct run {
 	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
 	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
 	/* prepared */
-	char inject[PATH_MAX], dir[PATH_MAX], outpath[PATH_MAX], why[512], line[16384];
+	char inject[PATH_MAX], dir[PATH_MAX], outpath[PATH_MAX], why[512], line[16384], stamp[32];
 	char **env;
-	int have_inject;
+	int have_inject, claimed; /* claimed: outpath is the default name, created empty by us */
 	/* the run */
 	struct sampler sp;
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
@@ -405,6 +414,14 @@ struct run {
 	long long t0, t1;
 	pid_t pid;
 };
+
+/* run has no --device: the program opens the GPUs it wants, and sampling or describing only
+ * one of them would leave kernels on the others without a device. */
+static int run_no_device(void)
+{
+	return gd_error(GD_EUSAGE, "run: --device does not apply: the program picks its own GPUs "
+				   "(to limit it to GPU N: CUDA_VISIBLE_DEVICES=N gpudiag run ...)");
+}
 
 /* Options, the no-command demo, the checks, and the profile's name. */
 static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
@@ -439,6 +456,11 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				continue;
 			if (!strcmp(a, "--") || a[0] != '-') {
 				scanning = 0;
+			} else if (!strcmp(a, "--device") || !strncmp(a, "--device=", 9)) {
+				/* after -o FILE, main's scan has stopped: said here the same way */
+				return run_no_device();
+			} else if (!strncmp(a, "--json=", 7)) {
+				return gd_error(GD_EUSAGE, "run: --json takes no value");
 			} else if (!strcmp(a, "-o")) {
 				rj->args[i] = "--output";
 				if (i + 1 < argc) {
@@ -498,17 +520,78 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 	if (rj->capture && (rj->delay > 0 || rj->duration > 0))
 		return gd_error(GD_EUSAGE, "run: use either --capture-range or --delay/--duration");
 	if (rj->output) {
-		snprintf(rj->outpath, sizeof(rj->outpath), "%s", rj->output);
+		if (!rj->output[0])
+			return gd_error(GD_EUSAGE, "run: -o needs a file name, not ''");
+		if (snprintf(rj->outpath, sizeof(rj->outpath), "%s", rj->output) >= (int)sizeof(rj->outpath) - 32)
+			return gd_error(GD_EUSAGE, "run: the profile's name is too long: '%s'", rj->output);
 	} else {
-		char stamp[32];
-		const char *base = strrchr(rj->cmd[0], '/');
+		/* the name is chosen in prepare(), where it is claimed */
 		time_t now = time(NULL);
 		struct tm tm;
 		localtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		snprintf(rj->outpath, sizeof(rj->outpath), "%s-%s.gpudiag.sqlite", base ? base + 1 : rj->cmd[0], stamp);
+		strftime(rj->stamp, sizeof(rj->stamp), "%Y%m%d-%H%M%S", &tm);
 	}
 	return GD_OK;
+}
+
+/* The default name, <prog>-<stamp>.gpudiag.sqlite, then -2, -3...: the first one that does
+ * not exist is created empty, with O_EXCL, so two runs started in the same second (a job
+ * array, a loop) get different files, and a profile already there is never replaced. The
+ * writer later renames the profile over the empty file. */
+static int claim_default_name(struct run *rj)
+{
+	const char *base = strrchr(rj->cmd[0], '/');
+	base = base && base[1] ? base + 1 : rj->cmd[0];
+	for (int k = 1; k <= 1000; k++) {
+		int fd;
+		if (k == 1)
+			snprintf(rj->outpath, sizeof(rj->outpath), "%.200s-%s.gpudiag.sqlite", base, rj->stamp);
+		else
+			snprintf(rj->outpath, sizeof(rj->outpath), "%.200s-%s-%d.gpudiag.sqlite", base, rj->stamp, k);
+		fd = open(rj->outpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			close(fd);
+			rj->claimed = 1;
+			return GD_OK;
+		}
+		if (errno != EEXIST)
+			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", rj->outpath, strerror(errno));
+	}
+	return gd_error(GD_EFAIL, "run: cannot write the profile: 1000 files named '%s-%s*' already exist", base,
+			rj->stamp);
+}
+
+/* -o FILE, checked by the rules the writer follows (core/fileio.h), so a profile that cannot
+ * be written is said before the program runs, not after. */
+static int check_output(const struct run *rj)
+{
+	char target[PATH_MAX], tmp[PATH_MAX + 64];
+	struct stat st;
+	int kind = gd_out_target(rj->outpath, target, sizeof(target), &st), fd;
+	if (kind < 0)
+		return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", rj->outpath, strerror(errno));
+	if (kind == GD_OUT_DIR)
+		return gd_error(GD_EFAIL, "run: cannot write the profile '%s': it is a directory", rj->outpath);
+	if (kind == GD_OUT_SPECIAL)
+		return gd_error(GD_EFAIL, "run: cannot write the profile '%s': not a regular file (a SQLite "
+					  "profile cannot be written to a FIFO or a device)", rj->outpath);
+	/* the temporary file the writer will use can be created beside the target */
+	fd = gd_tmp_create(target, NULL, tmp, sizeof(tmp));
+	if (fd < 0)
+		return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", rj->outpath, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	if (kind == GD_OUT_FILE)
+		gd_warn("run: '%s' exists: it will be replaced by this run's profile", rj->outpath);
+	return GD_OK;
+}
+
+/* The empty file claim_default_name made, when no profile replaced it. */
+static void release_claim(const struct run *rj)
+{
+	struct stat st;
+	if (rj->claimed && stat(rj->outpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(rj->outpath);
 }
 
 /* Before the program starts: a writable profile, the raw directory, the injection library
@@ -517,14 +600,9 @@ static int prepare(struct run *rj)
 {
 	/* Fail before running the program, not after, when the profile cannot be written. */
 	{
-		char probe[PATH_MAX + 64];
-		int fd;
-		snprintf(probe, sizeof(probe), "%s.tmp.%ld", rj->outpath, (long)getpid());
-		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
-		if (fd < 0)
-			return gd_error(GD_EFAIL, "run: cannot write the profile '%s': %s", rj->outpath, strerror(errno));
-		close(fd);
-		unlink(probe);
+		int rc = rj->output ? check_output(rj) : claim_default_name(rj);
+		if (rc != GD_OK)
+			return rc;
 	}
 
 	/* Private directory for the raw files. */
@@ -674,8 +752,9 @@ static int launch_and_wait(struct run *rj)
 }
 
 /* Merges everything recorded into the profile and prints the summary (none when the program
- * could not even be started). */
-static void write_profile(struct gd_ctx *ctx, struct run *rj)
+ * could not even be started). Returns GD_EFAIL when the profile could not be written (the
+ * reason printed). */
+static int write_profile(struct gd_ctx *ctx, struct run *rj)
 {
 	/* ---- the profile (none when the command could not even be started) */
 	if (!rj->exec_failed) {
@@ -685,7 +764,7 @@ static void write_profile(struct gd_ctx *ctx, struct run *rj)
 		char host[256] = "", cwd[PATH_MAX] = "", cap[300];
 		int windows;
 		if (gd_pw_open(&w, rj->outpath) != GD_OK)
-			return;
+			return GD_EFAIL;
 		join_args(rj->line, sizeof(rj->line), rj->cmd);
 		gd_pw_meta(w, "command_line", rj->line);
 		if (getcwd(cwd, sizeof(cwd)))
@@ -770,15 +849,20 @@ static void write_profile(struct gd_ctx *ctx, struct run *rj)
 		if (rj->why[0])
 			gd_pw_meta(w, "not_traced_reason", rj->why);
 		if (gd_pw_close(w, 1) != GD_OK)
-			return;
+			return GD_EFAIL;
 		explain(rj->outpath, rj->why, rj->have_inject);
 		/* The program's stdout stays the program's: the report goes to stderr (like
-		 * time(1)), except the --json document, which is the one thing on stdout. */
+		 * time(1)), except the --json document, which is the one thing on stdout. Colour
+		 * is decided from the stream the report goes to (main decided it from stdout), so
+		 * `2>log` gets no escape codes. */
+		if (!ctx->json)
+			gd_out_init(stderr, ctx->no_color);
 		if (gd_report_print)
 			gd_report_print(rj->outpath, ctx, ctx->json ? stdout : stderr);
 		else
 			minimal_summary(rj->outpath, ctx, rj->exit_code, rj->t1 - rj->t0);
 	}
+	return GD_OK;
 }
 
 static void remove_raw(const struct run *rj)
@@ -809,15 +893,26 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	memset(rj, 0, sizeof(*rj));
 	rj->api = "subset";
 	rj->nvml_hz = 20;
+	if (ctx->device >= 0)
+		return run_no_device();
 	rc = parse(ctx, rj, argc, argv);
 	if (rc != GD_OK || rj->done)
 		return rc;
-	if ((rc = prepare(rj)) != GD_OK)
+	if ((rc = prepare(rj)) != GD_OK || (rc = launch_and_wait(rj)) != GD_OK) {
+		release_claim(rj);
 		return rc;
-	if ((rc = launch_and_wait(rj)) != GD_OK)
-		return rc;
-	write_profile(ctx, rj);
+	}
+	rc = write_profile(ctx, rj);
 	remove_raw(rj);
 	gd_sampler_free(rj->sp.smp);
+	if (rc != GD_OK || rj->exec_failed)
+		release_claim(rj);
+	/* The profile lost is a failure of gpudiag's own; it must not read as success, yet a
+	 * failing program's code is what a script most needs, so that one stays. */
+	if (rc != GD_OK && rj->exit_code == 0)
+		return gd_error(GD_EFAIL, "run: no profile was written, although the program succeeded (exit code 0)");
+	if (rc != GD_OK)
+		gd_error(rj->exit_code, "run: no profile was written; the exit code is the program's own (%d)",
+			 rj->exit_code);
 	return rj->exit_code;
 }

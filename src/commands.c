@@ -50,3 +50,10 @@ int gd_need_gpu(const struct gd_ctx *ctx, const char *who, const char *hint)
 		return gd_error(GD_ENOGPU, "%s: no CUDA device %d (this machine has %d)", who, dev, gd_cu_count());
 	return GD_OK;
 }
+
+int gd_no_device(const struct gd_ctx *ctx, const char *who)
+{
+	if (ctx->device < 0)
+		return GD_OK;
+	return gd_error(GD_EUSAGE, "%s reads a saved profile; --device does not apply", who);
+}

@@ -44,6 +44,12 @@ const struct gd_cmd *gd_find_command(const char *name);
  * GD_ENOGPU. hint (may be NULL) is appended to the driver's reason, e.g. how to do without. */
 int gd_need_gpu(const struct gd_ctx *ctx, const char *who, const char *hint);
 
+/* For the commands that read saved profiles (report, export, diff): --device names a GPU of
+ * this machine, which such a file has nothing to do with. Returns GD_OK when --device was not
+ * given; otherwise prints "<who> reads a saved profile; --device does not apply" and returns
+ * GD_EUSAGE. */
+int gd_no_device(const struct gd_ctx *ctx, const char *who);
+
 /* Commands (src/cmd_<name>.c), each with its help text. */
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv);

@@ -9,6 +9,7 @@
 #include "core/out.h"
 #include "core/status.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static void print_main_help(void)
 	       "\nexit codes:\n"
 	       "  0 ok   1 failure   2 usage error   3 no GPU, driver or vendor library\n"
 	       "  4 a measurement failed its correctness check   5 bad or corrupt input file\n"
-	       "  run: the profiled program's own exit code (128+N if it died of signal N)\n");
+	       "  run: the profiled program's own exit code (128+N if it died of signal N);\n"
+	       "       1 if it exited 0 but the profile could not be written\n");
 }
 
 static int help_for(const char *name)
@@ -64,6 +66,8 @@ static int common_options(const struct gd_cmd *c, struct gd_ctx *ctx, int *argc,
 		}
 		if (!strcmp(a, "--json")) {
 			ctx->json = 1;
+		} else if (!strncmp(a, "--json=", 7)) {
+			return gd_error(GD_EUSAGE, "%s: --json takes no value", c->name);
 		} else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
 			ctx->no_color = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -89,6 +93,27 @@ static int common_options(const struct gd_cmd *c, struct gd_ctx *ctx, int *argc,
 	return help ? -1 : GD_OK;
 }
 
+/* A report sent to a full disk or a closed pipe must not end in success: stdio keeps write
+ * errors in the stream, and a file system may report one only when the file is closed. So
+ * stdout is flushed, checked and closed here, after the command; on failure one line says
+ * so and the exit code is 1 (a command's own failure code is kept). A stdout that was
+ * never open (>&-) and was never written to is not an error, as with coreutils. */
+static int finish_stdout(int rc)
+{
+	int e = 0;
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		e = errno ? errno : EIO;
+	errno = 0;
+	/* after a good flush nothing was pending, so EBADF can only mean "never open" */
+	if (fclose(stdout) != 0 && !e && errno != EBADF)
+		e = errno ? errno : EIO;
+	if (!e)
+		return rc;
+	gd_error(GD_EFAIL, "cannot write to standard output: %s", strerror(e));
+	return rc != GD_OK ? rc : GD_EFAIL;
+}
+
 int main(int argc, char **argv)
 {
 	struct gd_ctx ctx = {.json = 0, .device = -1, .no_color = 0, .argv0 = argv[0]};
@@ -99,18 +124,18 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		gd_out_init(stdout, 0);
 		print_main_help();
-		return argc < 2 ? GD_EUSAGE : GD_OK;
+		return finish_stdout(argc < 2 ? GD_EUSAGE : GD_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("gpudiag %s\n", GPUDIAG_VERSION);
-		return GD_OK;
+		return finish_stdout(GD_OK);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			print_main_help();
-			return GD_OK;
+			return finish_stdout(GD_OK);
 		}
-		return help_for(argv[2]);
+		return finish_stdout(help_for(argv[2]));
 	}
 	c = gd_find_command(argv[1]);
 	if (!c)
@@ -120,12 +145,11 @@ int main(int argc, char **argv)
 	cargv = argv + 2;
 	rc = common_options(c, &ctx, &cargc, cargv);
 	if (rc == -1)
-		return help_for(c->name);
+		return finish_stdout(help_for(c->name));
 	if (rc != GD_OK)
 		return rc;
 	gd_out_init(stdout, ctx.no_color || ctx.json);
 
 	rc = c->fn(&ctx, cargc, cargv);
-	fflush(stdout);
-	return rc;
+	return finish_stdout(rc);
 }

@@ -148,8 +148,11 @@ int gd_atomic_commit(struct gd_atomic *a)
 {
 	int bad, e;
 	if (a->f == stdout) {
-		if (fflush(stdout) != 0 || ferror(stdout))
-			return gd_error(GD_EFAIL, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			int err = errno ? errno : EIO;
+			clearerr(stdout); /* said here, so main's check of stdout does not say it again */
+			return gd_error(GD_EFAIL, "cannot write to standard output: %s", strerror(err));
+		}
 		return GD_OK;
 	}
 	bad = fflush(a->f) != 0 || ferror(a->f);
@@ -187,6 +190,42 @@ void gd_atomic_abort(struct gd_atomic *a)
 		}
 	}
 	a->f = NULL;
+}
+
+int gd_out_target(const char *path, char *target, size_t n, struct stat *st)
+{
+	struct stat dummy;
+	if (!st)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (follow_link(path, target, n) != 0)
+		return -1;
+	if (stat(target, st) != 0)
+		return GD_OUT_NEW; /* nothing there (or a dangling link): created as '>' would */
+	if (S_ISDIR(st->st_mode))
+		return GD_OUT_DIR;
+	return S_ISREG(st->st_mode) ? GD_OUT_FILE : GD_OUT_SPECIAL;
+}
+
+int gd_tmp_create(const char *target, const struct stat *old, char *tmp, size_t n)
+{
+	int fd;
+	if (snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid()) >= (int)n)
+		return errno = ENAMETOOLONG, -1;
+	/* O_EXCL: never write through a file or link someone else put at the temporary name */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST && unlink(tmp) == 0) /* left by a killed run of this pid */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	if (old) {
+		/* as in gd_atomic_open: a 0600 file stays private; neither step is fatal */
+		if (fchmod(fd, old->st_mode & 07777) != 0) {
+		}
+		if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0) {
+		}
+	}
+	return fd;
 }
 
 int gd_same_file(const char *out, const char *in)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 struct gd_atomic {
 	char path[4096];      /* where the data lands (a symbolic link resolved) */
@@ -30,6 +31,19 @@ FILE *gd_atomic_open(struct gd_atomic *a, const char *path);
 int gd_atomic_commit(struct gd_atomic *a);
 /* Closes and removes the temporary file. */
 void gd_atomic_abort(struct gd_atomic *a);
+
+/* What writing to path would replace, by the rules above, for writers that cannot go through
+ * gd_atomic_open (SQLite opens its own file). Fills target with the file the data would land
+ * in (a final symbolic link followed) and, when something is there, *st. Returns GD_OUT_NEW,
+ * GD_OUT_FILE, GD_OUT_SPECIAL (FIFO, device, socket) or GD_OUT_DIR; -1 with errno set when
+ * the path cannot be resolved (a link loop, a name too long). */
+enum { GD_OUT_NEW, GD_OUT_FILE, GD_OUT_SPECIAL, GD_OUT_DIR };
+int gd_out_target(const char *path, char *target, size_t n, struct stat *st);
+
+/* Creates "<target>.tmp.<pid>" for writing, exclusively (a stale one left by a killed run of
+ * this pid is removed first), with the permission bits and, for root, the owner of old when
+ * old is not NULL. Returns the descriptor and its name in tmp, or -1 with errno set. */
+int gd_tmp_create(const char *target, const struct stat *old, char *tmp, size_t n);
 
 /* 1 when out and in name the same existing file (also through links or a hard link), so a
  * command can refuse to write its output over its input; 0 otherwise. */

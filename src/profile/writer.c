@@ -6,6 +6,7 @@
  * message naming the offset. Strings are interned across all files (local id → global id). */
 #include "profile/writer.h"
 
+#include "core/fileio.h"
 #include "core/status.h"
 #include "profile/columns.h"
 #include "profile/raw.h"
@@ -70,12 +71,33 @@ int gd_pw_open(struct gd_pw **out, const char *path)
 	*out = NULL;
 	if (!w)
 		return gd_error(GD_EFAIL, "out of memory");
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	snprintf(w->tmp, sizeof(w->tmp), "%s.tmp.%ld", path, (long)getpid());
-	unlink(w->tmp);
-	if (sqlite3_open(w->tmp, &w->db) != SQLITE_OK) {
-		gd_error(GD_EFAIL, "cannot create '%s': %s", w->tmp, w->db ? sqlite3_errmsg(w->db) : "sqlite");
+	/* The output rules of core/fileio.h: a link's target is replaced and the link kept, an
+	 * existing file's mode carries over, a directory is refused; so is a FIFO or a device,
+	 * since SQLite needs a file it can seek in and rename could not put one there. */
+	{
+		struct stat st;
+		int kind = gd_out_target(path, w->path, sizeof(w->path), &st), fd;
+		const char *why = kind < 0 ? strerror(errno)
+				: kind == GD_OUT_DIR ? "it is a directory"
+				: kind == GD_OUT_SPECIAL ? "not a regular file (a SQLite profile cannot be written to a FIFO or a device)"
+				: NULL;
+		if (why) {
+			gd_error(GD_EFAIL, "cannot write '%s': %s", path, why);
+			free(w);
+			return GD_EFAIL;
+		}
+		fd = gd_tmp_create(w->path, kind == GD_OUT_FILE ? &st : NULL, w->tmp, sizeof(w->tmp));
+		if (fd < 0) {
+			gd_error(GD_EFAIL, "cannot write '%s': %s", path, strerror(errno));
+			free(w);
+			return GD_EFAIL;
+		}
+		close(fd); /* SQLite opens it again; an empty file is an empty database */
+	}
+	if (sqlite3_open_v2(w->tmp, &w->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		gd_error(GD_EFAIL, "cannot write '%s': %s", path, w->db ? sqlite3_errmsg(w->db) : "sqlite");
 		sqlite3_close(w->db);
+		unlink(w->tmp);
 		free(w);
 		return GD_EFAIL;
 	}
@@ -953,6 +975,16 @@ int gd_pw_close(struct gd_pw *w, int commit)
 		rc = GD_EFAIL;
 	if (sqlite3_close(w->db) != SQLITE_OK && commit)
 		rc = gd_error(GD_EFAIL, "cannot close '%s'", w->tmp);
+	/* SQLite runs with synchronous=OFF, so a write the kernel accepted but could not store
+	 * (a full disk, quota, NFS) would surface only here: fsync before the rename. */
+	if (commit && rc == GD_OK) {
+		int fd = open(w->tmp, O_RDONLY | O_CLOEXEC), bad = fd < 0 || (fsync(fd) != 0 && errno != EINVAL);
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (bad)
+			rc = gd_error(GD_EFAIL, "cannot write '%s': %s", w->path, strerror(e ? e : EIO));
+	}
 	if (commit && rc == GD_OK && rename(w->tmp, w->path) != 0)
 		rc = gd_error(GD_EFAIL, "cannot write '%s': %s", w->path, strerror(errno));
 	if (!commit || rc != GD_OK)
