@@ -100,17 +100,23 @@ static int common_options(const struct gd_cmd *c, struct gd_ctx *ctx, int *argc,
  * never open (>&-) and was never written to is not an error, as with coreutils. */
 static int finish_stdout(int rc)
 {
+	/* e: the errno of the failure; -1 when a write failed earlier, inside stdio, whose errno
+	 * is gone by now (stdio keeps only the error flag): then no reason is given rather than
+	 * a wrong one, as coreutils' "write error" does */
 	int e = 0;
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout))
-		e = errno ? errno : EIO;
+		e = errno ? errno : -1;
 	errno = 0;
 	/* after a good flush nothing was pending, so EBADF can only mean "never open" */
 	if (fclose(stdout) != 0 && !e && errno != EBADF)
-		e = errno ? errno : EIO;
+		e = errno ? errno : -1;
 	if (!e)
 		return rc;
-	gd_error(GD_EFAIL, "cannot write to standard output: %s", strerror(e));
+	if (e > 0)
+		gd_error(GD_EFAIL, "cannot write to standard output: %s", strerror(e));
+	else
+		gd_error(GD_EFAIL, "cannot write to standard output (a write failed: a full disk, a closed pipe or an I/O error)");
 	return rc != GD_OK ? rc : GD_EFAIL;
 }
 

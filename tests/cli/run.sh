@@ -59,7 +59,7 @@ check "unwritable -o named" 1 "$(grep -c "cannot write the profile '/nonexistent
 ran() { [ -e "$T/ran" ] && echo yes || echo no; rm -f "$T/ran"; }
 "$G" run -o "" -- sh -c 'touch "$0"' "$T/ran" 2>"$T/err"; check "-o '' -> 2" 2 $?
 check "-o '': program not started" no "$(ran)"
-check "-o '' said" 1 "$(grep -c "run: -o needs a file name" "$T/err")"
+check "-o '' said" 1 "$(grep -c "run: --output needs a value" "$T/err")"
 mkdir "$T/dir"
 "$G" run -o "$T/dir" -- sh -c 'touch "$0"' "$T/ran" 2>"$T/err"; check "-o DIR -> 1" 1 $?
 check "-o DIR: program not started" no "$(ran)"
