@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -511,8 +512,17 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		ctx->json = 1;
 	if (rj->nvml_hz < 0 || rj->nvml_hz > 1000)
 		return gd_error(GD_EUSAGE, "run: --nvml-hz must be between 0 and 1000, not %g", rj->nvml_hz);
-	if (rj->delay < 0 || rj->duration < 0)
-		return gd_error(GD_EUSAGE, "run: --delay and --duration must not be negative");
+	/* NaN: not given (0 would be a real request: "--duration 0" keeps nothing). A window of
+	 * more than a year is a typo, not a plan. */
+	if (!isnan(rj->delay) && !(rj->delay >= 0 && rj->delay <= 3.2e7))
+		return gd_error(GD_EUSAGE, "run: --delay must be 0 to 32000000 seconds, not %g", rj->delay);
+	if (!isnan(rj->duration) && !(rj->duration > 0 && rj->duration <= 3.2e7))
+		return gd_error(GD_EUSAGE, "run: --duration must be more than 0 and at most 32000000 seconds, not %g",
+				rj->duration);
+	if (isnan(rj->delay))
+		rj->delay = 0;
+	if (isnan(rj->duration))
+		rj->duration = 0;
 	if (strcmp(rj->api, "subset") && strcmp(rj->api, "all") && strcmp(rj->api, "none"))
 		return gd_error(GD_EUSAGE, "run: --api must be subset, all or none, not '%s'", rj->api);
 	if (rj->capture && strcmp(rj->capture, "cudaProfilerApi") && (strncmp(rj->capture, "nvtx:", 5) || !rj->capture[5]))
@@ -893,6 +903,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	memset(rj, 0, sizeof(*rj));
 	rj->api = "subset";
 	rj->nvml_hz = 20;
+	rj->delay = rj->duration = NAN; /* not given */
 	if (ctx->device >= 0)
 		return run_no_device();
 	rc = parse(ctx, rj, argc, argv);

@@ -57,6 +57,10 @@ check "unwritable -o named" 1 "$(grep -c "cannot write the profile '/nonexistent
 
 # -o checked before the program starts: an empty name (usage), a directory, a FIFO, a device
 ran() { [ -e "$T/ran" ] && echo yes || echo no; rm -f "$T/ran"; }
+"$G" run -o "$T/w.sqlite" --duration 0 -- true 2>"$T/err"; check "--duration 0 -> 2" 2 $?
+check "--duration 0 said" 1 "$(grep -c "run: --duration must be more than 0" "$T/err")"
+"$G" run -o "$T/w.sqlite" --delay 1e300 -- true 2>"$T/err"; check "--delay 1e300 -> 2" 2 $?
+"$G" run -o "$T/w.sqlite" --delay nan -- true 2>"$T/err"; check "--delay nan -> 2" 2 $?
 "$G" run -o "" -- sh -c 'touch "$0"' "$T/ran" 2>"$T/err"; check "-o '' -> 2" 2 $?
 check "-o '': program not started" no "$(ran)"
 check "-o '' said" 1 "$(grep -c "run: --output needs a value" "$T/err")"
