@@ -707,55 +707,58 @@ static void group_results(struct gd_lab_run *r)
 /* batch 1, 16 heads, L 512 … 16k, d 64 and 128, causal and not */
 static const struct gd_attn_cfg attn_default = {1, 16, {512, 1024, 2048, 4096, 8192, 16384}, 6, {64, 128}, 2, {0, 1}, 2};
 
-static int attention_run(struct gd_lab_run *r)
+/* The shapes: --quick, --size (the largest L) and --shape or the variable on top of cfg. */
+static int attention_config(struct gd_lab_run *r, struct gd_attn_cfg *cfg)
 {
-	struct at a;
-	struct gd_attn_cfg cfg = attn_default;
-	char why[256] = "", b1[32];
-	int rc = GD_OK;
-	memset(&a, 0, sizeof a);
-	a.r = r;
+	char why[256] = "";
 	if (r->quick) {
-		cfg.heads = 4;
-		cfg.nlens = 2;
+		cfg->heads = 4;
+		cfg->nlens = 2;
 	}
 	if (r->size > 0) {
 		long long lim = r->size;
-		cfg.nlens = 0;
-		for (long long l = 512; l <= lim && cfg.nlens < GD_ATTN_MAX_LENS; l *= 2)
-			cfg.lens[cfg.nlens++] = l;
-		if (!cfg.nlens || lim % 64)
+		cfg->nlens = 0;
+		for (long long l = 512; l <= lim && cfg->nlens < GD_ATTN_MAX_LENS; l *= 2)
+			cfg->lens[cfg->nlens++] = l;
+		if (!cfg->nlens || lim % 64)
 			return gd_error(GD_EUSAGE, "lab attention: --size (the largest L) must be a multiple of 64, at least 512");
 	}
-	if (gd_attn_parse_cfg(r->shape ? r->shape : getenv("GPUDIAG_LAB_ATTENTION"), &cfg, why, sizeof why))
+	if (gd_attn_parse_cfg(r->shape ? r->shape : getenv("GPUDIAG_LAB_ATTENTION"), cfg, why, sizeof why))
 		return gd_error(GD_EUSAGE, "lab attention: %s", why);
+	return GD_OK;
+}
 
-	a.use_blaslt = gd_blaslt_open(why, sizeof why) == GD_OK;
-	if (!a.use_blaslt)
+/* What this device and binary can run (cuBLASLt for naive's products, the mma.sync flash
+ * kernels, the wgmma one); each thing missing is a note. */
+static void attention_caps(struct gd_lab_run *r, struct at *a, int *flash_ok, int *wgmma_ok)
+{
+	char why[256] = "";
+	a->use_blaslt = gd_blaslt_open(why, sizeof why) == GD_OK;
+	if (!a->use_blaslt)
 		gd_lab_note(r, "cuBLASLt unavailable (%s): the naive path's two products run on CUDA cores", why);
-	int flash_ok = r->dev.cc_major >= 8;
-	if (!flash_ok)
+	*flash_ok = r->dev.cc_major >= 8;
+	if (!*flash_ok)
 		gd_lab_note(r, "the flash kernel needs compute capability 8.0 (BF16 mma.sync, cp.async): not run");
 	/* wgmma exists only on sm_90a code, which runs on cc 9.0 alone */
-	int wgmma_ok = flash_ok && r->dev.cc_major == 9 && r->dev.cc_minor == 0 && gd_attn_flash_wgmma_built();
-	if (!wgmma_ok)
+	*wgmma_ok = *flash_ok && r->dev.cc_major == 9 && r->dev.cc_minor == 0 && gd_attn_flash_wgmma_built();
+	if (!*wgmma_ok)
 		gd_lab_note(r, "%s not available: %s", FLASHWG,
 			    !gd_attn_flash_wgmma_built() ? "this binary holds no sm_90a code"
 							 : "wgmma needs compute capability 9.0 (sm_90a code)");
-	a.ws_bytes = 32u << 20;
-	if ((rc = gd_lab_alloc(r, &a.ws, a.ws_bytes, "cuBLASLt workspace")))
-		return rc;
-	if ((rc = at_warm(&a, &cfg, flash_ok, wgmma_ok)))
-		return rc;
-	unsigned long long avail = gd_lab_mem_free();
-	char cfgs[96] = "";
+}
+
+/* What the variants are, how VRAM is counted (avail: free memory at the start), the checks. */
+static void attention_notes(struct gd_lab_run *r, const struct gd_attn_cfg *cfg, int wgmma_ok,
+			    unsigned long long avail)
+{
+	char b1[32], cfgs[96] = "";
 	if (wgmma_ok)
 		snprintf(cfgs, sizeof cfgs, "%s at d = 64, %s at d = 128", gd_attn_flash_wgmma_config(64),
 			 gd_attn_flash_wgmma_config(128));
 	gd_lab_note(r, "B=%d, H=%d, BF16, scale 1/√d; naive = transpose V, per-head cuBLASLt S = Q·Kᵀ (BF16 S for "
 		       "all heads in VRAM), softmax in place, per-head P·V; flash = one kernel, mma.sync m16n8k16, "
 		       "64 query rows × 64-key tiles (128 rows for flash 2×m16), online softmax in FP32%s%s",
-		    cfg.batch, cfg.heads,
+		    cfg->batch, cfg->heads,
 		    wgmma_ok ? "; flash wgmma = one kernel, wgmma.mma_async (sm_90a), P·V with P from registers, "
 			       "configuration (key tile; wg: consumer warpgroups; ov: softmax overlapped with the previous "
 			       "tile's P·V; wsN: warp-specialised, a producer warpgroup feeding N-stage mbarrier rings, "
@@ -769,99 +772,140 @@ static int attention_run(struct gd_lab_run *r)
 	gd_lab_note(r, "checks: FP64 CPU reference on every row of the first and last head up to L=%d, on %d rows "
 		       "of each beyond; flash also against naive on every element",
 		    AT_REF_FULL_L, AT_REF_ROWS);
-	for (int di = 0; di < cfg.ndims && rc == GD_OK; di++)
-		for (int ci = 0; ci < cfg.ncausal && rc == GD_OK; ci++)
-			for (int li = 0; li < cfg.nlens && rc == GD_OK; li++) {
-				a.s = (struct gd_attn_shape){cfg.batch, cfg.heads, (int)cfg.lens[li], cfg.dims[di], cfg.causal[ci]};
-				a.bh = cfg.batch * cfg.heads;
-				a.scale = (float)(1.0 / sqrt((double)a.s.d));
-				rc = at_shape(&a, flash_ok, wgmma_ok, avail);
-				at_release(&a);
+}
+
+/* Every shape, head dim by causal by length, until one fails. */
+static int attention_shapes(struct at *a, const struct gd_attn_cfg *cfg, int flash_ok, int wgmma_ok,
+			    unsigned long long avail)
+{
+	int rc = GD_OK;
+	for (int di = 0; di < cfg->ndims && rc == GD_OK; di++)
+		for (int ci = 0; ci < cfg->ncausal && rc == GD_OK; ci++)
+			for (int li = 0; li < cfg->nlens && rc == GD_OK; li++) {
+				a->s = (struct gd_attn_shape){cfg->batch, cfg->heads, (int)cfg->lens[li], cfg->dims[di], cfg->causal[ci]};
+				a->bh = cfg->batch * cfg->heads;
+				a->scale = (float)(1.0 / sqrt((double)a->s.d));
+				rc = at_shape(a, flash_ok, wgmma_ok, avail);
+				at_release(a);
 			}
+	return rc;
+}
 
-	group_results(r);
-
-	/* chart: TFLOP/s against L, one series per variant and shape */
+/* chart: TFLOP/s against L, one series per variant and shape */
+static void attention_chart(struct gd_lab_run *r, const struct gd_attn_cfg *cfg, int wgmma_ok)
+{
 	struct gd_lab_chart ch = {"Attention forward: naive vs flash", "sequence length L", "GFLOP/s", 1, 0,
 				  GD_LAB_Y_GFLOPS, NULL, {0}, 0, 0};
 	static char names[GD_LAB_MAX_CHART_GROUPS][64];
 	static const char *const kinds[1 + AT_NFLASH] = {"naive", "flash", FLASH32, FLASHWG};
-	for (int di = cfg.ndims - 1; di >= 0; di--) /* the larger head dim first */
-		for (int ci = 0; ci < cfg.ncausal; ci++)
+	for (int di = cfg->ndims - 1; di >= 0; di--) /* the larger head dim first */
+		for (int ci = 0; ci < cfg->ncausal; ci++)
 			for (int f = 0; f < 1 + AT_NFLASH && ch.ngroups < GD_LAB_MAX_CHART_GROUPS; f++) {
 				if (f == 3 && !wgmma_ok)
 					continue;
-				group_name(names[ch.ngroups], sizeof names[0], kinds[f], cfg.dims[di], cfg.causal[ci]);
+				group_name(names[ch.ngroups], sizeof names[0], kinds[f], cfg->dims[di], cfg->causal[ci]);
 				ch.groups[ch.ngroups] = names[ch.ngroups];
 				ch.ngroups++;
 			}
 	gd_lab_set_chart(r, &ch);
+}
 
-	/* verdicts: the longest L naive and a flash variant both ran at, per shape; the faster
-	 * flash variant that passed its check speaks */
-	for (int di = 0; di < cfg.ndims; di++)
-		for (int ci = 0; ci < cfg.ncausal; ci++) {
-			char gn[64], gf[64], name[32];
-			static const char *const fk[AT_NFLASH] = {"flash", FLASH32, FLASHWG};
-			group_name(gn, sizeof gn, "naive", cfg.dims[di], cfg.causal[ci]);
-			for (int li = cfg.nlens - 1; li >= 0; li--) {
-				snprintf(name, sizeof name, "L=%lld", cfg.lens[li]);
-				const struct gd_lab_result *nv = gd_lab_find_result(r, gn, name), *fl = NULL;
-				for (int f = 0; f < AT_NFLASH; f++) {
-					group_name(gf, sizeof gf, fk[f], cfg.dims[di], cfg.causal[ci]);
-					const struct gd_lab_result *x = gd_lab_find_result(r, gf, name);
-					if (x && x->check.ok && isfinite(x->t_median) && (!fl || x->t_median < fl->t_median))
-						fl = x;
-				}
-				if (!nv || !fl || !isfinite(nv->t_median))
-					continue;
-				char t1[32], t2[32], m1[32], m2[32];
-				double mn = NAN, mf = NAN;
-				for (int k = 0; k < nv->nmetrics; k++)
-					if (!strcmp(nv->metric_keys[k], "vram_measured_bytes"))
-						mn = nv->metric_values[k];
-				for (int k = 0; k < fl->nmetrics; k++)
-					if (!strcmp(fl->metric_keys[k], "vram_measured_bytes"))
-						mf = fl->metric_values[k];
-				gd_lab_verdict(r, "§9",
-					       "%s, L=%lld: %s vs naive %s (%.1f× faster, %.0f vs %.0f TFLOP/s, %s); VRAM %s vs %s "
-					       "— naive keeps the B·H·L² score matrix, flash only Q, K, V, O.",
-					       fl->group, cfg.lens[li], gd_fmt_time(t1, sizeof t1, fl->t_median * 1e9),
-					       gd_fmt_time(t2, sizeof t2, nv->t_median * 1e9), nv->t_median / fl->t_median,
-					       fl->gflops / 1e3, nv->gflops / 1e3, strstr(fl->group, "wgmma") ? "wgmma" : "mma.sync",
-					       gd_fmt_bytes(m1, sizeof m1, mf),
-					       gd_fmt_bytes(m2, sizeof m2, mn));
-				/* Below the 5× the guide's table suggests: say what bounds it. Naive's
-				 * L²-sized traffic (S written, read and written by the softmax, read by
-				 * P·V: 8·B·H·L² bytes) runs at the copy ceiling at best and its GEMMs are
-				 * cuBLASLt's; flash at the BF16 tensor peak is the most it could gain. */
-				const double ratio = nv->t_median / fl->t_median;
-				if (ratio < 5 && fl->flops > 0) {
-					struct gd_lab_ceiling cc, tc;
-					gd_lab_ceiling(r, GD_ROOF_DRAM_COPY, GD_P_BF16, &cc);
-					gd_lab_ceiling(r, GD_ROOF_FLOPS_TENSOR, GD_P_BF16, &tc);
-					const double l2b = 8.0 * cfg.batch * cfg.heads * (double)cfg.lens[li] * (double)cfg.lens[li];
-					char lb[32], t3[32], t4[32];
-					gd_fmt_bytes(lb, sizeof lb, l2b);
-					if (isfinite(cc.value) && cc.value > 0)
-						gd_fmt_time(t3, sizeof t3, l2b / cc.value * 1e9);
-					else
-						snprintf(t3, sizeof t3, "unknown");
-					if (isfinite(tc.value) && tc.value > 0)
-						snprintf(t4, sizeof t4, "%.1f×", nv->t_median / (fl->flops / tc.value));
-					else
-						snprintf(t4, sizeof t4, "unknown");
-					gd_lab_verdict(r, "§9",
-						       "%s, L=%lld: %.1f× is below 5×: 5× would need flash at %.3g TFLOP/s. Naive's "
-						       "O(L²) traffic is %s (≥ %s at the %s DRAM copy ceiling) and its two GEMMs are "
-						       "cuBLASLt's, near the tensor peak; even flash at the %s BF16 tensor peak would "
-						       "be only %s faster than this naive run.",
-						       fl->group, cfg.lens[li], ratio, 5 * fl->flops / nv->t_median / 1e12, lb, t3,
-						       cc.source, tc.source, t4);
-				}
-				break;
-			}
+/* Below the 5× the guide's table suggests: say what bounds it. Naive's
+ * L²-sized traffic (S written, read and written by the softmax, read by
+ * P·V: 8·B·H·L² bytes) runs at the copy ceiling at best and its GEMMs are
+ * cuBLASLt's; flash at the BF16 tensor peak is the most it could gain. */
+static void attention_verdict_bound(struct gd_lab_run *r, const struct gd_attn_cfg *cfg, int li,
+				    const struct gd_lab_result *nv, const struct gd_lab_result *fl)
+{
+	const double ratio = nv->t_median / fl->t_median;
+	if (ratio < 5 && fl->flops > 0) {
+		struct gd_lab_ceiling cc, tc;
+		gd_lab_ceiling(r, GD_ROOF_DRAM_COPY, GD_P_BF16, &cc);
+		gd_lab_ceiling(r, GD_ROOF_FLOPS_TENSOR, GD_P_BF16, &tc);
+		const double l2b = 8.0 * cfg->batch * cfg->heads * (double)cfg->lens[li] * (double)cfg->lens[li];
+		char lb[32], t3[32], t4[32];
+		gd_fmt_bytes(lb, sizeof lb, l2b);
+		if (isfinite(cc.value) && cc.value > 0)
+			gd_fmt_time(t3, sizeof t3, l2b / cc.value * 1e9);
+		else
+			snprintf(t3, sizeof t3, "unknown");
+		if (isfinite(tc.value) && tc.value > 0)
+			snprintf(t4, sizeof t4, "%.1f×", nv->t_median / (fl->flops / tc.value));
+		else
+			snprintf(t4, sizeof t4, "unknown");
+		gd_lab_verdict(r, "§9",
+			       "%s, L=%lld: %.1f× is below 5×: 5× would need flash at %.3g TFLOP/s. Naive's "
+			       "O(L²) traffic is %s (≥ %s at the %s DRAM copy ceiling) and its two GEMMs are "
+			       "cuBLASLt's, near the tensor peak; even flash at the %s BF16 tensor peak would "
+			       "be only %s faster than this naive run.",
+			       fl->group, cfg->lens[li], ratio, 5 * fl->flops / nv->t_median / 1e12, lb, t3,
+			       cc.source, tc.source, t4);
+	}
+}
+
+/* verdicts for one head dim and causality: the longest L naive and a flash variant both ran
+ * at; the faster flash variant that passed its check speaks */
+static void attention_verdict_shape(struct gd_lab_run *r, const struct gd_attn_cfg *cfg, int di, int ci)
+{
+	char gn[64], gf[64], name[32];
+	static const char *const fk[AT_NFLASH] = {"flash", FLASH32, FLASHWG};
+	group_name(gn, sizeof gn, "naive", cfg->dims[di], cfg->causal[ci]);
+	for (int li = cfg->nlens - 1; li >= 0; li--) {
+		snprintf(name, sizeof name, "L=%lld", cfg->lens[li]);
+		const struct gd_lab_result *nv = gd_lab_find_result(r, gn, name), *fl = NULL;
+		for (int f = 0; f < AT_NFLASH; f++) {
+			group_name(gf, sizeof gf, fk[f], cfg->dims[di], cfg->causal[ci]);
+			const struct gd_lab_result *x = gd_lab_find_result(r, gf, name);
+			if (x && x->check.ok && isfinite(x->t_median) && (!fl || x->t_median < fl->t_median))
+				fl = x;
 		}
+		if (!nv || !fl || !isfinite(nv->t_median))
+			continue;
+		char t1[32], t2[32], m1[32], m2[32];
+		double mn = NAN, mf = NAN;
+		for (int k = 0; k < nv->nmetrics; k++)
+			if (!strcmp(nv->metric_keys[k], "vram_measured_bytes"))
+				mn = nv->metric_values[k];
+		for (int k = 0; k < fl->nmetrics; k++)
+			if (!strcmp(fl->metric_keys[k], "vram_measured_bytes"))
+				mf = fl->metric_values[k];
+		gd_lab_verdict(r, "§9",
+			       "%s, L=%lld: %s vs naive %s (%.1f× faster, %.0f vs %.0f TFLOP/s, %s); VRAM %s vs %s "
+			       "— naive keeps the B·H·L² score matrix, flash only Q, K, V, O.",
+			       fl->group, cfg->lens[li], gd_fmt_time(t1, sizeof t1, fl->t_median * 1e9),
+			       gd_fmt_time(t2, sizeof t2, nv->t_median * 1e9), nv->t_median / fl->t_median,
+			       fl->gflops / 1e3, nv->gflops / 1e3, strstr(fl->group, "wgmma") ? "wgmma" : "mma.sync",
+			       gd_fmt_bytes(m1, sizeof m1, mf),
+			       gd_fmt_bytes(m2, sizeof m2, mn));
+		attention_verdict_bound(r, cfg, li, nv, fl);
+		break;
+	}
+}
+
+static int attention_run(struct gd_lab_run *r)
+{
+	struct at a;
+	struct gd_attn_cfg cfg = attn_default;
+	int rc = GD_OK, flash_ok, wgmma_ok;
+	memset(&a, 0, sizeof a);
+	a.r = r;
+	if ((rc = attention_config(r, &cfg)))
+		return rc;
+	attention_caps(r, &a, &flash_ok, &wgmma_ok);
+	a.ws_bytes = 32u << 20;
+	if ((rc = gd_lab_alloc(r, &a.ws, a.ws_bytes, "cuBLASLt workspace")))
+		return rc;
+	if ((rc = at_warm(&a, &cfg, flash_ok, wgmma_ok)))
+		return rc;
+	unsigned long long avail = gd_lab_mem_free();
+	attention_notes(r, &cfg, wgmma_ok, avail);
+	rc = attention_shapes(&a, &cfg, flash_ok, wgmma_ok, avail);
+
+	group_results(r);
+	attention_chart(r, &cfg, wgmma_ok);
+	for (int di = 0; di < cfg.ndims; di++)
+		for (int ci = 0; ci < cfg.ncausal; ci++)
+			attention_verdict_shape(r, &cfg, di, ci);
 	return rc;
 }
 

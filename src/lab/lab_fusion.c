@@ -16,6 +16,7 @@
 #include "kernels/lab_fusion.h"
 #include "kernels/lab_harness.h"
 #include "lab/lab.h"
+#include "lab/lab_key.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -399,12 +400,6 @@ static int gemm_ref(struct fu *f, const double *act, double *ref)
 	return 0;
 }
 
-static double median_of(struct gd_lab_run *r, const char *group, const char *name)
-{
-	const struct gd_lab_result *x = gd_lab_find_result(r, group, name);
-	return x ? x->t_median : NAN;
-}
-
 #define G_PARTS "parts"
 #define G_CHAIN3 "LN → GeLU → Linear"
 #define G_EW "elementwise chain"
@@ -419,12 +414,28 @@ static double median_of(struct gd_lab_run *r, const char *group, const char *nam
 #define V_EW4 "4 kernels"
 #define V_EW1 "1 fused kernel"
 
-static int fusion_setup(struct fu *f, char *why, size_t n)
+/* Each row's key is what the speed-ups and verdicts look it up by; the labels are display
+ * text only. */
+enum {
+	K_COPY = 1,
+	K_LN,
+	K_GELU,
+	K_LNGELU,
+	K_GEMM,
+	K_V1,
+	K_V2,
+	K_V3,
+	K_EW4,
+	K_EW1,
+};
+
+/* Device buffers: rotating copies of x and of both intermediates, γ, β, W, the Linear's
+ * output, the cuBLASLt workspace, the L2-sized chunk and the chain's four buffers. */
+static int fu_alloc(struct fu *f)
 {
 	struct gd_lab_run *r = f->r;
 	const size_t act = (size_t)f->t * f->h * 2, outb = (size_t)f->t * f->no * 2;
 	int rc;
-	uint64_t seed = 0x5eed0f05u;
 
 	f->nrot = gd_lab_rotation(r, 2 * act, FU_MAX_ROT);
 	for (int i = 0; i < f->nrot; i++)
@@ -450,6 +461,15 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 	if ((rc = gd_lab_alloc(r, &f->cx, cb, "chain in")) || (rc = gd_lab_alloc(r, &f->ca, cb, "chain tmp")) ||
 	    (rc = gd_lab_alloc(r, &f->cb, cb, "chain tmp")) || (rc = gd_lab_alloc(r, &f->cy, cb, "chain out")))
 		return rc;
+	return GD_OK;
+}
+
+/* Host inputs, drawn from one seed in a fixed order (x, γ and β, W, the chain: a change of
+ * order changes every input), and the FP64 LayerNorm of x. */
+static int fu_inputs(struct fu *f, char *why, size_t n)
+{
+	const size_t act = (size_t)f->t * f->h * 2, cb = (size_t)f->cfg.chain * 2;
+	uint64_t seed = 0x5eed0f05u;
 
 	/* host data: x ~ U(-2, 2) + a per-row offset (LayerNorm must remove it), gamma ~ U(0.5,
 	 * 1.5), beta ~ U(-0.5, 0.5), W ~ U(-1, 1)/sqrt(hidden) so Linear outputs are O(1) */
@@ -485,6 +505,13 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 	gd_lab_rand_fill(f->cxh, (size_t)f->cfg.chain, GD_DT_BF16, -3, 3, &seed);
 	gd_layernorm_ref(xf, f->gh, f->bh, f->t, f->h, FU_LN_EPS, 0, f->lnref);
 	free(xf);
+	return GD_OK;
+}
+
+/* The references that follow from the inputs: GeLU(LN(x)), the per-BF16-pattern tables, the
+ * sampled rows and the two GEMM references on them. */
+static int fu_references(struct fu *f, char *why, size_t n)
+{
 	for (size_t i = 0; i < (size_t)f->t * f->h; i++)
 		f->lngeluref[i] = gd_gelu_ref(f->lnref[i]);
 	f->a = 1.5f;
@@ -513,7 +540,14 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 		snprintf(why, n, "out of host memory");
 		return GD_EFAIL;
 	}
+	return GD_OK;
+}
 
+/* x into every rotating copy, then γ, β, W and the chain's input. */
+static int fu_upload(struct fu *f)
+{
+	const size_t act = (size_t)f->t * f->h * 2, cb = (size_t)f->cfg.chain * 2;
+	int rc;
 	for (int i = 0; i < f->nrot; i++)
 		if ((rc = gd_lab_upload(f->x[i], f->xh, act)))
 			return rc;
@@ -521,6 +555,15 @@ static int fusion_setup(struct fu *f, char *why, size_t n)
 	    (rc = gd_lab_upload(f->beta, f->bh, (size_t)f->h * 4)) ||
 	    (rc = gd_lab_upload(f->w, f->wh, (size_t)f->no * f->h * 2)) ||
 	    (rc = gd_lab_upload(f->cx, f->cxh, cb)))
+		return rc;
+	return GD_OK;
+}
+
+static int fusion_setup(struct fu *f, char *why, size_t n)
+{
+	int rc;
+	if ((rc = fu_alloc(f)) || (rc = fu_inputs(f, why, n)) || (rc = fu_references(f, why, n)) ||
+	    (rc = fu_upload(f)))
 		return rc;
 	return GD_OK;
 }
@@ -538,7 +581,8 @@ static void fu_free(struct fu *f)
 	free(f->gemm_ref_act);
 }
 
-static int fusion_measure(struct fu *f)
+/* Every part and variant, checked and timed, in the order they are listed. */
+static int fu_measure_all(struct fu *f)
 {
 	struct gd_lab_run *r = f->r;
 	const struct gd_fusion_acct *a = &f->acct;
@@ -551,51 +595,75 @@ static int fusion_measure(struct fu *f)
 	snprintf(fm[3], sizeof fm[3], "X read + chunk in L2 + W once + Y (%d-row chunks)", f->chunk_rows);
 	snprintf(fm[4], sizeof fm[4], "ops × (read + write) × %lld × 2 B", f->cfg.chain);
 
-	struct gd_lab_variant parts[] = {
-		{G_PARTS, V_COPY, NAN, 2.0 * (double)act, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_copy, f, f->y1[0], act, check_copy, {{0}}, 0},
-		{G_PARTS, V_LN, NAN, a->ln, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln, f, f->y1[0], act, check_ln, {{0}}, 0},
-		{G_PARTS, V_GELU, NAN, a->gelu, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_gelu, f, f->y2[0], act, check_gelu, {{0}}, 0},
-		{G_PARTS, V_LNGELU, NAN, a->ln_gelu, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln_gelu, f, f->y2[0], act, check_ln_gelu, {{0}}, 0},
-		{G_PARTS, V_GEMM, NAN, a->gemm, a->gemm_flops, fm[1], GD_ROOF_FLOPS_TENSOR, GD_P_BF16, 0, launch_gemm, f, f->out, outb, check_gemm_x, {{0}}, 0},
-		{G_CHAIN3, V_1, 1, a->v1, a->gemm_flops, fm[2], GD_ROOF_NONE, GD_P_BF16, 0, launch_v1, f, f->out, outb, check_gemm_act, {{0}}, 0},
-		{G_CHAIN3, V_2, 2, a->v2, a->gemm_flops, "LN+GeLU 2·T·H·2 + GEMM (X, W, Y once)", GD_ROOF_NONE, GD_P_BF16, 0, launch_v2, f, f->out, outb, check_gemm_act, {{0}}, 0},
-		{G_CHAIN3, V_3, 3, a->v3, a->gemm_flops, fm[3], GD_ROOF_NONE, GD_P_BF16, 0, launch_v3, f, f->out, outb, check_gemm_act, {{0}}, 0},
-		{G_EW, V_EW4, 4, a->chain_unfused, 0, fm[4], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_chain_unfused, f, f->cy, (size_t)f->cfg.chain * 2, check_chain_unfused, {{0}}, 0},
-		{G_EW, V_EW1, 1, a->chain_fused, 0, fm[4], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_chain_fused, f, f->cy, (size_t)f->cfg.chain * 2, check_chain_fused, {{0}}, 0},
+	struct {
+		int key;
+		struct gd_lab_variant v;
+	} parts[] = {
+		{K_COPY, {G_PARTS, V_COPY, NAN, 2.0 * (double)act, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_copy, f, f->y1[0], act, check_copy, {{0}}, 0}},
+		{K_LN, {G_PARTS, V_LN, NAN, a->ln, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln, f, f->y1[0], act, check_ln, {{0}}, 0}},
+		{K_GELU, {G_PARTS, V_GELU, NAN, a->gelu, 0, "T·H·2 read + T·H·2 write", GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_gelu, f, f->y2[0], act, check_gelu, {{0}}, 0}},
+		{K_LNGELU, {G_PARTS, V_LNGELU, NAN, a->ln_gelu, 0, fm[0], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_ln_gelu, f, f->y2[0], act, check_ln_gelu, {{0}}, 0}},
+		{K_GEMM, {G_PARTS, V_GEMM, NAN, a->gemm, a->gemm_flops, fm[1], GD_ROOF_FLOPS_TENSOR, GD_P_BF16, 0, launch_gemm, f, f->out, outb, check_gemm_x, {{0}}, 0}},
+		{K_V1, {G_CHAIN3, V_1, 1, a->v1, a->gemm_flops, fm[2], GD_ROOF_NONE, GD_P_BF16, 0, launch_v1, f, f->out, outb, check_gemm_act, {{0}}, 0}},
+		{K_V2, {G_CHAIN3, V_2, 2, a->v2, a->gemm_flops, "LN+GeLU 2·T·H·2 + GEMM (X, W, Y once)", GD_ROOF_NONE, GD_P_BF16, 0, launch_v2, f, f->out, outb, check_gemm_act, {{0}}, 0}},
+		{K_V3, {G_CHAIN3, V_3, 3, a->v3, a->gemm_flops, fm[3], GD_ROOF_NONE, GD_P_BF16, 0, launch_v3, f, f->out, outb, check_gemm_act, {{0}}, 0}},
+		{K_EW4, {G_EW, V_EW4, 4, a->chain_unfused, 0, fm[4], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_chain_unfused, f, f->cy, (size_t)f->cfg.chain * 2, check_chain_unfused, {{0}}, 0}},
+		{K_EW1, {G_EW, V_EW1, 1, a->chain_fused, 0, fm[4], GD_ROOF_DRAM_COPY, GD_P_BF16, 0, launch_chain_fused, f, f->cy, (size_t)f->cfg.chain * 2, check_chain_fused, {{0}}, 0}},
 	};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-		if ((rc = gd_lab_measure(r, &parts[i])) != GD_OK)
+		if ((rc = gd_lab_measure_key(r, &parts[i].v, parts[i].key)) != GD_OK)
 			return rc;
+	return GD_OK;
+}
 
-	/* speed-ups, and the verdicts */
-	double t1 = median_of(r, G_CHAIN3, V_1), t2 = median_of(r, G_CHAIN3, V_2),
-	       t3 = median_of(r, G_CHAIN3, V_3);
-	const char *names[3] = {V_1, V_2, V_3};
+/* The speed-ups over the unfused variant of each group. */
+static void fu_speedups(struct gd_lab_run *r)
+{
+	double t1 = gd_lab_key_median(r, K_V1);
+	const int keys[3] = {K_V1, K_V2, K_V3};
 	for (int i = 0; i < 3; i++) {
-		struct gd_lab_result *x = (struct gd_lab_result *)gd_lab_find_result(r, G_CHAIN3, names[i]);
+		struct gd_lab_result *x = gd_lab_find_key(r, keys[i]);
 		if (x)
 			gd_lab_result_metric(x, "speedup_vs_unfused", t1 / x->t_median, "×");
 	}
-	double e4 = median_of(r, G_EW, V_EW4), e1 = median_of(r, G_EW, V_EW1);
-	struct gd_lab_result *xe = (struct gd_lab_result *)gd_lab_find_result(r, G_EW, V_EW1);
+	double e4 = gd_lab_key_median(r, K_EW4), e1 = gd_lab_key_median(r, K_EW1);
+	struct gd_lab_result *xe = gd_lab_find_key(r, K_EW1);
 	if (xe)
 		gd_lab_result_metric(xe, "speedup_vs_unfused", e4 / e1, "×");
+}
 
-	/* the memory-bound kernels against the copy of the same bytes in this run: a ceiling
-	 * measured on a large buffer flatters nothing at this size, where launch ramp and tail
-	 * are part of every kernel's time (docs/labs-fusion.md) */
-	const struct gd_lab_result *cp = gd_lab_find_result(r, G_PARTS, V_COPY);
-	const double cp_gbps = cp && cp->check.ok && cp->gbps > 0 ? cp->gbps : NAN;
-	const char *mem_parts[] = {V_LN, V_GELU, V_LNGELU};
+/* The copy of the same bytes timed in this run, in GB/s; NaN when it is missing or failed. */
+static double fu_copy_gbps(const struct gd_lab_run *r)
+{
+	const struct gd_lab_result *cp = gd_lab_find_key(r, K_COPY);
+	return cp && cp->check.ok && cp->gbps > 0 ? cp->gbps : NAN;
+}
+
+/* the memory-bound kernels against the copy of the same bytes in this run: a ceiling
+ * measured on a large buffer flatters nothing at this size, where launch ramp and tail
+ * are part of every kernel's time (docs/labs-fusion.md) */
+static void fu_copy_fractions(struct gd_lab_run *r)
+{
+	const double cp_gbps = fu_copy_gbps(r);
+	const int mem_parts[] = {K_LN, K_GELU, K_LNGELU};
 	for (int i = 0; i < 3 && isfinite(cp_gbps); i++) {
-		struct gd_lab_result *x = (struct gd_lab_result *)gd_lab_find_result(r, G_PARTS, mem_parts[i]);
+		struct gd_lab_result *x = gd_lab_find_key(r, mem_parts[i]);
 		if (x && x->gbps > 0)
 			gd_lab_result_metric(x, "fraction_of_same_bytes_copy", x->gbps / cp_gbps, "");
 	}
-	const struct gd_lab_result *lg = gd_lab_find_result(r, G_PARTS, V_LNGELU);
-	const struct gd_lab_result *ln = gd_lab_find_result(r, G_PARTS, V_LN);
-	const struct gd_lab_result *ge = gd_lab_find_result(r, G_PARTS, V_GELU);
-	char b1[32], b2[32], b3[32];
+}
+
+/* LayerNorm+GeLU fused against its two kernels, placed against its ceiling and the copy. */
+static void fu_verdict_fused(struct fu *f)
+{
+	struct gd_lab_run *r = f->r;
+	const size_t act = (size_t)f->t * f->h * 2;
+	const struct gd_lab_result *cp = gd_lab_find_key(r, K_COPY);
+	const double cp_gbps = fu_copy_gbps(r);
+	const struct gd_lab_result *lg = gd_lab_find_key(r, K_LNGELU);
+	const struct gd_lab_result *ln = gd_lab_find_key(r, K_LN);
+	const struct gd_lab_result *ge = gd_lab_find_key(r, K_GELU);
+	char b1[32], b2[32], b3[32], fm[3][128];
 	if (lg && ln && ge && isfinite(lg->t_median)) {
 		char roof[320];
 		int k;
@@ -617,6 +685,16 @@ static int fusion_measure(struct fu *f)
 			       (ln->t_median + ge->t_median) / lg->t_median, gd_fmt_bytes(b3, sizeof b3, (double)act),
 			       gd_fmt_si(fm[0], sizeof fm[0], lg->gbps * 1e9, "B/s"), roof);
 	}
+}
+
+/* The whole layer, the L2-chunked variant and the pointwise chain. */
+static void fu_verdicts_layer(struct fu *f)
+{
+	struct gd_lab_run *r = f->r;
+	double t1 = gd_lab_key_median(r, K_V1), t2 = gd_lab_key_median(r, K_V2),
+	       t3 = gd_lab_key_median(r, K_V3);
+	double e4 = gd_lab_key_median(r, K_EW4), e1 = gd_lab_key_median(r, K_EW1);
+	char b1[32], b2[32];
 	if (isfinite(t1) && isfinite(t2))
 		gd_lab_verdict(r, "§9",
 			       "Whole layer: fusing LN+GeLU saves %s of %s (%.1f %%); the GEMM dominates, so the "
@@ -636,6 +714,17 @@ static int fusion_measure(struct fu *f)
 			       "Four pointwise ops as four kernels take %s; fused into one, %s (%.2f×): each op on its "
 			       "own is memory-bound, fusion keeps the values in registers.",
 			       gd_fmt_time(b1, sizeof b1, e4 * 1e9), gd_fmt_time(b2, sizeof b2, e1 * 1e9), e4 / e1);
+}
+
+static int fusion_measure(struct fu *f)
+{
+	int rc;
+	if ((rc = fu_measure_all(f)) != GD_OK)
+		return rc;
+	fu_speedups(f->r);
+	fu_copy_fractions(f->r);
+	fu_verdict_fused(f);
+	fu_verdicts_layer(f);
 	return GD_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/lab_sfu.h"
 #include "lab/lab.h"
 #include "lab/lab_exec.h"
+#include "lab/lab_key.h"
 
 #include <float.h>
 #include <math.h>
@@ -162,11 +163,6 @@ static int check(void *arg, const void *out, size_t bytes, struct gd_lab_check *
 	return GD_OK;
 }
 
-static struct gd_lab_result *last(struct gd_lab_run *r)
-{
-	return r->nres ? &r->res[r->nres - 1] : NULL;
-}
-
 static int accuracy(struct gd_lab_run *r, const struct fninfo *fi, const float *hx, float *hy, void *dx,
 		    void *dy, double *max_ulp_out, double *max_abs_exact)
 {
@@ -242,77 +238,104 @@ static int accuracy(struct gd_lab_run *r, const struct fninfo *fi, const float *
 	return GD_OK;
 }
 
-static int run(struct gd_lab_run *r)
-{
-	const char *GT = "throughput (evaluations per second)";
-	int blocks = (r->dev.sms > 0 ? r->dev.sms : 1) * 8, iters = r->quick ? 256 : 2048, rc = GD_OK;
-	void *dout = NULL, *dx = NULL, *dy = NULL;
-	float *hx = NULL, *hy = NULL;
-	double gevals[NFN], ulp[NFN], abserr[NFN];
-	uint64_t seed = 3;
+/* ---- the run's state ------------------------------------------------------------------------ */
+#define GT "throughput (evaluations per second)"
 
+/* fns[i]'s throughput row is found by key 1 + i (the speed-ups), never by its label */
+static int tp_key(int i)
+{
+	return 1 + i;
+}
+
+struct sfu_run {
+	int blocks, iters;
+	void *dout, *dx, *dy;
+	float *hx, *hy;
+	double gevals[NFN], ulp[NFN], abserr[NFN];
+	uint64_t seed;
+};
+
+/* Device buffers and host scratch for the sums, the arguments and the results. */
+static int sfu_prepare(struct gd_lab_run *r, struct sfu_run *s)
+{
+	int rc;
 	if (r->size > 0)
 		return gd_error(GD_EUSAGE, "lab sfu: --size does not apply here (the work per thread is fixed)");
 	for (int i = 0; i < NFN; i++)
-		gevals[i] = ulp[i] = abserr[i] = NAN;
-	if ((rc = gd_lab_alloc(r, &dout, (size_t)blocks * 256 * 4, "the sums")) ||
-	    (rc = gd_lab_alloc(r, &dx, NACC * 4, "the arguments")) ||
-	    (rc = gd_lab_alloc(r, &dy, NACC * 4, "the results")))
+		s->gevals[i] = s->ulp[i] = s->abserr[i] = NAN;
+	if ((rc = gd_lab_alloc(r, &s->dout, (size_t)s->blocks * 256 * 4, "the sums")) ||
+	    (rc = gd_lab_alloc(r, &s->dx, NACC * 4, "the arguments")) ||
+	    (rc = gd_lab_alloc(r, &s->dy, NACC * 4, "the results")))
 		return rc;
-	hx = malloc(NACC * sizeof(float));
-	hy = malloc(NACC * sizeof(float));
-	if (!hx || !hy) {
-		rc = gd_error(GD_EFAIL, "lab sfu: out of host memory");
-		goto out;
+	s->hx = malloc(NACC * sizeof(float));
+	s->hy = malloc(NACC * sizeof(float));
+	if (!s->hx || !s->hy)
+		return gd_error(GD_EFAIL, "lab sfu: out of host memory");
+	return GD_OK;
+}
+
+/* fns[i]'s throughput, checked and timed, with its evaluations per second. */
+static int sfu_throughput(struct gd_lab_run *r, struct sfu_run *s, int i)
+{
+	struct sv v = {fns[i].fn, s->blocks, s->iters, s->dout};
+	struct gd_lab_variant lv;
+	struct gd_lab_result *res;
+	int rc;
+	memset(&lv, 0, sizeof(lv));
+	lv.group = GT;
+	lv.name = fns[i].name;
+	lv.x = i + 1;
+	lv.launch = launch;
+	lv.arg = &v;
+	lv.out = s->dout;
+	lv.out_bytes = (size_t)s->blocks * 256 * 4;
+	lv.check = check;
+	lv.formula = "threads × 4 × iters evaluations";
+	if ((rc = gd_lab_measure_key(r, &lv, tp_key(i))) != GD_OK)
+		return rc;
+	res = gd_lab_find_key(r, tp_key(i));
+	if (res && isfinite(res->t_median)) {
+		s->gevals[i] = (double)s->blocks * 256 * 4 * s->iters / res->t_median / 1e9;
+		gd_lab_result_metric(res, "geval_per_s", s->gevals[i], "G/s");
 	}
-	for (int i = 0; i < NFN && rc == GD_OK; i++) {
-		struct sv v = {fns[i].fn, blocks, iters, dout};
-		struct gd_lab_variant lv;
-		memset(&lv, 0, sizeof(lv));
-		lv.group = GT;
-		lv.name = fns[i].name;
-		lv.x = i + 1;
-		lv.launch = launch;
-		lv.arg = &v;
-		lv.out = dout;
-		lv.out_bytes = (size_t)blocks * 256 * 4;
-		lv.check = check;
-		lv.formula = "threads × 4 × iters evaluations";
-		if ((rc = gd_lab_measure(r, &lv)) != GD_OK)
-			break;
-		if (last(r) && !strcmp(last(r)->name, fns[i].name) && isfinite(last(r)->t_median)) {
-			gevals[i] = (double)blocks * 256 * 4 * iters / last(r)->t_median / 1e9;
-			gd_lab_result_metric(last(r), "geval_per_s", gevals[i], "G/s");
-		}
-	}
-	/* speed-up of each fast variant over its accurate partner */
-	for (int i = 0; i < NFN && rc == GD_OK; i++)
+	return GD_OK;
+}
+
+/* Speed-up of each fast variant over its accurate partner. */
+static void sfu_speedups(struct gd_lab_run *r, const struct sfu_run *s)
+{
+	for (int i = 0; i < NFN; i++)
 		for (int j = 0; j < NFN; j++)
 			if (fns[i].fast && !fns[j].fast && fns[i].x == fns[j].x) {
-				struct gd_lab_result *res =
-				    (struct gd_lab_result *)gd_lab_find_result(r, GT, fns[i].name);
+				struct gd_lab_result *res = gd_lab_find_key(r, tp_key(i));
 				if (res)
 					gd_lab_result_metric(res, "speedup_vs_accurate",
-							     gevals[i] / gevals[j], "×");
+							     s->gevals[i] / s->gevals[j], "×");
 			}
+}
 
-	for (int i = 0; i < NFN && rc == GD_OK; i++) {
-		double lo, hi;
-		gd_sfu_domain(fns[i].fn, &lo, &hi);
-		for (int k = 0; k < NACC; k++)
-			hx[k] = fns[i].fn == GD_SFU_RSQRT || fns[i].fn == GD_SFU_RSQRT_FAST
-				    ? (float)exp(gd_lab_rand_uniform(&seed, log(lo), log(hi)))
-				    : (float)gd_lab_rand_uniform(&seed, lo, hi);
-		if ((rc = gd_lab_upload(dx, hx, NACC * 4)) == GD_OK)
-			rc = accuracy(r, &fns[i], hx, hy, dx, dy, &ulp[i], &abserr[i]);
-	}
-	if (rc != GD_OK)
-		goto out;
+/* fns[i]'s accuracy: its arguments drawn (log-uniform for rsqrt) and uploaded, then run. */
+static int sfu_accuracy(struct gd_lab_run *r, struct sfu_run *s, int i)
+{
+	double lo, hi;
+	int rc;
+	gd_sfu_domain(fns[i].fn, &lo, &hi);
+	for (int k = 0; k < NACC; k++)
+		s->hx[k] = fns[i].fn == GD_SFU_RSQRT || fns[i].fn == GD_SFU_RSQRT_FAST
+			       ? (float)exp(gd_lab_rand_uniform(&s->seed, log(lo), log(hi)))
+			       : (float)gd_lab_rand_uniform(&s->seed, lo, hi);
+	if ((rc = gd_lab_upload(s->dx, s->hx, NACC * 4)) == GD_OK)
+		rc = accuracy(r, &fns[i], s->hx, s->hy, s->dx, s->dy, &s->ulp[i], &s->abserr[i]);
+	return rc;
+}
 
+static void sfu_verdicts(struct gd_lab_run *r, const struct sfu_run *s)
+{
+	const double *gevals = s->gevals, *ulp = s->ulp, *abserr = s->abserr;
 	gd_lab_note(r,
 		    "throughput: %d blocks × 256 threads, %d evaluations per thread; domains: exp [-10, 10], "
 		    "sin [-3.14159, 3.14159], rsqrt [0.01, 100], GELU [-8, 8]",
-		    blocks, 4 * iters);
+		    s->blocks, 4 * s->iters);
 	if (isfinite(gevals[0] + gevals[1] + gevals[2] + gevals[3] + gevals[4] + gevals[5]))
 		gd_lab_verdict(
 		    r, "§3",
@@ -329,22 +352,47 @@ static int run(struct gd_lab_run *r)
 		    "an "
 		    "approximation error that is a property of the formula, not of float rounding.",
 		    gevals[7] / gevals[6], gevals[8] / gevals[6], abserr[7], abserr[6]);
-	{
-		struct gd_lab_chart ch;
-		memset(&ch, 0, sizeof(ch));
-		ch.title = "SFU lab: throughput of fast vs accurate functions";
-		ch.xlabel = "1 __expf  2 expf  3 __sinf  4 sinf  5 rsqrtf  6 1/sqrtf  7 GELU erf  8 GELU "
-			    "tanhf  9 GELU tanh.approx";
-		ch.ylabel = "G evaluations / s";
-		ch.y = GD_LAB_Y_METRIC;
-		ch.metric = "geval_per_s";
-		ch.groups[0] = GT;
-		ch.ngroups = 1;
-		gd_lab_set_chart(r, &ch);
-	}
+}
+
+static void sfu_chart(struct gd_lab_run *r)
+{
+	struct gd_lab_chart ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.title = "SFU lab: throughput of fast vs accurate functions";
+	ch.xlabel = "1 __expf  2 expf  3 __sinf  4 sinf  5 rsqrtf  6 1/sqrtf  7 GELU erf  8 GELU "
+		    "tanhf  9 GELU tanh.approx";
+	ch.ylabel = "G evaluations / s";
+	ch.y = GD_LAB_Y_METRIC;
+	ch.metric = "geval_per_s";
+	ch.groups[0] = GT;
+	ch.ngroups = 1;
+	gd_lab_set_chart(r, &ch);
+}
+
+static int run(struct gd_lab_run *r)
+{
+	struct sfu_run s;
+	int rc;
+	memset(&s, 0, sizeof(s));
+	s.blocks = (r->dev.sms > 0 ? r->dev.sms : 1) * 8;
+	s.iters = r->quick ? 256 : 2048;
+	s.seed = 3;
+	if ((rc = sfu_prepare(r, &s)) != GD_OK)
+		goto out;
+	for (int i = 0; i < NFN && rc == GD_OK; i++)
+		rc = sfu_throughput(r, &s, i);
+	if (rc != GD_OK)
+		goto out;
+	sfu_speedups(r, &s);
+	for (int i = 0; i < NFN && rc == GD_OK; i++)
+		rc = sfu_accuracy(r, &s, i);
+	if (rc != GD_OK)
+		goto out;
+	sfu_verdicts(r, &s);
+	sfu_chart(r);
 out:
-	free(hx);
-	free(hy);
+	free(s.hx);
+	free(s.hy);
 	return rc;
 }
 
