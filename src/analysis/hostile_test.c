@@ -233,6 +233,24 @@ static void bad_launch(void)
 	gd_analysis_free(&a);
 }
 
+/* A recorded maximum clock of 2^31 - 1 MHz is not believed: the throttling rule measures
+ * the clock loss against the clocks NVML saw (all 1200 MHz here), not against it. */
+static void bad_clock(void)
+{
+	struct gd_analysis a;
+	double loss = NAN;
+	memset(&a, 0, sizeof(a));
+	build(&a.p, 1000 * MS, 10 * US);
+	a.p.dev[0].max_sm_mhz = INT_MAX;
+	analyse(&a);
+	check_sane(&a, "maximum clock 2^31 - 1 MHz");
+	for (int i = 0; i < a.v.f[GD_R_THROTTLE].nev; i++)
+		if (!strcmp(a.v.f[GD_R_THROTTLE].ev[i].key, "clock_loss"))
+			loss = a.v.f[GD_R_THROTTLE].ev[i].value;
+	CHECK_NEAR(loss, 0, 1e-12);
+	gd_analysis_free(&a);
+}
+
 int main(void)
 {
 	gd_set_quiet(1);
@@ -252,5 +270,6 @@ int main(void)
 	bad_device("shared memory per SM SIZE_MAX", smem_max, "device properties out of range (shared memory per SM)");
 	bad_device("blocks per SM 2^31 - 1", blocks_max, "device properties out of range (blocks per SM)");
 	bad_launch();
+	bad_clock();
 	return TEST_DONE();
 }

@@ -48,6 +48,7 @@
 #define TENSOR_HIGH 0.40
 #define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a throttle reason */
 #define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
+#define CLOCK_MHZ_MAX 100000       /* a clock above 100 GHz is a corrupt record, not a GPU: ignored */
 #define MEM_WARN 0.90
 #define MEM_HIGH 0.97
 #define CHURN_MIN_CALLS 100
@@ -1554,7 +1555,7 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 	}
 	for (long i = 0; i < p->ns; i++) {
 		const struct gd_pnvml *m = &p->s[i];
-		if (m->sm_mhz > clk_max)
+		if (m->sm_mhz > clk_max && m->sm_mhz <= CLOCK_MHZ_MAX)
 			clk_max = m->sm_mhz;
 		if (m->reasons == ~0ULL)
 			continue;
@@ -1563,13 +1564,13 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 			thr++;
 			if (m->reasons & (0x8ULL | 0x20ULL | 0x40ULL | 0x80ULL))
 				hard++;
-			if (m->sm_mhz > 0) {
+			if (m->sm_mhz > 0 && m->sm_mhz <= CLOCK_MHZ_MAX) {
 				clk_thr += m->sm_mhz;
 				nclk++;
 			}
 		}
 	}
-	if (p->ndev && p->dev[0].max_sm_mhz > clk_max)
+	if (p->ndev && p->dev[0].max_sm_mhz > clk_max && p->dev[0].max_sm_mhz <= CLOCK_MHZ_MAX)
 		clk_max = p->dev[0].max_sm_mhz;
 	if (known == 0) {
 		insufficient(f, "NVML did not report clock-event reasons.");
