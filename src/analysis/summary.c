@@ -1,6 +1,7 @@
 /* Summary statistics of a profile; see summary.h. One pass over each event array. */
 #include "analysis/summary.h"
 
+#include "core/safe_int.h"
 #include "core/status.h"
 #include "gpu/nvml.h"
 
@@ -54,7 +55,7 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	int *slot;
 	long i, j;
 	memset(s, 0, sizeof(*s));
-	s->wall_ns = p->t_end > p->t_start ? (double)(p->t_end - p->t_start) : NAN;
+	s->wall_ns = p->t_end > p->t_start ? gd_dur_ns(p->t_start, p->t_end) : NAN;
 	s->nkernels = p->nk;
 	s->ncopies = p->nc;
 
@@ -69,7 +70,7 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 		slot[i] = -1;
 	for (i = 0; i < p->nk; i++) {
 		const struct gd_pkernel *k = &p->k[i];
-		double d = (double)(k->end - k->start);
+		double d = gd_dur_ns(k->start, k->end);
 		struct gd_kstat *st;
 		if (k->name < 0 || k->name >= p->nnames)
 			continue;
@@ -86,8 +87,10 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 			st->lib = gd_kernel_lib(full);
 			st->tc = gd_kernel_tensor_cores(full);
 			st->min_ns = d;
-			st->grid_blocks = (long long)k->grid[0] * k->grid[1] * k->grid[2];
-			st->block_threads = k->block[0] * k->block[1] * k->block[2];
+			/* 0 for a dimension that is not positive; saturated, so a recorded 2^31 - 1
+			 * in each dimension cannot overflow (the calculator then rejects the block) */
+			st->grid_blocks = gd_dim3_count(k->grid);
+			st->block_threads = gd_ll_to_int_sat(gd_dim3_count(k->block));
 			st->regs = k->regs;
 			st->static_smem = k->static_smem;
 			st->dyn_smem = k->dyn_smem;
@@ -131,7 +134,7 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	for (i = 0; i < p->nc; i++) {
 		const struct gd_pcopy *c = &p->c[i];
 		struct gd_copystat *cs = &s->cp[gd_copy_class(c->kind)];
-		double d = (double)(c->end - c->start);
+		double d = gd_dur_ns(c->start, c->end);
 		cs->count++;
 		cs->bytes += (double)c->bytes;
 		cs->ns += d;
@@ -171,11 +174,11 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 		}
 	}
 	for (i = 0; i < s->nbusy; i++)
-		s->busy_ns += (double)(s->busy[i].end - s->busy[i].start);
+		s->busy_ns += gd_dur_ns(s->busy[i].start, s->busy[i].end);
 	if (s->nbusy) {
 		s->span_start = s->busy[0].start;
 		s->span_end = s->busy[s->nbusy - 1].end;
-		s->span_ns = (double)(s->span_end - s->span_start);
+		s->span_ns = gd_dur_ns(s->span_start, s->span_end);
 	} else {
 		s->span_ns = NAN;
 	}
@@ -183,8 +186,10 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 		s->wall_ns = s->span_ns;
 
 	for (i = 0; i < p->na; i++) {
+		if (p->a[i].cat < 0 || p->a[i].cat >= GD_API_CAT_COUNT)
+			continue;
 		s->api_n[p->a[i].cat]++;
-		s->api_ns[p->a[i].cat] += (double)(p->a[i].end - p->a[i].start);
+		s->api_ns[p->a[i].cat] += gd_dur_ns(p->a[i].start, p->a[i].end);
 	}
 
 	s->mem_total = NAN;

@@ -7,6 +7,7 @@
 #include "analysis/verdict.h"
 
 #include "core/out.h"
+#include "core/safe_int.h"
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
@@ -47,6 +48,7 @@
 #define TENSOR_HIGH 0.40
 #define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a throttle reason */
 #define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
+#define CLOCK_MHZ_MAX 100000       /* a clock above 100 GHz is a corrupt record, not a GPU: ignored */
 #define MEM_WARN 0.90
 #define MEM_HIGH 0.97
 #define CHURN_MIN_CALLS 100
@@ -137,7 +139,7 @@ double gd_overlap(const struct gd_interval *a, long na, const struct gd_interval
 		int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
 		int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
 		if (hi > lo)
-			t += (double)(hi - lo);
+			t += gd_dur_ns(lo, hi);
 		if (a[i].end < b[j].end)
 			i++;
 		else
@@ -345,7 +347,7 @@ static void mark_warmup(struct ctx *c)
 		return;
 	}
 	for (long i = 0; i < c->ngaps; i++) {
-		double g = (double)(c->gaps[i].end - c->gaps[i].start);
+		double g = gd_dur_ns(c->gaps[i].start, c->gaps[i].end);
 		/* kernels are start-sorted; mark the names of those that started before this gap ends */
 		while (k < p->nk && p->k[k].start < c->gaps[i].end) {
 			if (p->k[k].name >= 0 && p->k[k].name < p->nnames)
@@ -393,12 +395,12 @@ static void attribute_gaps(struct ctx *c)
 	if (!u)
 		return;
 	for (long i = 0; i < c->ngaps; i++) {
-		double g = (double)(c->gaps[i].end - c->gaps[i].start), take;
+		double g = gd_dur_ns(c->gaps[i].start, c->gaps[i].end), take;
 		while (j < nu && u[j].start <= c->gaps[i].start) {
 			/* a new sync: the host's lead is reset. A sync at start-up (a synchronous upload
 			 * before the loop) lends none: the loop's own gaps are a steady property that
 			 * one early lead would only hide for its first few iterations. */
-			budget = gd_steady_in(&c->st, u[j].start) ? (double)(u[j].end - u[j].start) : 0;
+			budget = gd_steady_in(&c->st, u[j].start) ? gd_dur_ns(u[j].start, u[j].end) : 0;
 			j++;
 		}
 		if (c->warm[i] != GAP_STEADY)
@@ -419,12 +421,12 @@ static const char *host_cause(const struct gd_profile *p, int64_t lo, int64_t hi
 	long bi = -1;
 	for (long i = 0; i < p->na && p->a[i].start < hi; i++) {
 		int64_t a = p->a[i].start > lo ? p->a[i].start : lo, b = p->a[i].end < hi ? p->a[i].end : hi;
-		if (b > a && (double)(b - a) > best) {
-			best = (double)(b - a);
+		if (b > a && gd_dur_ns(a, b) > best) {
+			best = gd_dur_ns(a, b);
 			bi = i;
 		}
 	}
-	if (bi < 0 || best < 0.5 * (double)(hi - lo) || p->a[bi].name < 0 || p->a[bi].name >= p->nnames)
+	if (bi < 0 || best < 0.5 * gd_i64_diff(hi, lo) || p->a[bi].name < 0 || p->a[bi].name >= p->nnames)
 		return NULL;
 	return gd_api_display_name(p->names[p->a[bi].name], buf, n);
 }
@@ -450,11 +452,11 @@ static void startup_sentence(const struct ctx *c, char *out, size_t n)
 	if (idle_wall / wall < IDLE_WARN)
 		return;
 	for (long i = 0; i < c->nsgaps; i++)
-		steady += (double)(c->sgaps[i].end - c->sgaps[i].start);
+		steady += gd_dur_ns(c->sgaps[i].start, c->sgaps[i].end);
 	if (!(c->judged > 0) || steady / c->judged >= IDLE_WARN)
 		return;
-	before = (double)(s->span_start - p->t_start);
-	after = (double)(p->t_end - s->span_end);
+	before = gd_i64_diff(s->span_start, p->t_start);
+	after = gd_i64_diff(p->t_end, s->span_end);
 	before = before > 0 ? before : 0;
 	after = after > 0 ? after : 0;
 #define PUT(...) (len += (size_t)snprintf(out + len, len < n ? n - len : 0, __VA_ARGS__), len = len < n ? len : n)
@@ -476,7 +478,7 @@ static void startup_sentence(const struct ctx *c, char *out, size_t n)
 		long cnt = 0, mi = -1;
 		for (long i = 0; i < c->ngaps; i++)
 			if (c->warm[i] == kind) {
-				double g = (double)(c->gaps[i].end - c->gaps[i].start);
+				double g = gd_dur_ns(c->gaps[i].start, c->gaps[i].end);
 				cnt++;
 				if (g > mx) {
 					mx = g;
@@ -591,7 +593,7 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	/* judged: the span less the warm-up/tear-down gaps (mark_warmup) */
 	idle = 0;
 	for (long i = 0; i < c->nsgaps; i++)
-		idle += (double)(c->sgaps[i].end - c->sgaps[i].start);
+		idle += gd_dur_ns(c->sgaps[i].start, c->sgaps[i].end);
 	if (!(c->judged > 0)) {
 		clear(f, "All %s of idle time lay in warm-up or tear-down gaps.", t(b1, c->warm_ns));
 		return;
@@ -602,9 +604,9 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 	   t(b2, c->judged));
 	ev(f, "idle_ns", idle, "ns", "%s idle in %ld gaps", t(b1, idle), c->nsgaps);
 	if (c->st.found)
-		ev(f, "loop_start_ns", (double)(c->st.g0 - s->span_start), "ns",
+		ev(f, "loop_start_ns", gd_i64_diff(c->st.g0, s->span_start), "ns",
 		   "the main loop starts %s into the GPU span, at kernel %ld (the most frequent kernel ran %ld times)",
-		   t(b1, (double)(c->st.g0 - s->span_start)), c->st.k0 + 1, c->st.repeats);
+		   t(b1, gd_i64_diff(c->st.g0, s->span_start)), c->st.k0 + 1, c->st.repeats);
 	ev(f, "warmup_idle_ns", c->warm_ns, "ns",
 	   "%s idle in %ld start-up/warm-up/tear-down gaps not judged (before the main loop, before a kernel's first "
 	   "launch, after the loop)",
@@ -614,7 +616,7 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		if (g) {
 			double mx = 0, med;
 			for (long i = 0; i < c->nsgaps; i++) {
-				g[i] = (double)(c->sgaps[i].end - c->sgaps[i].start);
+				g[i] = gd_dur_ns(c->sgaps[i].start, c->sgaps[i].end);
 				mx = g[i] > mx ? g[i] : mx;
 			}
 			med = select_kth(g, c->nsgaps, c->nsgaps / 2);
@@ -717,18 +719,18 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 				ngl++;
 				continue;
 			}
-			ld[nl++] = (double)(p->a[i].end - p->a[i].start);
+			ld[nl++] = gd_dur_ns(p->a[i].start, p->a[i].end);
 		}
 	tl = nl ? select_kth(ld, nl, nl / 2) : NAN;
 	free(ld);
 	for (long i = 0; i < p->nk; i++) {
 		const struct gd_pkernel *k = &p->k[i];
-		double d = (double)(k->end - k->start), g = 0;
+		double d = gd_dur_ns(k->start, k->end), g = 0;
 		while (b < s->nbusy && s->busy[b].start < k->start)
 			b++;
 		/* the steady gap that this kernel ends, less its sync part */
 		if (b > 0 && b < s->nbusy && s->busy[b].start == k->start && c->warm[b - 1] == GAP_STEADY)
-			g = (double)(s->busy[b].start - s->busy[b - 1].end) - c->gap_sync[b - 1];
+			g = gd_dur_ns(s->busy[b - 1].end, s->busy[b].start) - c->gap_sync[b - 1];
 		if (in_graph(c, i)) {
 			ngraph++;
 			graph_ns += d;
@@ -807,7 +809,7 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 		if ((p->a[i].cat == GD_API_SYNC || p->a[i].cat == GD_API_COPY_SYNC) &&
 		    gd_steady_in(&c->st, p->a[i].start)) {
 			n_loop++;
-			blocked_loop += (double)(p->a[i].end - p->a[i].start);
+			blocked_loop += gd_dur_ns(p->a[i].start, p->a[i].end);
 		}
 	/* the stake is attribute_gaps' share of each steady gap; gap_after (evidence) is the idle
 	 * that began while the host was blocked in a call. Without the sync the host would have
@@ -821,7 +823,7 @@ static void rule_sync(struct ctx *c, struct gd_finding *f)
 		while (u && j < nu && u[j].end < c->gaps[i].start)
 			j++;
 		if (u && j < nu && u[j].start <= c->gaps[i].start)
-			gap_after += (double)(c->gaps[i].end - c->gaps[i].start);
+			gap_after += gd_dur_ns(c->gaps[i].start, c->gaps[i].end);
 	}
 	free(u);
 	double share = c->judged > 0 ? clamp01(bubble / c->judged) : 0;
@@ -866,7 +868,7 @@ static void rule_pageable(struct ctx *c, struct gd_finding *f)
 	}
 	for (long i = 0; i < p->nc; i++) {
 		const struct gd_pcopy *x = &p->c[i];
-		double d = (double)(x->end - x->start);
+		double d = gd_dur_ns(x->start, x->end);
 		if (x->kind != GD_CK_HTOD && x->kind != GD_CK_DTOH)
 			continue;
 		if (!(x->src_kind == GD_MK_PAGEABLE || x->dst_kind == GD_MK_PAGEABLE)) {
@@ -1020,7 +1022,8 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 		if (legacy || nb)
 			continue;
 		int q;
-		int64_t key = stream * 131 + pid;
+		/* a hash key: wraps (in unsigned arithmetic) for huge stream ids, which is harmless */
+		int64_t key = (int64_t)((uint64_t)stream * 131u + (uint64_t)(int64_t)pid);
 		for (q = 0; q < nst && st[q].key != key; q++)
 			;
 		if (q == nst) {
@@ -1054,10 +1057,10 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 			ndl++;
 			ndelayed++;
 			st[q].delayed++;
-			st[q].delay_ns += (double)(d[x].end - ready);
+			st[q].delay_ns += gd_dur_ns(ready, d[x].end);
 			int w = d[x].what >= 0 ? d[x].what : (int)s->nks + (-1 - d[x].what);
 			cause_n[w]++;
-			cause_ns[w] += (double)(d[x].end - d[x].start);
+			cause_ns[w] += gd_dur_ns(d[x].start, d[x].end);
 			break;
 		}
 	}
@@ -1068,7 +1071,7 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 	 * through the default stream are each held back while the other runs) */
 	double stake = 0, most = 0;
 	for (long x = 0; x < ndl; x++)
-		stake += (double)(dl[x].end - dl[x].start);
+		stake += gd_dur_ns(dl[x].start, dl[x].end);
 	for (int q = 0; q < nst; q++)
 		most = st[q].delay_ns > most ? st[q].delay_ns : most;
 	stake = stake < most ? stake : most;
@@ -1217,7 +1220,7 @@ static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 	}
 	qsort(e, (size_t)p->nk * 2, sizeof(*e), cmp_sweep);
 	for (long x = 0; x < 2 * p->nk; x++) {
-		double dt = x ? (double)(e[x].t - prev) : 0;
+		double dt = x ? gd_dur_ns(prev, e[x].t) : 0;
 		if (dt > 0)
 			for (int dv = 0; dv < 8; dv++) {
 				int sms = dv < c->p->ndev ? c->p->dev[dv].occ.sm_count : 0;
@@ -1234,7 +1237,7 @@ static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 		const struct gd_pkernel *k = &p->k[e[x].k];
 		int dv = k->device >= 0 && k->device < 8 ? k->device : 0;
 		int sms = dv < p->ndev ? p->dev[dv].occ.sm_count : 0;
-		double g = (double)k->grid[0] * k->grid[1] * k->grid[2];
+		double g = (double)gd_dim3_count(k->grid);
 		if (sms > 0 && g > sms)
 			g = sms;
 		int sl = k->name >= 0 && k->name < p->nnames ? c->slot[k->name] : -1;
@@ -1247,6 +1250,16 @@ static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 	return 0;
 }
 
+/* Why the calculator refused a device of the profile (its recorded properties are out of any
+ * GPU's range), or NULL when the device is fine or unknown. */
+static const char *device_out_of_range(const struct gd_profile *p, int dev)
+{
+	const char *why;
+	if (dev < 0 || dev >= p->ndev || !p->dev[dev].occ_ok)
+		return NULL;
+	return gd_occ_device_check(&p->dev[dev].occ, &why) ? why : NULL;
+}
+
 static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
@@ -1254,7 +1267,7 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	char b1[32], b2[32], lim[96], fix[256];
 	double stake_total = 0, worst = -1;
 	int judged = 0, sev = GD_SEV_NONE;
-	const char *advice = "";
+	const char *advice = "", *bad_dev = NULL;
 	static char advice_buf[600];
 	double idle_sm[10], alone[10];
 	int have_conc;
@@ -1273,6 +1286,8 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			break;
 		/* NCCL kernels use few blocks on purpose (one per channel); their cost is judged
 		 * by the communication rule */
+		if (!k->occ_ok && !bad_dev)
+			bad_dev = device_out_of_range(p, k->device);
 		if (!k->occ_ok || k->kind == GD_KIND_NCCL)
 			continue;
 		judged++;
@@ -1329,6 +1344,12 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 				 pc(b2, kshare), what);
 			advice = advice_buf;
 		}
+	}
+	if (!judged && bad_dev) {
+		char why[160];
+		snprintf(why, sizeof(why), "The hot kernels' occupancy is unknown: %s.", bad_dev);
+		insufficient(f, why);
+		return;
 	}
 	if (!judged) {
 		insufficient(f, "The hot kernels' launch configuration or the device properties are missing.");
@@ -1387,7 +1408,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 			for (long i = 0; i < p->nk; i++) {
 				const struct gd_pkernel *k = &p->k[i];
 				int sl = c->slot[k->name], q;
-				double d = (double)(k->end - k->start);
+				double d = gd_dur_ns(k->start, k->end);
 				for (q = 0; q < nls && last_stream[q] != k->stream; q++)
 					;
 				if (q == nls) {
@@ -1534,7 +1555,7 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 	}
 	for (long i = 0; i < p->ns; i++) {
 		const struct gd_pnvml *m = &p->s[i];
-		if (m->sm_mhz > clk_max)
+		if (m->sm_mhz > clk_max && m->sm_mhz <= CLOCK_MHZ_MAX)
 			clk_max = m->sm_mhz;
 		if (m->reasons == ~0ULL)
 			continue;
@@ -1543,13 +1564,13 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 			thr++;
 			if (m->reasons & (0x8ULL | 0x20ULL | 0x40ULL | 0x80ULL))
 				hard++;
-			if (m->sm_mhz > 0) {
+			if (m->sm_mhz > 0 && m->sm_mhz <= CLOCK_MHZ_MAX) {
 				clk_thr += m->sm_mhz;
 				nclk++;
 			}
 		}
 	}
-	if (p->ndev && p->dev[0].max_sm_mhz > clk_max)
+	if (p->ndev && p->dev[0].max_sm_mhz > clk_max && p->dev[0].max_sm_mhz <= CLOCK_MHZ_MAX)
 		clk_max = p->dev[0].max_sm_mhz;
 	if (known == 0) {
 		insufficient(f, "NVML did not report clock-event reasons.");
@@ -1568,7 +1589,7 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 	/* which hot kernel ran slower while throttled: compare means inside/outside the
 	 * throttled sample windows */
 	{
-		double period = p->ns > 1 ? (double)(p->s[p->ns - 1].t - p->s[0].t) / (double)(p->ns - 1) : 0;
+		double period = p->ns > 1 ? gd_i64_diff(p->s[p->ns - 1].t, p->s[0].t) / (double)(p->ns - 1) : 0;
 		double in_ns[3] = {0}, out_ns[3] = {0};
 		long in_n[3] = {0}, out_n[3] = {0}, si = 0;
 		for (long i = 0; i < p->nk; i++) {
@@ -1579,12 +1600,12 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 			while (si + 1 < p->ns && (double)p->s[si + 1].t <= (double)k->start + period / 2)
 				si++;
 			int in = gd_clock_reasons_throttling(p->s[si].reasons) &&
-				 fabs((double)(k->start - p->s[si].t)) <= period;
+				 fabs(gd_i64_diff(k->start, p->s[si].t)) <= period;
 			if (in) {
-				in_ns[sl] += (double)(k->end - k->start);
+				in_ns[sl] += gd_dur_ns(k->start, k->end);
 				in_n[sl]++;
 			} else {
-				out_ns[sl] += (double)(k->end - k->start);
+				out_ns[sl] += gd_dur_ns(k->start, k->end);
 				out_n[sl]++;
 			}
 		}
@@ -1643,10 +1664,10 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	for (long i = 0; i < p->na; i++)
 		if ((p->a[i].cat == GD_API_ALLOC || p->a[i].cat == GD_API_FREE) && gd_steady_in(&c->st, p->a[i].start)) {
 			nalloc_loop++;
-			alloc_loop_ns += (double)(p->a[i].end - p->a[i].start);
+			alloc_loop_ns += gd_dur_ns(p->a[i].start, p->a[i].end);
 		}
 	if (c->st.found)
-		window = (double)(c->st.t1 - c->st.t0);
+		window = gd_i64_diff(c->st.t1, c->st.t0);
 	if (nalloc_loop != nalloc)
 		ev(f, "alloc_calls_in_loop", (double)nalloc_loop, "count",
 		   "%ld of them in the main loop (%s); the rest at start-up or tear-down, not judged", nalloc_loop,
@@ -1705,7 +1726,7 @@ static void rule_comm(struct ctx *c, struct gd_finding *f)
 	nc = merge(b, nc); /* already start-sorted */
 	double comm = 0;
 	for (long i = 0; i < nn; i++)
-		comm += (double)(a[i].end - a[i].start);
+		comm += gd_dur_ns(a[i].start, a[i].end);
 	double ov = gd_overlap(a, nn, b, nc), exposed = comm - ov, share = clamp01(exposed / c->span);
 	free(a);
 	free(b);

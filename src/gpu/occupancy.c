@@ -7,13 +7,20 @@
 
 #include "gpu/cudrv.h"
 
+#include "core/status.h"
+
 #include <cuda.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+/* Callers keep x, y within the ranges gd_occ_device_check and gd_occupancy enforce, where
+ * none of these can overflow. */
 static int div_up(int x, int y) { return (x + y - 1) / y; }
 static int round_up(int x, int y) { return div_up(x, y) * y; }
+static long long round_up_ll(long long x, long long y) { return (x + y - 1) / y * y; }
+static size_t round_up_z(size_t x, size_t y) { return (x + y - 1) / y * y; }
 static int imin(int a, int b) { return a < b ? a : b; }
 
 int gd_occ_device_from_arch(const struct gd_arch *a, struct gd_occ_device *d)
@@ -82,15 +89,85 @@ static size_t carveout_step(const struct gd_occ_device *d, size_t bytes)
 	return 0;
 }
 
+/* ---- checking the description and the launch --------------------------------------- */
+/* What a device description may hold. The bounds are far outside every GPU (a Hopper SM has
+ * 2048 threads, 64 K registers, 228 KB of shared memory) yet keep every product below in
+ * range: a profile is a file from another machine, and a warp size of 2^31 - 1 there must
+ * give "unknown", not a division by zero. */
+static const struct {
+	const char *why;
+	size_t off;
+	int is_size; /* 1: a size_t field, else int */
+	long long lo, hi;
+} dev_bounds[] = {
+#define INT_FIELD(f, lo, hi, name) {"device properties out of range (" name ")", offsetof(struct gd_occ_device, f), 0, lo, hi}
+#define SIZE_FIELD(f, hi, name) {"device properties out of range (" name ")", offsetof(struct gd_occ_device, f), 1, 0, hi}
+	INT_FIELD(major, 0, 1000, "compute capability"),
+	INT_FIELD(warp_size, 1, 1024, "warp size"),
+	INT_FIELD(max_threads_per_sm, 1, 1 << 16, "threads per SM"),
+	INT_FIELD(max_threads_per_block, 1, 1 << 16, "threads per block"),
+	INT_FIELD(max_blocks_per_sm, 1, 1 << 12, "blocks per SM"),
+	INT_FIELD(regs_per_sm, 1, 1 << 24, "registers per SM"),
+	INT_FIELD(regs_per_block, 1, 1 << 24, "registers per block"),
+	INT_FIELD(max_regs_per_thread, 1, 1 << 10, "registers per thread"),
+	INT_FIELD(reg_alloc_unit, 1, 1 << 16, "register allocation unit"),
+	INT_FIELD(subpartitions, 1, 64, "SM sub-partitions"),
+	SIZE_FIELD(smem_per_sm, GD_OCC_SMEM_MAX, "shared memory per SM"),
+	SIZE_FIELD(smem_per_block, GD_OCC_SMEM_MAX, "shared memory per block"),
+	SIZE_FIELD(smem_per_block_optin, GD_OCC_SMEM_MAX, "opt-in shared memory per block"),
+	SIZE_FIELD(smem_reserved_per_block, GD_OCC_SMEM_MAX, "reserved shared memory per block"),
+	INT_FIELD(smem_alloc_unit, 1, 1 << 20, "shared-memory allocation unit"),
+	INT_FIELD(ncarveouts, 0, 64, "shared-memory carveouts"),
+	INT_FIELD(barriers_per_block_slot, 0, 64, "barriers per block slot"),
+	INT_FIELD(virtual_resources, 0, INT_MAX, "virtual resources"),
+	INT_FIELD(sm_count, 0, 1 << 20, "SM count"),
+#undef INT_FIELD
+#undef SIZE_FIELD
+};
+
+int gd_occ_device_check(const struct gd_occ_device *d, const char **why)
+{
+	*why = NULL;
+	for (size_t i = 0; i < sizeof(dev_bounds) / sizeof(*dev_bounds); i++) {
+		const char *f = (const char *)d + dev_bounds[i].off;
+		long long v;
+		if (dev_bounds[i].is_size) {
+			size_t z;
+			memcpy(&z, f, sizeof(z));
+			v = z > (size_t)LLONG_MAX ? LLONG_MAX : (long long)z;
+		} else {
+			int x;
+			memcpy(&x, f, sizeof(x));
+			v = x;
+		}
+		if (v < dev_bounds[i].lo || v > dev_bounds[i].hi) {
+			*why = dev_bounds[i].why;
+			return GD_EDATA;
+		}
+	}
+	if (d->ncarveouts > 0 && !d->carveouts_kb) {
+		*why = "device properties out of range (shared-memory carveouts)";
+		return GD_EDATA;
+	}
+	for (int i = 0; i < d->ncarveouts; i++)
+		if (d->carveouts_kb[i] < 0 || (size_t)d->carveouts_kb[i] * 1024 > GD_OCC_SMEM_MAX) {
+			*why = "device properties out of range (shared-memory carveouts)";
+			return GD_EDATA;
+		}
+	return GD_OK;
+}
+
+/* ---- the limits ------------------------------------------------------------------------ */
 static int regs_limit(const struct gd_occ_device *d, const struct gd_occ_kernel *k, int wpb,
 		      struct gd_occ_result *r)
 {
-	int per_warp = round_up(k->regs_per_thread * d->warp_size, d->reg_alloc_unit);
-	int per_block = per_warp * wpb;
+	/* long long: up to 1024 registers × 1024 threads per warp × 64 K warps per block */
+	long long per_warp = round_up_ll((long long)k->regs_per_thread * d->warp_size, d->reg_alloc_unit);
+	long long per_block = per_warp * wpb;
 	/* The hardware places a block's warps round-robin over the scheduler quarters, so a
 	 * block is charged as if its warp count were rounded up to a multiple of them. */
-	int assumed = per_warp * round_up(wpb, d->subpartitions);
-	r->regs_per_block_alloc = per_block;
+	long long assumed = per_warp * round_up(wpb, d->subpartitions);
+	r->regs_per_block_alloc = per_block > INT_MAX ? INT_MAX : (int)per_block;
 	if (d->regs_per_block < assumed || d->regs_per_block < per_block) {
 		r->invalid = "the block needs more registers than one block may have";
 		return 0;
@@ -98,17 +175,22 @@ static int regs_limit(const struct gd_occ_device *d, const struct gd_occ_kernel 
 	if (per_warp == 0)
 		return INT_MAX;
 	/* Registers are a per-quarter resource: warps per quarter, times quarters. */
-	return (d->regs_per_sm / d->subpartitions / per_warp) * d->subpartitions / wpb;
+	return (int)((d->regs_per_sm / d->subpartitions / per_warp) * d->subpartitions / wpb);
 }
 
 static int smem_limit(const struct gd_occ_device *d, const struct gd_occ_kernel *k, struct gd_occ_result *r)
 {
-	size_t fixed = k->static_smem + d->smem_reserved_per_block;
-	size_t total = fixed + k->dyn_smem;
-	size_t alloc = (size_t)round_up((int)total, d->smem_alloc_unit);
-	size_t max_dyn = k->max_dyn_smem ? k->max_dyn_smem
-					 : (d->smem_per_block > k->static_smem ? d->smem_per_block - k->static_smem : 0);
-	size_t per_block_limit, pref, sm;
+	size_t fixed, total, alloc, max_dyn, per_block_limit, pref, sm;
+	/* beyond any GPU, and the sums below stay far from wrapping */
+	if (k->static_smem > GD_OCC_SMEM_MAX || k->dyn_smem > GD_OCC_SMEM_MAX || k->max_dyn_smem > GD_OCC_SMEM_MAX) {
+		r->invalid = "the block needs more shared memory than one block may have";
+		return 0;
+	}
+	fixed = k->static_smem + d->smem_reserved_per_block;
+	total = fixed + k->dyn_smem;
+	alloc = round_up_z(total, (size_t)d->smem_alloc_unit);
+	max_dyn = k->max_dyn_smem ? k->max_dyn_smem
+				  : (d->smem_per_block > k->static_smem ? d->smem_per_block - k->static_smem : 0);
 	r->smem_per_block_alloc = alloc;
 	if (k->dyn_smem > max_dyn) {
 		r->invalid = k->max_dyn_smem ? "dynamic shared memory exceeds the kernel's maximum"
@@ -140,10 +222,15 @@ static int smem_limit(const struct gd_occ_device *d, const struct gd_occ_kernel 
 int gd_occupancy(const struct gd_occ_device *d, const struct gd_occ_kernel *k, struct gd_occ_result *r)
 {
 	int wpb, lim;
+	const char *why;
 	memset(r, 0, sizeof(*r));
 	r->lim_warps = r->lim_regs = r->lim_smem = r->lim_blocks = r->lim_barriers = r->lim_virtual = INT_MAX;
 	if (!d->warp_size || !d->subpartitions || !d->reg_alloc_unit || !d->smem_alloc_unit) {
 		r->invalid = "no occupancy table for this device";
+		return -1;
+	}
+	if (gd_occ_device_check(d, &why)) {
+		r->invalid = why;
 		return -1;
 	}
 	r->max_warps = d->max_threads_per_sm / d->warp_size;
@@ -157,6 +244,10 @@ int gd_occupancy(const struct gd_occ_device *d, const struct gd_occ_kernel *k, s
 	}
 	if (k->regs_per_thread < 0 || k->regs_per_thread > d->max_regs_per_thread) {
 		r->invalid = "more registers per thread than the architecture allows";
+		return -1;
+	}
+	if (k->carveout_pct < -1 || k->carveout_pct > 100) {
+		r->invalid = "the shared-memory carveout must be a percentage (0 to 100) or -1";
 		return -1;
 	}
 	wpb = div_up(k->block_threads, d->warp_size);

@@ -65,7 +65,16 @@ struct gd_occ_result {
 int gd_occ_device_from_arch(const struct gd_arch *a, struct gd_occ_device *d);
 /* Fills it from the CUDA device's own attributes (needs gd_cu_open). */
 int gd_occ_device_from_cuda(int dev, struct gd_occ_device *d);
-/* Computes occupancy. Returns 0, or -1 with r->invalid set for impossible input. */
+/* Shared memory beyond which a size (per SM, per block, of a launch) is not believed: far
+ * above any GPU, small enough that sums of a few of them cannot wrap. */
+#define GD_OCC_SMEM_MAX ((size_t)1 << 30)
+/* Checks that every field of a description lies in a range where the calculator's
+ * arithmetic is exact (descriptions read from a profile come from another machine).
+ * GD_OK, or GD_EDATA with *why = "device properties out of range (<the field>)". */
+int gd_occ_device_check(const struct gd_occ_device *d, const char **why);
+/* Computes occupancy. Returns 0, or -1 with r->invalid set for impossible input: a device
+ * description that gd_occ_device_check rejects, a block size, register count, shared memory
+ * or carveout that no launch can have. Never divides by zero or overflows, for any input. */
 int gd_occupancy(const struct gd_occ_device *d, const struct gd_occ_kernel *k, struct gd_occ_result *r);
 /* "registers", "shared memory", "warps per SM", "blocks per SM", "barriers", joined by " + ". */
 char *gd_occ_limiters_str(unsigned limiters, char *buf, size_t n);

@@ -7,11 +7,16 @@
  *    dynamic shared memory, opt-in limits and carveout preferences.
  * 3. The fixture recorded on an H200 (tests/fixtures/occupancy_h200.csv): the answers of
  *    cudaOccupancyMaxActiveBlocksPerMultiprocessor for real kernels; every row must match. */
+#include "core/status.h"
 #include "core/test.h"
 #include "gpu/arch.h"
 #include "gpu/occupancy.h"
 
 #include <cuda_occupancy.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -247,9 +252,124 @@ static void fixture(void)
 	CHECK_INT(bad, 0);
 }
 
+/* Descriptions and launches from hostile profiles: a clear refusal, never a division by
+ * zero or an overflow (run in a sanitizer build, any overflow here is a failure). */
+static int refused(const struct gd_occ_device *d, const struct gd_occ_kernel *k, const char *want)
+{
+	struct gd_occ_result r;
+	int rc = gd_occupancy(d, k, &r);
+	if (rc != -1 || r.blocks_per_sm != 0 || !r.invalid || (want && !strstr(r.invalid, want))) {
+		fprintf(stderr, "not refused as '%s': rc %d, %d blocks, '%s'\n", want ? want : "(any)", rc,
+			r.blocks_per_sm, r.invalid ? r.invalid : "(null)");
+		return 0;
+	}
+	return 1;
+}
+
+static void hostile(void)
+{
+	const struct gd_occ_kernel k0 = {256, 32, 0, 0, 0, -1, 0};
+	struct gd_occ_kernel k;
+	struct gd_occ_device d;
+	struct gd_occ_result r;
+	const char *why;
+	double fill;
+	static const int neg_carve[] = {0, -8, 228};
+
+	/* every table entry is in range, and one refused field is named */
+	for (const struct gd_arch *a = gd_arch_all(); a->major; a++) {
+		gd_occ_device_from_arch(a, &d);
+		CHECK_INT(gd_occ_device_check(&d, &why), GD_OK);
+		CHECK(why == NULL);
+	}
+#define SPOIL(stmt, want)                                           \
+	do {                                                        \
+		d = h200();                                         \
+		stmt;                                               \
+		CHECK_INT(gd_occ_device_check(&d, &why), GD_EDATA); \
+		CHECK(why && strstr(why, want));                    \
+		CHECK(refused(&d, &k0, want));                      \
+	} while (0)
+	SPOIL(d.warp_size = INT_MAX, "warp size"); /* was: SIGFPE */
+	SPOIL(d.warp_size = -1, "warp size");
+	SPOIL(d.warp_size = 2048, "warp size");
+	SPOIL(d.sm_count = -1, "SM count");
+	SPOIL(d.sm_count = INT_MAX, "SM count");
+	SPOIL(d.max_threads_per_sm = -2048, "threads per SM");
+	SPOIL(d.max_threads_per_block = INT_MAX, "threads per block");
+	SPOIL(d.max_blocks_per_sm = 0, "blocks per SM");
+	SPOIL(d.regs_per_sm = INT_MAX, "registers per SM");
+	SPOIL(d.regs_per_block = -1, "registers per block");
+	SPOIL(d.max_regs_per_thread = INT_MAX, "registers per thread");
+	SPOIL(d.reg_alloc_unit = -256, "register allocation unit");
+	SPOIL(d.subpartitions = INT_MAX, "sub-partitions");
+	SPOIL(d.smem_per_sm = SIZE_MAX, "shared memory per SM");
+	SPOIL(d.smem_per_block_optin = (size_t)1 << 40, "opt-in shared memory");
+	SPOIL(d.smem_reserved_per_block = SIZE_MAX, "reserved shared memory");
+	SPOIL(d.smem_alloc_unit = INT_MIN, "allocation unit");
+	SPOIL(d.ncarveouts = -1, "carveouts");
+	SPOIL((d.carveouts_kb = neg_carve, d.ncarveouts = 3), "carveouts");
+	SPOIL((d.carveouts_kb = NULL, d.ncarveouts = 3), "carveouts");
+	SPOIL(d.barriers_per_block_slot = INT_MAX, "barriers");
+	SPOIL(d.major = INT_MAX, "compute capability");
+#undef SPOIL
+	/* no table at all keeps its own reason */
+	d = h200();
+	d.warp_size = 0;
+	CHECK(refused(&d, &k0, "no occupancy table"));
+
+	/* launches no GPU takes */
+	d = h200();
+	k = k0, k.regs_per_thread = 1000000000;
+	CHECK(refused(&d, &k, "registers per thread"));
+	k = k0, k.regs_per_thread = INT_MIN;
+	CHECK(refused(&d, &k, "registers per thread"));
+	k = k0, k.block_threads = 0;
+	CHECK(refused(&d, &k, "block size must be positive"));
+	k = k0, k.block_threads = INT_MIN;
+	CHECK(refused(&d, &k, "block size must be positive"));
+	k = k0, k.block_threads = INT_MAX;
+	CHECK(refused(&d, &k, "more threads"));
+	k = k0, k.static_smem = SIZE_MAX; /* a negative int from a profile, cast */
+	CHECK(refused(&d, &k, "shared memory"));
+	k = k0, k.dyn_smem = k.max_dyn_smem = SIZE_MAX - 4096;
+	CHECK(refused(&d, &k, "shared memory"));
+	k = k0, k.dyn_smem = k.max_dyn_smem = (size_t)INT_MAX; /* was (int)total + unit: overflow */
+	CHECK(refused(&d, &k, "shared memory"));
+	k = k0, k.carveout_pct = 101;
+	CHECK(refused(&d, &k, "carveout"));
+	k = k0, k.carveout_pct = INT_MIN;
+	CHECK(refused(&d, &k, "carveout"));
+	k = k0, k.barriers = INT_MAX; /* more barriers than the SM has: no block fits */
+	CHECK_INT(gd_occupancy(&d, &k, &r), -1);
+	CHECK_INT(r.blocks_per_sm, 0);
+
+	/* the largest description in range: the products stay exact (long long) */
+	d = h200();
+	d.warp_size = 1024;
+	d.max_threads_per_block = d.max_threads_per_sm = 1 << 16;
+	d.max_regs_per_thread = 1024;
+	d.regs_per_sm = d.regs_per_block = 1 << 24;
+	d.reg_alloc_unit = 1 << 16;
+	d.subpartitions = 64;
+	d.max_blocks_per_sm = 1 << 12;
+	d.sm_count = 1 << 20;
+	CHECK_INT(gd_occ_device_check(&d, &why), GD_OK);
+	k = k0, k.block_threads = 1 << 16, k.regs_per_thread = 1024;
+	CHECK(refused(&d, &k, "registers")); /* 2^36 registers for the block: refused, not wrapped */
+	CHECK(r.regs_per_block_alloc >= 0);
+	k = k0, k.block_threads = 1024, k.regs_per_thread = 1;
+	CHECK_INT(gd_occupancy(&d, &k, &r), 0);
+	CHECK(r.occupancy > 0 && r.occupancy <= 1);
+	/* waves of the largest grid a profile can hold: finite */
+	CHECK(isfinite(gd_occ_waves(&d, &r, LLONG_MAX, &fill)));
+	CHECK(fill > 0 && fill <= 1);
+}
+
 int main(void)
 {
 	hand_cases();
+	hostile();
 	cross_check();
 	fixture();
 	return TEST_DONE();
