@@ -6,6 +6,7 @@
 
 #include "analysis/analysis.h"
 #include "core/fileio.h"
+#include "core/safe_int.h"
 #include "core/out.h"
 #include "core/status.h"
 #include "core/svg.h"
@@ -40,7 +41,15 @@ static void add_bins(double *bins, int64_t t0, double width, int64_t a, int64_t 
 {
 	if (b <= a || width <= 0)
 		return;
-	double x0 = (double)(a - t0) / width, x1 = (double)(b - t0) / width;
+	/* exact differences (a profile's times may be anywhere in int64), bins clamped before
+	 * the conversion to int so a far-away event cannot overflow it */
+	double x0 = gd_i64_diff(a, t0) / width, x1 = gd_i64_diff(b, t0) / width;
+	if (!(x0 < BINS + 1) || !(x1 >= -1))
+		return;
+	if (x0 < -1)
+		x0 = -1;
+	if (x1 > BINS + 1)
+		x1 = BINS + 1;
 	int i0 = (int)floor(x0), i1 = (int)floor(x1);
 	if (i0 < 0)
 		i0 = 0;
@@ -149,7 +158,7 @@ static void nvml_charts(const struct gd_profile *p, FILE *f)
 	if (!x || !y[0] || !y[1] || !y[2] || !y[3])
 		goto out;
 	for (long i = 0; i < p->ns; i++) {
-		x[i] = (double)(p->s[i].t - p->s[0].t) * 1e-9;
+		x[i] = gd_i64_diff(p->s[i].t, p->s[0].t) * 1e-9;
 		y[0][i] = p->s[i].util_gpu >= 0 ? p->s[i].util_gpu : NAN;
 		y[1][i] = p->s[i].sm_mhz >= 0 ? p->s[i].sm_mhz : NAN;
 		y[2][i] = p->s[i].power_w;
