@@ -20,41 +20,66 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- thresholds (docs/verdicts.md) ---- */
-#define MIN_SPAN_NS 1e5            /* below 100 µs of GPU activity nothing is judged */
-#define SHORT_CAPTURE_NS 1e6       /* below 1 ms the capture is called short */
-#define MIN_KERNELS 10
-#define IDLE_WARN 0.25             /* idle share of the judged span (span less warm-up gaps) */
-#define IDLE_HIGH 0.50
-#define LAUNCH_MIN_SHORT 100       /* short kernels needed to call a run launch-bound */
-#define LAUNCH_MIN_FRAC 0.30       /* ... as a share of all kernels */
-#define LAUNCH_WARN 0.10           /* idle before short kernels, share of the span */
+/* ---- thresholds (docs/verdicts.md) ----
+ * Each says what it separates. Shares are of the judged span (the main loop's GPU span less
+ * its start-up and first-launch gaps) unless said otherwise, so a threshold means the same in a
+ * 10 ms step and a 10 s run. Calibration: tests/gpu/verdicts.sh (one tiny program per rule)
+ * and the accuracy suite of real programs (tests/gpu/accuracy/, scores in docs/gpu-tier.md);
+ * none was set from one program, and none was moved to make a program pass. */
+#define MIN_SPAN_NS 1e5            /* below 100 µs of GPU activity no share means anything: a
+				      few launches' jitter is the whole span */
+#define SHORT_CAPTURE_NS 1e6       /* a capture under 1 ms holds at most a few iterations: said */
+#define MIN_KERNELS 10             /* fewer kernels than this is not a loop to judge, only noted */
+#define IDLE_WARN 0.25             /* a loop idle a quarter of its time has a host or input
+				      bottleneck worth finding; below, the gaps of a busy framework
+				      loop (kernel tails, small host work) */
+#define IDLE_HIGH 0.50             /* idle more than busy: the host, not the GPU, sets the pace */
+#define LAUNCH_MIN_SHORT 100       /* short kernels needed to call a run launch-bound: fewer are
+				      a handful of set-up or reduction kernels, not a pattern */
+#define LAUNCH_MIN_FRAC 0.30       /* ... and their share of all kernels: a loop of large kernels
+				      with a few small ones is not launch-bound */
+#define LAUNCH_WARN 0.10           /* idle before short kernels: a tenth of the loop lost to launch
+				      overhead is what a CUDA graph or fusion would win back */
 #define LAUNCH_HIGH 0.30
-#define SYNC_MIN_CALLS 10
+#define SYNC_MIN_CALLS 10          /* synchronising calls in the loop: fewer are checkpoints or a
+				      final read-back, not a sync in the loop */
 #define SYNC_WARN 0.05             /* bubbles that start inside a sync call, each up to the call's
-                                    * length, share of the judged span */
+				      length: 5 % of the loop separates a real per-step sync (the
+				      accuracy suite's mask-indexing loop: 5.5 %) from a .item() that
+				      costs little because the GPU had finished anyway (docs/verdicts.md:
+				      2.17 ms of blocking in a 6 s idle PyTorch run) */
 #define SYNC_HIGH 0.20
-#define PAGEABLE_WARN 0.01
+#define PAGEABLE_WARN 0.01         /* time pageable copies in the loop lose against pinned ones:
+				      1 % is the smallest a change of allocator is worth making for */
 #define PAGEABLE_HIGH 0.10
-#define DEFSTREAM_WARN 0.01         /* delay imposed on blocking streams, share of the judged span */
-#define DEFSTREAM_HIGH 0.20         /* a fifth of the loop lost to serialisation */
-#define HOT_KERNEL_SHARE 0.05      /* a kernel with ≥ 5 % of kernel time is hot */
-#define OCC_LOW 0.25
-#define GRID_IDLE_MIN 0.01             /* SMs idle while a small-grid kernel ran, time average: below 1 % is noise */
-#define OCC_WARN 0.05
-#define MEMBOUND_INFO 0.30         /* memory-bound kinds, share of kernel time */
-#define MEMBOUND_WARN 0.50
-#define TENSOR_WARN 0.10           /* FP32 SIMT GEMM/conv, share of kernel time */
+#define DEFSTREAM_WARN 0.01        /* delay imposed on blocking streams: any measurable
+				      serialisation (1 %) is a bug with a one-line fix (a stream flag) */
+#define DEFSTREAM_HIGH 0.20        /* a fifth of the loop lost to serialisation */
+#define HOT_KERNEL_SHARE 0.05      /* a kernel with ≥ 5 % of kernel time is hot: below, fixing it
+				      cannot move the total */
+#define OCC_LOW 0.25               /* theoretical occupancy below a quarter (16 of 64 warps) leaves
+				      too few warps to hide memory latency in most kernels */
+#define GRID_IDLE_MIN 0.01         /* SMs idle while a small-grid kernel ran, time average: below
+				      1 % is a tail or a concurrent neighbour, not an idle GPU */
+#define OCC_WARN 0.05              /* at stake (share of the span) for a warning, else info */
+#define MEMBOUND_INFO 0.30         /* memory-bound kinds, share of kernel time: a note from 30 %
+				      (every real model has normalisation and elementwise work; in the
+				      clean programs of the accuracy suite it stays a note) */
+#define MEMBOUND_WARN 0.50         /* a warning only when they dominate (half the kernel time) */
+#define TENSOR_WARN 0.10           /* FP32 SIMT GEMM/conv, share of kernel time: a tenth on CUDA
+				      cores where tensor cores would run it 8–16× faster */
 #define TENSOR_HIGH 0.40
-#define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a throttle reason */
+#define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a slowing reason: fewer are the
+				      clock boost settling, not throttling */
 #define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
 #define CLOCK_MHZ_MAX 100000       /* a clock above 100 GHz is a corrupt record, not a GPU: ignored */
-#define MEM_WARN 0.90
+#define MEM_WARN 0.90              /* device memory used: above 90 % the allocator starts to fail
+				      or fragment under a changing batch */
 #define MEM_HIGH 0.97
-#define CHURN_MIN_CALLS 100
-#define CHURN_WARN 0.05
-#define COMM_INFO 0.02
-#define COMM_WARN 0.10
+#define CHURN_MIN_CALLS 100        /* allocation calls in the loop: fewer are set-up, not churn */
+#define CHURN_WARN 0.05            /* ... and the share of the loop they take */
+#define COMM_INFO 0.02             /* NCCL time not overlapped by compute: a note from 2 % */
+#define COMM_WARN 0.10             /* a tenth of the loop waiting on communication is the §12 case */
 #define COMM_HIGH 0.30
 
 static const struct {
