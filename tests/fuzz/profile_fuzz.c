@@ -26,6 +26,7 @@
 #include "profile/writer.h"
 #include "render/perfetto.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -166,6 +167,27 @@ static void check(const char *what, int rc, const char *why)
 
 static int deep;
 
+/* Every "ts": and "dur": value (outside strings, whose quotes are escaped) is -?D+.DDD. */
+static int times_ok(const struct buf *b)
+{
+	static const char *const keys[] = {"\"ts\":", "\"dur\":"};
+	for (size_t i = 1; i < b->n; i++)
+		for (int k = 0; k < 2; k++) {
+			size_t kl = strlen(keys[k]), j, d = 0;
+			if (i + kl > b->n || memcmp(b->p + i, keys[k], kl) || b->p[i - 1] == '\\')
+				continue;
+			j = i + kl;
+			if (j < b->n && b->p[j] == '-' && k == 0)
+				j++;
+			while (j < b->n && isdigit(b->p[j]))
+				j++, d++;
+			if (!d || j + 4 > b->n || b->p[j] != '.' || !isdigit(b->p[j + 1]) || !isdigit(b->p[j + 2]) ||
+			    !isdigit(b->p[j + 3]) || (j + 4 < b->n && isdigit(b->p[j + 4])))
+				return 0;
+		}
+	return 1;
+}
+
 static void run_profile(const char *path)
 {
 	struct gd_profile p;
@@ -194,11 +216,8 @@ static void run_profile(const char *path)
 			/* the JSON's numbers: never a negative fraction, NaN or infinity */
 			if (b.n < 4 || memcmp(b.p + b.n - 4, "\n]}\n", 4))
 				fail("gd_export_perfetto", rc, "the JSON is not closed");
-			for (size_t i = 0; i + 1 < b.n; i++)
-				if (b.p[i] == '.' && b.p[i + 1] == '-') {
-					fail("gd_export_perfetto", rc, "'.-' in a number");
-					break;
-				}
+			if (!times_ok(&b))
+				fail("gd_export_perfetto", rc, "a time or duration is not -?digits.3digits");
 			free(b.p);
 		}
 	} else if (access(out_json, F_OK) == 0) {
