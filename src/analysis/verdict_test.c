@@ -18,7 +18,7 @@
 static void setup(struct gd_profile *p)
 {
 	gd_profile_init(p);
-	p->ndev = 1;
+	gd_profile_add_device(p); /* p->ndev = 1 */
 	snprintf(p->dev[0].name, sizeof(p->dev[0].name), "NVIDIA H200");
 	p->dev[0].major = 9;
 	p->dev[0].minor = 0;

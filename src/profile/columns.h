@@ -21,6 +21,8 @@
  *            U64, DBL (NaN when NULL), I64D (an integer as a double), TXT (copied into a char
  *            array), STR (a pointer valid until the next row)
  *   default  the value read when the column is NULL (ignored by DBL, TXT, STR)
+ * String ids are read whole (I64) into the scratch and checked against the strings table by
+ * the reader, so an id beyond int range cannot alias a real string.
  * The order of a list is the order of the INSERT and SELECT columns; it need not follow
  * schema.sql. A table's reader reads every column whose read is not NO, in list order. */
 #ifndef GPUDIAG_PROFILE_COLUMNS_H
@@ -38,8 +40,8 @@
 	X(end, INTEGER, TS(r->end), I64, o->end, 0)                             \
 	X(queued, INTEGER, TS(r->queued), NO, _, 0)                             \
 	X(submitted, INTEGER, TS(r->submitted), NO, _, 0)                       \
-	X(name, INTEGER, SID(name), INT, o->name, -1)                           \
-	X(demangled, INTEGER, SID(dem), INT, o->dname, o->name)                 \
+	X(name, INTEGER, SID(name), I64, t.name, -1)                            \
+	X(demangled, INTEGER, SID(dem), I64, t.dname, t.name)                   \
 	X(short_name, INTEGER, SID(shrt), NO, _, 0)                             \
 	X(grid_x, INTEGER, V(r->grid[0]), INT, o->grid[0], 1)                   \
 	X(grid_y, INTEGER, V(r->grid[1]), INT, o->grid[1], 1)                   \
@@ -106,7 +108,7 @@
 	X(tid, INTEGER, V(r->tid), INT, o->tid, 0)                      \
 	X(domain, INTEGER, V(r->domain), NO, _, 0)                      \
 	X(cbid, INTEGER, V(r->cbid), NO, _, 0)                          \
-	X(name, INTEGER, SID(lstr(c, r->name)), INT, o->name, -1)       \
+	X(name, INTEGER, SID(lstr(c, r->name)), I64, t.name, -1)        \
 	X(start, INTEGER, TS(r->start), I64, o->start, 0)               \
 	X(end, INTEGER, TS(r->end), I64, o->end, 0)                     \
 	X(correlation, INTEGER, V(r->correlation), U32, o->corr, 0)     \
@@ -185,7 +187,7 @@
 
 /* r: the text (n bytes) of string `id`. */
 #define GD_STRINGS_COLUMNS(X)                                           \
-	X(id, INTEGER, V(id), INT, t.id, -1)                            \
+	X(id, INTEGER, V(id), I64, t.id, -1)                            \
 	X(value, TEXT, TXTN(r, n), STR, t.value, 0)
 
 /* r: a gd_nvml_sample of device `device`. */

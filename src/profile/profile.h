@@ -123,15 +123,28 @@ struct gd_profile {
 	long nm;
 	struct gd_pprocess *proc;        /* in pid order */
 	long nproc;
-	struct gd_pdevice dev[8];
-	int ndev;
+	struct gd_pdevice *dev;          /* the devices table in id order; ndev of them */
+	int ndev, cap_dev;
 	long cap_k, cap_c, cap_a, cap_s, cap_m; /* allocated lengths of the arrays above */
+	/* Rows the reader refused as corrupt (docs/profile-schema.md, "Corrupt rows"): kernels,
+	 * copies, memsets, API calls, sync records, NVML samples and memory events whose times
+	 * are impossible (end before start, negative, beyond 2^62 ns, or more than 10 years from
+	 * meta.start_ns). They are left out of every number; say so when it is not 0. */
+	long long bad_rows;
 };
+
+/* More devices than this in one profile is refused as corrupt (a node has 8 or 16 GPUs; a
+ * merged job of many nodes stays far below). */
+#define GD_PROFILE_MAX_DEVICES 4096
 
 /* Opens a profile. Returns GD_OK, or GD_EDATA with a one-line reason in why (the file is
  * missing, not SQLite, not a gpudiag profile, or of an unsupported version). */
 int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n);
 void gd_profile_free(struct gd_profile *p);
+/* The longest gd_profile_load (and the export's reading) may take before it stops with
+ * GD_EDATA "reading took longer than N s": a backstop against databases built to stall the
+ * reader. Default 300 s; <= 0 restores the default. Not thread-safe (set once, early). */
+void gd_profile_set_time_limit(double seconds);
 
 /* A few counts of a just-written profile, without loading it (gpudiag run's closing lines).
  * Every count is -1 where the profile could not be opened or the value is unknown (NULL). */
@@ -156,6 +169,8 @@ struct gd_pcopy *gd_profile_add_copy(struct gd_profile *p);
 struct gd_papi *gd_profile_add_api(struct gd_profile *p);
 struct gd_pnvml *gd_profile_add_nvml(struct gd_profile *p);
 struct gd_pmem *gd_profile_add_mem(struct gd_profile *p);
+/* A zeroed device appended to p->dev (p->ndev grows by one). */
+struct gd_pdevice *gd_profile_add_device(struct gd_profile *p);
 /* Sorts events by start time, fills the capture window if unknown, and derives each device's
  * occupancy description. Call once after building or loading. */
 void gd_profile_finish(struct gd_profile *p);

@@ -185,6 +185,23 @@ static void test_damaged(void)
 	CHECK_INT(build(db, raws, 1, &st, err), GD_EDATA);
 	CHECK(strstr(err, "corrupt record at offset") != NULL);
 
+	/* A string id far beyond what the file could hold: refused, not an id map of 4 GiB
+	 * (the parser sized its map by the id and hung zeroing it). */
+	CHECK_INT(gd_raw_synth(raw, 300, 10, NULL, 0, 1000000000000ull), 0);
+	f = fopen(raw, "r+b");
+	{
+		uint32_t rec[3];
+		fseek(f, (long)sizeof(struct gd_raw_header), SEEK_SET);
+		CHECK_INT(fread(rec, sizeof(rec), 1, f), 1);
+		CHECK_INT(rec[0], GD_RAW_STRING);
+		rec[2] = 1u << 29;
+		fseek(f, (long)sizeof(struct gd_raw_header), SEEK_SET);
+		fwrite(rec, sizeof(rec), 1, f);
+	}
+	fclose(f);
+	CHECK_INT(build(db, raws, 1, &st, err), GD_EDATA);
+	CHECK(strstr(err, "corrupt string record") != NULL);
+
 	/* Random garbage after a valid header: must stop with an error or a truncation, never crash. */
 	for (int trial = 0; trial < 50; trial++) {
 		unsigned seed = 12345u + (unsigned)trial;

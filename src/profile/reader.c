@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "profile/columns.h"
+#include "profile/dbcheck.h"
 #include "profile/schema.h"
 
 #include <math.h>
@@ -68,6 +69,17 @@ ADD(gd_profile_add_api, struct gd_papi, a, na, cap_a)
 ADD(gd_profile_add_nvml, struct gd_pnvml, s, ns, cap_s)
 ADD(gd_profile_add_mem, struct gd_pmem, m, nm, cap_m)
 
+struct gd_pdevice *gd_profile_add_device(struct gd_profile *p)
+{
+	long cap = p->cap_dev;
+	struct gd_pdevice *e;
+	p->dev = grow(p->dev, p->ndev, &cap, sizeof(*p->dev));
+	p->cap_dev = (int)cap;
+	e = &p->dev[p->ndev++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
 /* Sizes an event array once from the table's row count, so a million rows cost no
  * reallocations. */
 static void reserve(void **arr, long *cap, long n, size_t size)
@@ -94,6 +106,7 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->s);
 	free(p->m);
 	free(p->proc);
+	free(p->dev);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -262,12 +275,21 @@ struct nullst {
 	int64_t pid, ctx, stream;
 };
 
-static int is_legacy(const struct nullst *ns, int nn, int64_t pid, int64_t ctx, int64_t stream)
+static int cmp_nullst(const void *x, const void *y)
 {
-	for (int i = 0; i < nn; i++)
-		if (ns[i].pid == pid && ns[i].ctx == ctx)
-			return ns[i].stream == stream;
-	return 0;
+	const struct nullst *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->ctx < b->ctx ? -1 : a->ctx > b->ctx;
+}
+
+/* ns: sorted by (pid, ctx); a profile may hold any number of contexts (one per process and
+ * device: a merged multi-node job has thousands). */
+static int is_legacy(const struct nullst *ns, long nn, int64_t pid, int64_t ctx, int64_t stream)
+{
+	struct nullst key = {pid, ctx, 0};
+	const struct nullst *e = nn ? bsearch(&key, ns, (size_t)nn, sizeof(key), cmp_nullst) : NULL;
+	return e && e->stream == stream;
 }
 
 /* A stream created non-blocking, identified by (pid, stream). */
@@ -292,8 +314,9 @@ struct loader {
 	const char *path;
 	char *why;
 	size_t n;
-	struct nullst ns[256];
-	int nn;
+	struct gd_db_guard guard;
+	struct nullst *ns;  /* legacy default streams, sorted */
+	long nn;
 	struct pstream *nb; /* non-blocking streams, sorted */
 	long nnb;
 	signed char *cat;   /* name id → gd_api_category, -1 = not computed yet */
@@ -312,7 +335,9 @@ static int query(struct loader *L, const char *sql)
 		sqlite3_finalize(L->s);
 	L->s = NULL;
 	if (sqlite3_prepare_v2(L->db, sql, -1, &L->s, NULL) != SQLITE_OK) {
-		snprintf(L->why, L->n, "'%s' is corrupt or not a gpudiag profile: %s", L->path, sqlite3_errmsg(L->db));
+		char m[256];
+		snprintf(L->why, L->n, "'%s' is corrupt or not a gpudiag profile: %s", L->path,
+			 gd_db_errmsg(L->db, &L->guard, m, sizeof(m)));
 		return GD_EDATA;
 	}
 	return GD_OK;
@@ -333,7 +358,8 @@ static int query_table(struct loader *L, int table)
 static int step_done(struct loader *L, int r)
 {
 	if (r != SQLITE_DONE) {
-		snprintf(L->why, L->n, "'%s' is corrupt: %s", L->path, sqlite3_errmsg(L->db));
+		char m[256];
+		snprintf(L->why, L->n, "'%s' is corrupt: %s", L->path, gd_db_errmsg(L->db, &L->guard, m, sizeof(m)));
 		return GD_EDATA;
 	}
 	return GD_OK;
@@ -372,21 +398,25 @@ static int load_open(struct loader *L)
 		snprintf(L->why, L->n, "cannot open '%s': %s", L->path, L->db ? sqlite3_errmsg(L->db) : "out of memory");
 		return GD_EDATA;
 	}
+	gd_db_harden(L->db, &L->guard);
 	/* Reading a large profile is a few sequential table scans: map the file instead of
 	 * copying every page through SQLite's cache. */
 	sqlite3_exec(L->db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536;", NULL, NULL, NULL);
+	if (gd_db_check_version(L->db, &L->guard, L->path, L->why, L->n))
+		return GD_EDATA;
+	L->p->schema_version = GD_PROFILE_SCHEMA_VERSION;
+	/* Every table read must be what the schema declares before a query touches it: a view
+	 * of the same name could compute anything (an unbounded recursive query). The process
+	 * and stream tables are optional facts, so only their kind is checked. */
 	{
-		char ver[1024];
-		if (!has_table(L->db, "meta") || !meta(L->db, "schema_version", ver, sizeof(ver))) {
-			snprintf(L->why, L->n, "'%s' is not a gpudiag profile (no meta.schema_version)", L->path);
+		static const int full[] = {GD_T_STRINGS, GD_T_DEVICES, GD_T_CONTEXTS, GD_T_KERNELS, GD_T_MEMCPY,
+					   GD_T_MEMSET,  GD_T_API,     GD_T_SYNC,     GD_T_NVML,    GD_T_MEMORY};
+		static const int kind[] = {GD_T_STREAMS, GD_T_DROPPED, GD_T_PROCESSES};
+		if (gd_db_check_tables(L->db, &L->guard, L->path, full, (int)(sizeof(full) / sizeof(full[0])), 1, L->why,
+				       L->n) ||
+		    gd_db_check_tables(L->db, &L->guard, L->path, kind, (int)(sizeof(kind) / sizeof(kind[0])), 0, L->why,
+				       L->n))
 			return GD_EDATA;
-		}
-		L->p->schema_version = atoi(ver);
-		if (L->p->schema_version != GD_PROFILE_SCHEMA_VERSION) {
-			snprintf(L->why, L->n, "'%s' has profile schema version %s; this gpudiag reads version %d",
-				 L->path, ver, GD_PROFILE_SCHEMA_VERSION);
-			return GD_EDATA;
-		}
 	}
 	if (!has_table(L->db, "kernels") || !has_table(L->db, "strings") || !has_table(L->db, "devices")) {
 		snprintf(L->why, L->n, "'%s' is not a gpudiag profile (tables missing)", L->path);
@@ -411,6 +441,12 @@ static int load_meta(struct loader *L)
 		p->t_start = strtoll(v, NULL, 10);
 	if (meta(L->db, "end_ns", v, sizeof(v)))
 		p->t_end = strtoll(v, NULL, 10);
+	/* An impossible capture window is unknown (derived from the events), as if not recorded;
+	 * it also anchors the plausibility window of every event (gd_time_ok). */
+	if (p->t_start < 0 || p->t_start >= GD_TIME_MAX)
+		p->t_start = 0;
+	if (p->t_end < 0 || p->t_end >= GD_TIME_MAX || (p->t_start && p->t_end && p->t_end < p->t_start))
+		p->t_end = 0;
 	if (meta(L->db, "exit_code", v, sizeof(v)))
 		p->exit_code = atoi(v);
 	if (meta(L->db, "traced", v, sizeof(v)))
@@ -420,27 +456,65 @@ static int load_meta(struct loader *L)
 	return GD_OK;
 }
 
-/* strings: ids are dense in practice, but do not rely on it */
+/* One row of a single-row query: 1 a row, 0 none, -1 an error (the reason in L->why). */
+static int step1(struct loader *L)
+{
+	int r = sqlite3_step(L->s);
+	if (r == SQLITE_ROW)
+		return 1;
+	return step_done(L, r) ? -1 : 0;
+}
+
+/* The index into p->names of string id `id` read from an event, or -1 when the id names no
+ * string (negative, beyond the strings table, or a gap in it). */
+static int sid(const struct gd_profile *p, int64_t id)
+{
+	return id >= 0 && id < p->nnames && p->names[id] ? (int)id : -1;
+}
+
+/* An event row whose times are impossible is left out and counted (gd_time_ok). */
+static int bad_time(struct loader *L, int64_t start, int64_t end)
+{
+	if (gd_time_ok(L->p->t_start, start, end))
+		return 0;
+	L->p->bad_rows++;
+	return 1;
+}
+
+/* strings: ids are dense in practice (the writer numbers them from 1), but do not rely on
+ * it; ids so sparse that the lookup array would dwarf the table are refused as corrupt. */
 static int load_strings(struct loader *L)
 {
 	struct gd_profile *p = L->p;
 	struct {
-		int id;
+		int64_t id;
 		const char *value;
 	} t;
-	int r, maxid = -1;
+	int r;
+	int64_t maxid = -1, count = 0;
 	sqlite3_stmt *s;
-	if (query(L, "SELECT MAX(id) FROM strings"))
+	if (query(L, "SELECT MAX(id), COUNT(*) FROM strings"))
 		return GD_EDATA;
-	if (sqlite3_step(L->s) == SQLITE_ROW)
-		maxid = col_int(L->s, 0, -1);
-	if (maxid > 50000000) {
-		snprintf(L->why, L->n, "'%s' is corrupt: string id %d", L->path, maxid);
+	if ((r = step1(L)) < 0)
+		return GD_EDATA;
+	if (r) {
+		maxid = col_i64(L->s, 0, -1);
+		count = col_i64(L->s, 1, 0);
+	}
+	if (maxid < 0) /* no string with a usable id: every event is unnamed */
+		maxid = -1;
+	if (maxid > 50000000 || maxid > 16 * count + 65536) {
+		snprintf(L->why, L->n, "'%s' is corrupt: string id %lld", L->path, (long long)maxid);
 		return GD_EDATA;
 	}
-	p->nnames = p->cap_names = maxid + 1;
+	p->nnames = p->cap_names = (int)(maxid + 1);
 	p->names = calloc((size_t)(maxid + 2), sizeof(char *));
 	L->cat = malloc((size_t)(maxid + 2));
+	if (!p->names) {
+		p->nnames = p->cap_names = 0;
+		snprintf(L->why, L->n, "'%s': out of memory for %lld strings", L->path, (long long)maxid + 1);
+		return GD_EDATA;
+	}
 	if (L->cat)
 		memset(L->cat, -1, (size_t)(maxid + 2));
 	if (query_table(L, GD_T_STRINGS))
@@ -459,18 +533,34 @@ static int load_devices(struct loader *L)
 	struct gd_profile *p = L->p;
 	sqlite3_stmt *s;
 	int r;
+	int64_t count = 0;
+	if (query(L, "SELECT COUNT(*) FROM devices"))
+		return GD_EDATA;
+	if ((r = step1(L)) < 0)
+		return GD_EDATA;
+	if (r)
+		count = col_i64(L->s, 0, 0);
+	if (count > GD_PROFILE_MAX_DEVICES) {
+		snprintf(L->why, L->n, "'%s' is corrupt: %lld devices (gpudiag reads at most %d)", L->path,
+			 (long long)count, GD_PROFILE_MAX_DEVICES);
+		return GD_EDATA;
+	}
 	if (query_table(L, GD_T_DEVICES))
 		return GD_EDATA;
 	s = L->s;
-	while ((r = sqlite3_step(s)) == SQLITE_ROW && p->ndev < 8) {
-		struct gd_pdevice *o = &p->dev[p->ndev++];
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pdevice *o;
 		struct {
 			int warp_size, max_threads_per_block, max_threads_per_sm, max_blocks_per_sm, regs_per_sm,
 			    regs_per_block, smem_per_sm, smem_per_block, smem_per_block_optin, smem_reserved,
 			    sm_clock_khz;
 		} t;
 		const struct gd_arch *a;
-		memset(o, 0, sizeof(*o));
+		if (p->ndev >= GD_PROFILE_MAX_DEVICES) { /* rows appeared since the count: not a file */
+			snprintf(L->why, L->n, "'%s' is corrupt: more than %d devices", L->path, GD_PROFILE_MAX_DEVICES);
+			return GD_EDATA;
+		}
+		o = gd_profile_add_device(p);
 		READ_ROW(GD_DEVICES_COLUMNS);
 		o->max_sm_mhz = t.sm_clock_khz / 1000;
 		a = gd_arch_find(o->major, o->minor);
@@ -493,21 +583,35 @@ static int load_devices(struct loader *L)
 	return step_done(L, r);
 }
 
-/* legacy default streams */
+/* legacy default streams: every row, sorted for the per-event lookup */
 static int load_contexts(struct loader *L)
 {
 	sqlite3_stmt *s;
 	int r;
+	long cap = 0;
 	if (!has_table(L->db, "contexts"))
 		return GD_OK;
 	if (query_table(L, GD_T_CONTEXTS))
 		return GD_EDATA;
 	s = L->s;
-	while ((r = sqlite3_step(s)) == SQLITE_ROW && L->nn < 256) {
-		struct nullst *o = &L->ns[L->nn];
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct nullst *o;
+		if (L->nn == cap) {
+			long nc = cap ? cap * 2 : 64;
+			struct nullst *ns = realloc(L->ns, (size_t)nc * sizeof(*ns));
+			if (!ns) {
+				snprintf(L->why, L->n, "'%s': out of memory for %ld contexts", L->path, nc);
+				return GD_EDATA;
+			}
+			L->ns = ns;
+			cap = nc;
+		}
+		o = &L->ns[L->nn];
 		READ_ROW(GD_CONTEXTS_COLUMNS);
 		L->nn++;
 	}
+	if (L->nn > 1)
+		qsort(L->ns, (size_t)L->nn, sizeof(*L->ns), cmp_nullst);
 	return step_done(L, r);
 }
 
@@ -537,7 +641,7 @@ static int load_streams(struct loader *L)
 	sqlite3_finalize(s);
 	if (L->nnb > 1)
 		qsort(L->nb, (size_t)L->nnb, sizeof(*L->nb), cmp_pstream);
-	return GD_OK;
+	return GD_OK; /* had the time limit stopped this scan, the next statement reports it */
 }
 
 /* kernels, in table order (gd_profile_finish sorts if the writer did not) */
@@ -545,7 +649,7 @@ static int load_kernels(struct loader *L)
 {
 	struct gd_profile *p = L->p;
 	struct {
-		int64_t context;
+		int64_t context, name, dname;
 	} t;
 	sqlite3_stmt *s;
 	int r;
@@ -555,14 +659,19 @@ static int load_kernels(struct loader *L)
 	s = L->s;
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_pkernel *o = gd_profile_add_kernel(p);
+		int64_t named;
 		READ_ROW(GD_KERNELS_COLUMNS);
-		if (o->name < 0 || o->name >= p->nnames || !p->names[o->name])
-			o->name = o->dname;
-		if (o->dname < 0 || o->dname >= p->nnames || !p->names[o->dname])
-			o->dname = o->name;
-		if (o->name < 0 || o->name >= p->nnames || !p->names[o->name]) {
-			snprintf(L->why, L->n, "'%s' is corrupt: a kernel names string id %d, which is missing", L->path,
-				 o->name);
+		if (bad_time(L, o->start, o->end)) {
+			p->nk--;
+			continue;
+		}
+		/* A kernel needs one usable name: the recorded one, else the demangled one. */
+		named = sid(p, t.name) >= 0 ? t.name : t.dname;
+		o->name = sid(p, named);
+		o->dname = sid(p, t.dname) >= 0 ? (int)t.dname : o->name;
+		if (o->name < 0) {
+			snprintf(L->why, L->n, "'%s' is corrupt: a kernel names string id %lld, which is missing", L->path,
+				 (long long)named);
 			return GD_EDATA;
 		}
 		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
@@ -586,6 +695,10 @@ static int load_copies(struct loader *L)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_pcopy *o = gd_profile_add_copy(p);
 		READ_ROW(GD_MEMCPY_COLUMNS);
+		if (bad_time(L, o->start, o->end)) {
+			p->nc--;
+			continue;
+		}
 		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
 		o->nonblocking = is_nonblocking(L, o->pid, o->stream);
 	}
@@ -595,6 +708,10 @@ static int load_copies(struct loader *L)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_pcopy *o = gd_profile_add_copy(p);
 		READ_ROW(GD_MEMSET_COLUMNS);
+		if (bad_time(L, o->start, o->end)) {
+			p->nc--;
+			continue;
+		}
 		o->kind = GD_CK_MEMSET;
 		o->dst_kind = o->src_kind;
 		o->legacy = is_legacy(L->ns, L->nn, o->pid, t.context, o->stream);
@@ -603,10 +720,15 @@ static int load_copies(struct loader *L)
 	return step_done(L, r);
 }
 
-/* API calls; synchronisation records stand in for sync API calls when those were not traced. */
+/* API calls; synchronisation records stand in for sync API calls when those were not traced.
+ * An API call whose name id names no string is kept, unnamed (name -1, category other): the
+ * call's time still counts, only its function is unknown. */
 static int load_api(struct loader *L)
 {
 	struct gd_profile *p = L->p;
+	struct {
+		int64_t name;
+	} t;
 	sqlite3_stmt *s;
 	int r, nsync = 0;
 	reserve((void **)&p->a, &p->cap_a, count_rows(L->db, "SELECT COUNT(*) FROM api") + 16, sizeof(*p->a));
@@ -616,7 +738,12 @@ static int load_api(struct loader *L)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_papi *o = gd_profile_add_api(p);
 		READ_ROW(GD_API_COLUMNS);
-		if (o->name >= 0 && o->name < p->nnames) {
+		if (bad_time(L, o->start, o->end)) {
+			p->na--;
+			continue;
+		}
+		o->name = sid(p, t.name);
+		if (o->name >= 0) {
 			/* the category of each name is worked out once, not per call */
 			if (!L->cat)
 				o->cat = gd_api_category(p->names[o->name]);
@@ -632,14 +759,18 @@ static int load_api(struct loader *L)
 	if (p->na == 0 && p->have_api) /* the table is empty: say so rather than judge */
 		p->have_api = 0;
 	if (!nsync && has_table(L->db, "sync")) {
-		int sid = gd_profile_intern(p, "synchronization (CUPTI record)");
+		int sync_id = gd_profile_intern(p, "synchronization (CUPTI record)");
 		if (query_table(L, GD_T_SYNC))
 			return GD_EDATA;
 		s = L->s;
 		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 			struct gd_papi *o = gd_profile_add_api(p);
 			READ_ROW(GD_SYNC_COLUMNS);
-			o->name = sid;
+			if (bad_time(L, o->start, o->end)) {
+				p->na--;
+				continue;
+			}
+			o->name = sync_id;
 			o->cat = GD_API_SYNC;
 		}
 		return step_done(L, r);
@@ -659,6 +790,10 @@ static int load_nvml(struct loader *L)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_pnvml *o = gd_profile_add_nvml(L->p);
 		READ_ROW(GD_NVML_COLUMNS);
+		if (bad_time(L, o->t, o->t)) {
+			L->p->ns--;
+			continue;
+		}
 		o->power_w /= 1000.0; /* mW → W */
 	}
 	return step_done(L, r);
@@ -676,17 +811,22 @@ static int load_memory(struct loader *L)
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		struct gd_pmem *o = gd_profile_add_mem(L->p);
 		READ_ROW(GD_MEMORY_COLUMNS);
+		if (bad_time(L, o->t, o->t))
+			L->p->nm--;
 	}
 	return step_done(L, r);
 }
 
 static int load_dropped(struct loader *L)
 {
+	int r;
 	if (!has_table(L->db, "dropped"))
 		return GD_OK;
 	if (query(L, "SELECT COALESCE(SUM(count), 0) FROM dropped"))
 		return GD_EDATA;
-	if (sqlite3_step(L->s) == SQLITE_ROW)
+	if ((r = step1(L)) < 0)
+		return GD_EDATA;
+	if (r)
 		L->p->dropped = col_i64(L->s, 0, 0);
 	return GD_OK;
 }
@@ -696,13 +836,16 @@ static int load_processes(struct loader *L)
 	struct gd_profile *p = L->p;
 	char v[1024];
 	long count = 0;
+	int r;
 	sqlite3_stmt *s;
 	if (!has_table(L->db, "processes"))
 		return GD_OK;
 	/* a profile whose every process ran unprofiled */
 	if (query(L, "SELECT COUNT(*), COALESCE(SUM(traced), 0) FROM processes"))
 		return GD_EDATA;
-	if (sqlite3_step(L->s) == SQLITE_ROW) {
+	if ((r = step1(L)) < 0)
+		return GD_EDATA;
+	if (r) {
 		count = col_int(L->s, 0, 0);
 		if (count > 0 && col_int(L->s, 1, 0) == 0)
 			p->cupti_ok = 0;
@@ -710,7 +853,9 @@ static int load_processes(struct loader *L)
 	if (!p->cupti_ok) {
 		if (query(L, "SELECT status FROM processes WHERE traced = 0 AND status IS NOT NULL LIMIT 1"))
 			return GD_EDATA;
-		if (sqlite3_step(L->s) == SQLITE_ROW && sqlite3_column_text(L->s, 0))
+		if ((r = step1(L)) < 0)
+			return GD_EDATA;
+		if (r && sqlite3_column_text(L->s, 0))
 			snprintf(p->untraced_status, sizeof(p->untraced_status), "%.31s",
 				 (const char *)sqlite3_column_text(L->s, 0));
 		if (meta(L->db, "not_traced_reason", v, sizeof(v)))
@@ -768,6 +913,7 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 	if (L.db)
 		sqlite3_close(L.db);
 	free(L.nb);
+	free(L.ns);
 	free(L.cat);
 	if (rc != GD_OK) {
 		gd_profile_free(p);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static int build(const char *path, const char *extra)
@@ -44,6 +45,173 @@ static int build(const char *path, const char *extra)
 		rc |= sqlite3_exec(db, extra, NULL, NULL, NULL);
 	sqlite3_close(db);
 	return rc;
+}
+
+/* Loads the base profile changed by `extra`; GD_OK or GD_EDATA, the reason in why. */
+static int load_with(const char *f, const char *extra, struct gd_profile *p, char *why, size_t n)
+{
+	if (build(f, extra) != 0) {
+		fprintf(stderr, "build failed: %s\n", extra);
+		return -1;
+	}
+	why[0] = 0;
+	return gd_profile_load(f, p, why, n);
+}
+
+/* Profiles from other machines, and files made to look like profiles: each is read or
+ * refused with a one-line reason, never crashes, hangs or yields impossible numbers. */
+static void hostile(const char *f)
+{
+	struct gd_profile p;
+	struct gd_summary s;
+	char why[1200], sql[8192];
+	size_t k;
+
+	/* A 16-GPU node with 300 contexts (the reader held 8 and 256). */
+	k = (size_t)snprintf(sql, sizeof(sql), "DELETE FROM contexts;");
+	for (int d = 1; d < 16; d++)
+		k += (size_t)snprintf(sql + k, sizeof(sql) - k,
+				      "INSERT INTO devices (id, name, cc_major, cc_minor, sm_count) VALUES (%d,'NVIDIA H200',9,0,132);", d);
+	k += (size_t)snprintf(sql + k, sizeof(sql) - k,
+			      "WITH RECURSIVE c(x) AS (SELECT 2 UNION ALL SELECT x + 1 FROM c WHERE x < 301) "
+			      "INSERT INTO contexts SELECT 7, x, x %% 16, 1000 + x FROM c;"
+			      "INSERT INTO contexts VALUES (7,1,0,99);"
+			      "UPDATE kernels SET device = 15 WHERE stream = 13;");
+	CHECK_INT(load_with(f, sql, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.ndev, 16);
+	CHECK(p.dev[15].occ_ok);
+	CHECK_INT(p.k[0].legacy, 1); /* context 1 sorts among 300 others */
+	CHECK_INT(p.k[1].device, 15);
+	gd_profile_free(&p);
+	/* the limit is far beyond machines, and holds */
+	CHECK_INT(load_with(f,
+			    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4096) "
+			    "INSERT INTO devices (id, name) SELECT x, 'GPU' FROM c;",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "4097 devices") != NULL);
+	CHECK_INT(load_with(f,
+			    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4095) "
+			    "INSERT INTO devices (id, name) SELECT x, 'GPU' FROM c;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.ndev, 4096);
+	gd_profile_free(&p);
+
+	/* String ids: a kernel's name beyond int range does not alias string 1; negative and
+	 * huge ids are corrupt for a kernel (it needs a name), unnamed for an API call. */
+	CHECK_INT(load_with(f, "UPDATE kernels SET name = 4294967297 WHERE name = 1;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "string id 4294967297") != NULL);
+	CHECK_INT(load_with(f, "UPDATE kernels SET name = -5 WHERE name = 1;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "string id -5") != NULL);
+	CHECK_INT(load_with(f, "UPDATE kernels SET name = -5, demangled = 3 WHERE name = 1;", &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_STR(p.names[p.k[0].name], "_Z5other");
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f, "UPDATE api SET name = -7 WHERE start = 90000; UPDATE api SET name = 9223372036854775807 "
+			    "WHERE start = 480000;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.a[0].name, -1);
+	CHECK_INT(p.a[1].name, -1);
+	CHECK_INT(p.a[0].cat, GD_API_OTHER);
+	gd_profile_free(&p);
+	/* every string id negative (the reader aborted "out of memory"), or absurdly sparse */
+	CHECK_INT(load_with(f, "UPDATE strings SET id = -id; UPDATE kernels SET name = -name;", &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "is corrupt: a kernel names string id") != NULL);
+	CHECK_INT(load_with(f, "INSERT INTO strings VALUES (40000000, 'x');", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "string id 40000000") != NULL);
+	CHECK_INT(load_with(f, "DELETE FROM kernels; UPDATE strings SET id = -id;", &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.nnames >= 1, 1); /* the sync stand-in's name was interned */
+	gd_profile_free(&p);
+
+	/* Impossible times: dropped, counted, never averaged in. */
+	CHECK_INT(load_with(f,
+			    "UPDATE kernels SET end = start - 1 WHERE stream = 13;"
+			    "INSERT INTO kernels (pid,device,context,stream,start,end,name) VALUES"
+			    "  (7,0,1,13,9200000000000000000,-9200000000000000000,1),(7,0,1,13,-5,10,1),"
+			    "  (7,0,1,13,4611686018427387904,4611686018427387905,1),"
+			    "  (7,0,1,13,1000+400000000000000000,1000+400000000000000001,1);"
+			    "INSERT INTO memcpy (pid,device,context,stream,start,end,bytes,copy_kind) VALUES"
+			    "  (7,0,1,99,5000,4000,100,1);"
+			    "INSERT INTO api (pid,tid,name,start,end) VALUES (7,1,2,-9223372036854775808,9223372036854775807);"
+			    "INSERT INTO nvml_samples (t,device,util_gpu) VALUES (-1,0,50),(9223372036854775807,0,50);"
+			    "INSERT INTO memory (pid,device,time,operation,bytes) VALUES (7,0,-3,1,100);",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.bad_rows, 10);
+	CHECK_INT(p.nk, 1);
+	CHECK_INT(p.nc, 1);
+	CHECK_INT(p.na, 3);
+	CHECK_INT(p.ns, 2);
+	CHECK_INT(p.nm, 0);
+	CHECK_INT(gd_summary_compute(&p, &s), GD_OK);
+	CHECK_NEAR(s.busy_ns, 200000 + 100000, 0);
+	CHECK_NEAR(s.wall_ns, 2000000, 0);
+	gd_summary_free(&s);
+	gd_profile_free(&p);
+	/* an impossible capture window is unknown, and anchors nothing */
+	CHECK_INT(load_with(f, "UPDATE meta SET value = '9200000000000000000' WHERE key = 'start_ns';", &p, why,
+			    sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.bad_rows, 0);
+	CHECK_INT(p.t_start, 90000); /* derived from the events */
+	gd_profile_free(&p);
+
+	/* schema_version: the exact digits only */
+	{
+		static const char *const bad[] = {"1abc", "1.0", "+1", " 1", "01", "", "1\n"};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%s' WHERE key = 'schema_version';", bad[i]);
+			CHECK_INT(load_with(f, sql, &p, why, sizeof(why)), GD_EDATA);
+			CHECK(strstr(why, "schema version") != NULL);
+			CHECK(strchr(why, '\n') == NULL);
+		}
+		CHECK_INT(load_with(f, "UPDATE meta SET value = 1.0 WHERE key = 'schema_version';", &p, why, sizeof(why)),
+			  GD_EDATA);
+		CHECK_INT(load_with(f, "UPDATE meta SET value = 1 WHERE key = 'schema_version';", &p, why, sizeof(why)),
+			  GD_OK); /* an INTEGER 1 is the same digits */
+		gd_profile_free(&p);
+	}
+
+	/* Views and odd tables in place of the schema's: refused before any query runs. The
+	 * recursive view would never finish. */
+	CHECK_INT(load_with(f,
+			    "DROP TABLE kernels; CREATE VIEW kernels AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL "
+			    "SELECT x + 1 FROM r) SELECT x AS id, 7 AS pid, 0 AS device, 1 AS context, 13 AS stream, "
+			    "x AS correlation, x AS start, x + 1 AS end, 1 AS name, NULL AS demangled, 1 AS grid_x, 1 AS "
+			    "grid_y, 1 AS grid_z, 1 AS block_x, 1 AS block_y, 1 AS block_z, 0 AS regs, 0 AS static_smem, "
+			    "0 AS dyn_smem, NULL AS graph_id FROM r;",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "not a gpudiag profile (kernels is not a table)") != NULL);
+	CHECK_INT(load_with(f, "DROP TABLE api; CREATE VIEW API AS SELECT * FROM kernels;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "(api is not a table)") != NULL);
+	CHECK_INT(load_with(f, "ALTER TABLE memcpy DROP COLUMN bytes;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "(memcpy has no column bytes)") != NULL);
+	CHECK_INT(load_with(f,
+			    "DROP TABLE strings; CREATE TABLE strings (id INTEGER PRIMARY KEY, v TEXT, value TEXT "
+			    "GENERATED ALWAYS AS (v || v) VIRTUAL); INSERT INTO strings (id, v) VALUES (1, 'k');",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "(strings has no column value)") != NULL);
+	CHECK_INT(load_with(f, "DROP TABLE meta; CREATE VIEW meta AS SELECT 'schema_version' AS key, '1' AS value;", &p,
+			    why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "(meta is not a table)") != NULL);
+
+	/* The time limit stops a read that runs too long, with a reason. */
+	gd_profile_set_time_limit(1e-9);
+	CHECK_INT(load_with(f,
+			    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) "
+			    "INSERT INTO kernels (pid,device,context,stream,start,end,name) SELECT 7,0,1,13,1000+x,1001+x,1 FROM c;",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "took longer than") != NULL);
+	gd_profile_set_time_limit(0);
+	CHECK_INT(load_with(f, NULL, &p, why, sizeof(why)), GD_OK);
+	gd_profile_free(&p);
 }
 
 int main(void)
@@ -100,6 +268,7 @@ int main(void)
 	CHECK_INT(build(f, "UPDATE kernels SET name = 42 WHERE name = 1;"), 0);
 	CHECK_INT(gd_profile_load(f, &p, why, sizeof(why)), GD_EDATA);
 	CHECK(strstr(why, "string id 42") != NULL);
+	hostile(f);
 	unlink(f);
 	return TEST_DONE();
 }

@@ -3,6 +3,8 @@
 #include "profile/trace_rows.h"
 
 #include "core/status.h"
+#include "profile/columns.h"
+#include "profile/dbcheck.h"
 #include "profile/schema.h"
 
 #include <sqlite3.h>
@@ -11,10 +13,15 @@
 
 struct gd_trace {
 	sqlite3 *db;
+	struct gd_db_guard guard;
+	long long meta_t0;   /* meta.start_ns when plausible, else 0: anchors gd_time_ok */
+	long long bad_rows;  /* rows skipped for impossible times */
 };
 
 struct gd_trace_q {
 	sqlite3_stmt *s;
+	struct gd_trace *t;
+	int rc;              /* the last sqlite3_step result */
 };
 
 static const char *const sql[] = {
@@ -48,45 +55,47 @@ static const char *const sql[] = {
 		       "pcie_rx_kbps, clock_reasons FROM nvml_samples ORDER BY device, t",
 };
 
-static long long q1(sqlite3 *db, const char *text, long long dflt)
+/* The first column of the first row of text into *v (dflt when none or NULL). GD_OK, or
+ * GD_EDATA with "'P' is corrupt: ..." in why. */
+static int q1(struct gd_trace *t, const char *path, const char *text, long long dflt, long long *v, char *why,
+	      size_t n)
 {
 	sqlite3_stmt *s;
-	long long v = dflt;
-	if (sqlite3_prepare_v2(db, text, -1, &s, NULL) != SQLITE_OK)
-		return dflt;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(s, 0);
+	int r;
+	char m[256];
+	*v = dflt;
+	if (sqlite3_prepare_v2(t->db, text, -1, &s, NULL) != SQLITE_OK) {
+		snprintf(why, n, "'%s' is corrupt: %s", path, gd_db_errmsg(t->db, &t->guard, m, sizeof(m)));
+		return GD_EDATA;
+	}
+	r = sqlite3_step(s);
+	if (r == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		*v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	return v;
+	if (r != SQLITE_ROW && r != SQLITE_DONE) {
+		snprintf(why, n, "'%s' is corrupt: %s", path, gd_db_errmsg(t->db, &t->guard, m, sizeof(m)));
+		return GD_EDATA;
+	}
+	return GD_OK;
 }
+
+/* The export's api.id → lane table is indexed by id: ids beyond this are not a real profile. */
+#define API_ID_MAX (1LL << 31)
 
 int gd_trace_open(const char *path, struct gd_trace **out, long long *t0, long long *api_n, char *why, size_t n)
 {
+	/* The tables the export reads; those the reader reads also with its columns. */
+	static const int full[] = {GD_T_STRINGS, GD_T_CONTEXTS, GD_T_KERNELS, GD_T_MEMCPY,
+				   GD_T_MEMSET,  GD_T_API,      GD_T_NVML};
+	static const int kind[] = {GD_T_PROCESSES, GD_T_NVTX};
 	struct gd_trace *t;
 	sqlite3 *db = NULL;
-	long long version;
 	*out = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(why, n, "cannot open '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return GD_EDATA;
 	}
-	version = q1(db, "SELECT value FROM meta WHERE key='schema_version'", -1);
-	if (version < 0) {
-		sqlite3_close(db);
-		snprintf(why, n, "'%s' is not a gpudiag profile", path);
-		return GD_EDATA;
-	}
-	if (version != GD_PROFILE_SCHEMA_VERSION) {
-		sqlite3_close(db);
-		snprintf(why, n, "'%s' has profile schema version %lld; this gpudiag reads version %d", path, version,
-			 GD_PROFILE_SCHEMA_VERSION);
-		return GD_EDATA;
-	}
-	*t0 = q1(db, "SELECT value FROM meta WHERE key='start_ns'", -1);
-	if (*t0 < 0)
-		*t0 = q1(db, "SELECT MIN(t) FROM (SELECT MIN(start) t FROM kernels UNION ALL SELECT MIN(start) FROM api)", 0);
-	*api_n = q1(db, "SELECT COALESCE(MAX(id),0)+1 FROM api", 1);
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		sqlite3_close(db);
@@ -94,9 +103,37 @@ int gd_trace_open(const char *path, struct gd_trace **out, long long *t0, long l
 		return GD_EFAIL;
 	}
 	t->db = db;
+	gd_db_harden(db, &t->guard);
+	if (gd_db_check_version(db, &t->guard, path, why, n) ||
+	    gd_db_check_tables(db, &t->guard, path, full, (int)(sizeof(full) / sizeof(full[0])), 1, why, n) ||
+	    gd_db_check_tables(db, &t->guard, path, kind, (int)(sizeof(kind) / sizeof(kind[0])), 0, why, n) ||
+	    q1(t, path, "SELECT value FROM meta WHERE key='start_ns'", -1, t0, why, n))
+		goto fail;
+	/* An impossible recorded start is unknown (as in the reader): the events give it. */
+	if (*t0 >= GD_TIME_MAX)
+		*t0 = -1;
+	t->meta_t0 = *t0 > 0 ? *t0 : 0;
+	if (*t0 < 0 && q1(t, path,
+			  "SELECT MIN(t) FROM (SELECT MIN(start) t FROM kernels WHERE start BETWEEN 0 AND 4611686018427387903 "
+			  "UNION ALL SELECT MIN(start) FROM api WHERE start BETWEEN 0 AND 4611686018427387903)",
+			  0, t0, why, n))
+		goto fail;
+	if (q1(t, path, "SELECT COALESCE(MAX(id),0) FROM api", 0, api_n, why, n))
+		goto fail;
+	if (*api_n >= API_ID_MAX) {
+		snprintf(why, n, "'%s' is corrupt: api id %lld", path, *api_n);
+		goto fail;
+	}
+	/* every id negative: none indexes the lane table */
+	*api_n = *api_n < 0 ? 1 : *api_n + 1;
 	*out = t;
 	return GD_OK;
+fail:
+	gd_trace_close(t);
+	return GD_EDATA;
 }
+
+long long gd_trace_bad_rows(const struct gd_trace *t) { return t ? t->bad_rows : 0; }
 
 void gd_trace_close(struct gd_trace *t)
 {
@@ -114,8 +151,10 @@ int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_
 		snprintf(why, n, "out of memory");
 		return GD_EFAIL;
 	}
+	q->t = t;
+	q->rc = SQLITE_OK;
 	if (sqlite3_prepare_v2(t->db, sql[kind], -1, &q->s, NULL) != SQLITE_OK) {
-		snprintf(why, n, "%s", sqlite3_errmsg(t->db));
+		gd_db_errmsg(t->db, &t->guard, why, n);
 		sqlite3_finalize(q->s);
 		free(q);
 		return GD_EDATA;
@@ -132,6 +171,35 @@ void gd_trace_done(struct gd_trace_q *q)
 	free(q);
 }
 
+int gd_trace_end(struct gd_trace_q *q, char *why, size_t n)
+{
+	int rc = GD_OK;
+	if (!q)
+		return GD_OK;
+	if (q->rc != SQLITE_DONE) {
+		gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		rc = GD_EDATA;
+	}
+	gd_trace_done(q);
+	return rc;
+}
+
+/* The next row of q: 1, or 0 at the end or on an error (kept for gd_trace_end). */
+static int next_row(struct gd_trace_q *q)
+{
+	q->rc = sqlite3_step(q->s);
+	return q->rc == SQLITE_ROW;
+}
+
+/* A row with impossible times is skipped and counted. */
+static int skip(struct gd_trace_q *q, long long start, long long end)
+{
+	if (gd_time_ok(q->t->meta_t0, start, end))
+		return 0;
+	q->t->bad_rows++;
+	return 1;
+}
+
 static const char *txt(sqlite3_stmt *s, int i)
 {
 	const char *t = (const char *)sqlite3_column_text(s, i);
@@ -144,7 +212,7 @@ static int is_null(sqlite3_stmt *s, int i) { return sqlite3_column_type(s, i) ==
 int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (sqlite3_step(s) != SQLITE_ROW)
+	if (!next_row(q))
 		return 0;
 	r->pid = I64(0);
 	r->command = txt(s, 1);
@@ -155,8 +223,10 @@ int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r)
 int gd_trace_next_api(struct gd_trace_q *q, struct gd_trace_api *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		return 0;
+	do
+		if (!next_row(q))
+			return 0;
+	while (skip(q, I64(3), I64(4)));
 	r->id = I64(0), r->pid = I64(1), r->tid = I64(2), r->start = I64(3), r->end = I64(4);
 	r->name = txt(s, 5);
 	r->correlation = I64(6), r->return_value = I64(7);
@@ -166,8 +236,10 @@ int gd_trace_next_api(struct gd_trace_q *q, struct gd_trace_api *r)
 int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		return 0;
+	do
+		if (!next_row(q))
+			return 0;
+	while (skip(q, I64(3), I64(4)));
 	r->kind = INT(0);
 	r->pid = I64(1), r->stream = I64(2), r->start = I64(3), r->end = I64(4);
 	r->correlation = I64(6), r->device = I64(7);
@@ -189,16 +261,19 @@ int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r)
 	}
 	r->has_null_stream = !is_null(s, 15);
 	r->null_stream = I64(15);
-	r->has_api = !is_null(s, 16);
 	r->api_id = I64(16), r->api_tid = I64(17), r->api_start = I64(18);
+	/* a flow arrow only from a call whose start is plausible */
+	r->has_api = !is_null(s, 16) && gd_time_ok(q->t->meta_t0, r->api_start, r->api_start);
 	return 1;
 }
 
 int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		return 0;
+	do
+		if (!next_row(q))
+			return 0;
+	while (skip(q, I64(3), is_null(s, 4) ? I64(3) : I64(4)));
 	r->pid = I64(0), r->tid = I64(1), r->mark = INT(2), r->start = I64(3);
 	r->has_end = !is_null(s, 4);
 	r->end = r->has_end ? I64(4) : r->start;
@@ -209,8 +284,10 @@ int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r)
 int gd_trace_next_nvml(struct gd_trace_q *q, struct gd_trace_nvml *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		return 0;
+	do
+		if (!next_row(q))
+			return 0;
+	while (skip(q, I64(0), I64(0)));
 	r->t = I64(0), r->device = I64(1);
 	for (int i = 0; i < GD_TN_COUNT; i++) {
 		r->has[i] = !is_null(s, 2 + i);

@@ -15,7 +15,8 @@ struct gd_trace;
 struct gd_trace_q;
 
 /* Opens a profile. GD_OK, or GD_EDATA with a reason in why: "cannot open 'P': ...",
- * "'P' is not a gpudiag profile", "'P' has profile schema version ...". t0: meta.start_ns, or
+ * "'P' is not a gpudiag profile (...)", "'P' has profile schema version ...", "'P' is corrupt: ..."
+ * (the checks of dbcheck.h: real tables, exact version, a time limit). t0: meta.start_ns, or
  * the first kernel or API start, or 0. api_n: one more than the largest api.id (1 if none). */
 int gd_trace_open(const char *path, struct gd_trace **t, long long *t0, long long *api_n, char *why, size_t n);
 void gd_trace_close(struct gd_trace *t);
@@ -29,7 +30,14 @@ enum gd_trace_kind {
 };
 /* GD_OK, or GD_EDATA with SQLite's message in why. */
 int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_q **q, char *why, size_t n);
+/* Ends a query read to its end: GD_OK, or GD_EDATA with the reason in why (one line) when
+ * the rows stopped at an error (a malformed database, the time limit) rather than the end. */
+int gd_trace_end(struct gd_trace_q *q, char *why, size_t n);
+/* Ends a query without asking how it ended. */
 void gd_trace_done(struct gd_trace_q *q);
+/* Rows skipped so far for impossible times (rule of the reader: docs/profile-schema.md,
+ * "Corrupt rows"); the gd_trace_next_* functions never return them. */
+long long gd_trace_bad_rows(const struct gd_trace *t);
 
 struct gd_trace_process {
 	long long pid;
@@ -77,7 +85,7 @@ struct gd_trace_nvml {
 	int has[GD_TN_COUNT];
 };
 
-/* 1 with a row filled, 0 at the end. */
+/* 1 with a row filled, 0 at the end or on an error (gd_trace_end tells which). */
 int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r);
 int gd_trace_next_api(struct gd_trace_q *q, struct gd_trace_api *r);
 int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r);

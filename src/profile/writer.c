@@ -762,7 +762,11 @@ int gd_pw_add_raw(struct gd_pw *w, const char *raw_path, struct gd_raw_stats *st
 		switch (r.type) {
 		case GD_RAW_STRING: {
 			const struct gd_raw_string *s = (const void *)p;
-			if (s->len > r.size - sizeof(*s) || !s->id || s->id > (1u << 30)) {
+			/* The injection library numbers strings from 1, one record each, so an id
+			 * beyond the number of string records the file could hold is corrupt (and
+			 * would size the id map by an attacker's choice: 2^30 ids are 8 GiB). */
+			if (s->len > r.size - sizeof(*s) || !s->id || s->id > (1u << 30) ||
+			    s->id > len / sizeof(struct gd_raw_string)) {
 				snprintf(err, errn, "'%s': corrupt string record at offset %zu", raw_path, off);
 				rc = GD_EDATA;
 				break;

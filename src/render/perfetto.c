@@ -54,6 +54,7 @@ struct exp {
 	int first;
 	unsigned char *api_lane; /* api.id → lane */
 	long long api_n;
+	const char *profile;
 };
 
 static void ev_begin(struct exp *x)
@@ -62,10 +63,32 @@ static void ev_begin(struct exp *x)
 	x->first = 0;
 }
 
+/* Track keys and synthetic ids from database values: arithmetic that wraps instead of
+ * overflowing (a hostile pid or tid near INT64_MAX). Equal to the plain sums for real ids. */
+static long long wadd(long long a, long long b) { return (long long)((unsigned long long)a + (unsigned long long)b); }
+static long long wmul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
+
+/* b - a ns as µs with ns precision, a valid JSON number for any two int64: "-1.500", never
+ * "0.-01" (the difference is taken in unsigned arithmetic, where it always fits). */
+static void us(FILE *f, long long a, long long b)
+{
+	int neg = b < a;
+	unsigned long long d = neg ? (unsigned long long)a - (unsigned long long)b : (unsigned long long)b - (unsigned long long)a;
+	fprintf(f, "%s%llu.%03llu", neg ? "-" : "", d / 1000, d % 1000);
+}
+
 static void ts(struct exp *x, const char *key, long long t)
 {
-	long long d = t - x->t0;
-	fprintf(x->f, ",\"%s\":%s%lld.%03lld", key, d < 0 ? "-" : "", llabs(d) / 1000, llabs(d) % 1000);
+	fprintf(x->f, ",\"%s\":", key);
+	us(x->f, x->t0, t);
+}
+
+/* ",\"dur\":" and b - a, never negative: the reader's rows have end >= start (trace_rows.c
+ * skips the others), so the clamp is only a last guard. */
+static void dur(struct exp *x, long long a, long long b)
+{
+	fputs(",\"dur\":", x->f);
+	us(x->f, a, b < a ? a : b);
 }
 
 static void meta_name(struct exp *x, const char *what, long long pid, long long tid, const char *name, int sort)
@@ -93,6 +116,16 @@ static const char *mem_kind(int k)
 	return k >= 0 && k <= 7 ? n[k] : "unknown";
 }
 
+/* Ends a query: a read error (a malformed database) fails the export, which then leaves no
+ * file, instead of writing the rows read so far as if they were all. */
+static int done(struct exp *x, struct gd_trace_q *q)
+{
+	char why[512];
+	if (gd_trace_end(q, why, sizeof(why)) != GD_OK)
+		return gd_error(GD_EDATA, "export: '%s' is corrupt: %s", x->profile, why);
+	return GD_OK;
+}
+
 static int prep(struct exp *x, enum gd_trace_kind kind, struct gd_trace_q **q)
 {
 	char why[512];
@@ -114,8 +147,7 @@ static int processes(struct exp *x)
 		snprintf(name, sizeof(name), "%.400s (pid %lld%s)", r.command, pid, r.traced ? "" : ", not traced");
 		meta_name(x, "process_name", pid, 0, name, -1);
 	}
-	gd_trace_done(q);
-	return GD_OK;
+	return done(x, q);
 }
 
 static int api_events(struct exp *x)
@@ -129,8 +161,8 @@ static int api_events(struct exp *x)
 		return GD_EDATA;
 	while (gd_trace_next_api(q, &r)) {
 		long long id = r.id, pid = r.pid, tid = r.tid, a = r.start, b = r.end;
-		int lane = lane_for(&ln, pid * 4194304LL * 2 + tid, a, b);
-		long long vtid = tid + (long long)lane * 4194304LL; /* lanes of a thread: above pid_max */
+		int lane = lane_for(&ln, wadd(wmul(pid, 4194304LL * 2), tid), a, b);
+		long long vtid = wadd(tid, (long long)lane * 4194304LL); /* lanes of a thread: above pid_max */
 		if (id >= 0 && id < x->api_n)
 			x->api_lane[id] = (unsigned char)lane;
 		if (ln.key != last_key) {
@@ -146,12 +178,12 @@ static int api_events(struct exp *x)
 		ev_begin(x);
 		fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"api\",\"pid\":%lld,\"tid\":%lld", pid, vtid);
 		ts(x, "ts", a);
-		fprintf(x->f, ",\"dur\":%lld.%03lld,\"name\":", (b - a) / 1000, (b - a) % 1000);
+		dur(x, a, b);
+		fputs(",\"name\":", x->f);
 		gd_json_escape(x->f, r.name);
 		fprintf(x->f, ",\"args\":{\"correlation\":%lld,\"return\":%lld}}", r.correlation, r.return_value);
 	}
-	gd_trace_done(q);
-	return GD_OK;
+	return done(x, q);
 }
 
 /* Kernels, copies and memsets of each stream, with lanes and flow arrows from their API call. */
@@ -167,7 +199,7 @@ static int gpu_events(struct exp *x)
 	while (gd_trace_next_gpu(q, &r)) {
 		int kind = r.kind;
 		long long pid = r.pid, stream = r.stream, a = r.start, b = r.end;
-		long long track = pid * 1048576LL + stream;
+		long long track = wadd(wmul(pid, 1048576LL), stream);
 		int lane = lane_for(&ln, track, a, b < a ? a : b);
 		long long tid = TID_STREAM + (stream % 1000000) * LANES + lane;
 		if (track != last_track) {
@@ -188,7 +220,8 @@ static int gpu_events(struct exp *x)
 		fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld", kind == 0 ? "kernel" : kind == 1 ? "memcpy" : "memset",
 			pid, tid);
 		ts(x, "ts", a);
-		fprintf(x->f, ",\"dur\":%lld.%03lld,\"name\":", (b - a) / 1000, (b - a) % 1000);
+		dur(x, a, b);
+		fputs(",\"name\":", x->f);
 		if (kind == 1) {
 			char nm[96];
 			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(r.copy_kind),
@@ -221,7 +254,7 @@ static int gpu_events(struct exp *x)
 			flow++;
 			ev_begin(x);
 			fprintf(x->f, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%lld,\"pid\":%lld,\"tid\":%lld",
-				flow, pid, api_tid + (long long)api_lane * 4194304LL);
+				flow, pid, wadd(api_tid, (long long)api_lane * 4194304LL));
 			ts(x, "ts", api_ts);
 			fputs("}", x->f);
 			ev_begin(x);
@@ -231,8 +264,7 @@ static int gpu_events(struct exp *x)
 			fputs("}", x->f);
 		}
 	}
-	gd_trace_done(q);
-	return GD_OK;
+	return done(x, q);
 }
 
 static int nvtx_events(struct exp *x)
@@ -249,7 +281,7 @@ static int nvtx_events(struct exp *x)
 		int mark = r.mark;
 		long long a = r.start;
 		long long b = r.end;
-		long long key = pid * 4194304LL + otid;
+		long long key = wadd(wmul(pid, 4194304LL), otid);
 		/* NVTX push/pop ranges nest: an event inside the previous one stays on its lane. */
 		int lane = 0;
 		long long tid;
@@ -278,9 +310,10 @@ static int nvtx_events(struct exp *x)
 		ev_begin(x);
 		if (mark)
 			fprintf(x->f, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld", pid, tid);
-		else
-			fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld,\"dur\":%lld.%03lld", pid, tid,
-				(b - a) / 1000, (b - a) % 1000);
+		else {
+			fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld", pid, tid);
+			dur(x, a, b);
+		}
 		ts(x, "ts", a);
 		fputs(",\"name\":", x->f);
 		gd_json_escape(x->f, r.name);
@@ -290,8 +323,7 @@ static int nvtx_events(struct exp *x)
 			fputs(",\"unclosed\":true", x->f);
 		fputs("}}", x->f);
 	}
-	gd_trace_done(q);
-	return GD_OK;
+	return done(x, q);
 }
 
 static int nvml_events(struct exp *x)
@@ -306,7 +338,7 @@ static int nvml_events(struct exp *x)
 	static const double scale[] = {1, 1, 1, 1, 1e-3, 1, 1.0 / 1073741824.0, 1e-3, 1e-3, 1};
 	struct gd_trace_q *q;
 	struct gd_trace_nvml r;
-	long long seen[64];
+	long long seen[4096]; /* devices named so far (a profile has at most GD_PROFILE_MAX_DEVICES) */
 	int nseen = 0;
 	if (prep(x, GD_TQ_NVML, &q))
 		return GD_EDATA;
@@ -316,23 +348,22 @@ static int nvml_events(struct exp *x)
 		for (int i = 0; i < nseen; i++)
 			if (seen[i] == dev)
 				known = 1;
-		if (!known && nseen < 64) {
+		if (!known && nseen < 4096) {
 			char nm[64];
 			seen[nseen++] = dev;
 			snprintf(nm, sizeof(nm), "GPU %lld (NVML)", dev);
-			meta_name(x, "process_name", PID_NVML + dev, 0, nm, -1);
+			meta_name(x, "process_name", wadd(PID_NVML, dev), 0, nm, -1);
 		}
 		for (int i = 0; i < 10; i++) {
 			if (!r.has[i])
 				continue;
 			ev_begin(x);
-			fprintf(x->f, "{\"ph\":\"C\",\"pid\":%lld,\"name\":\"%s\"", PID_NVML + dev, cols[i][1]);
+			fprintf(x->f, "{\"ph\":\"C\",\"pid\":%lld,\"name\":\"%s\"", wadd(PID_NVML, dev), cols[i][1]);
 			ts(x, "ts", t);
 			fprintf(x->f, ",\"args\":{\"value\":%.6g}}", (double)r.v[i] * scale[i]);
 		}
 	}
-	gd_trace_done(q);
-	return GD_OK;
+	return done(x, q);
 }
 
 int gd_export_perfetto(const char *profile, const char *out_path)
@@ -342,6 +373,7 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 	char why[1400];
 	int rc = GD_OK;
 	memset(&x, 0, sizeof(x));
+	x.profile = profile;
 	rc = gd_trace_open(profile, &x.db, &x.t0, &x.api_n, why, sizeof(why));
 	if (rc == GD_EDATA)
 		return gd_error(GD_EDATA, "export: %s", why);

@@ -7,8 +7,103 @@
 #include "profile/writer.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* cp src dst, then sql on dst (NULL: none); 0 on success. */
+static int variant(const char *src, const char *dst, const char *sql)
+{
+	char cmd[1024];
+	sqlite3 *h;
+	int rc;
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+	if (system(cmd) != 0)
+		return -1;
+	if (!sql)
+		return 0;
+	if (sqlite3_open(dst, &h) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	return rc;
+}
+
+/* Damaged and hostile profiles: the export fails with GD_EDATA and leaves no file, or writes
+ * valid JSON without the impossible rows. */
+static void hostile(const char *dir, const char *db)
+{
+	char v[300], out[300], cmd[1024];
+	FILE *f;
+	long size;
+	snprintf(v, sizeof(v), "%s/v.sqlite", dir);
+	snprintf(out, sizeof(out), "%s/h.json", dir);
+
+	/* A profile cut short: the rows stop at "database disk image is malformed", which was
+	 * dropped (exit 0, a fraction of the events). */
+	CHECK_INT(variant(db, v, NULL), 0);
+	f = fopen(v, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	CHECK_INT(truncate(v, size / 2), 0);
+	unlink(out);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+
+	/* A page of a recorded profile zeroed: the schema reads, the events stop midway. */
+	CHECK_INT(variant("tests/fixtures/h200_sync.gpudiag.sqlite", v, NULL), 0);
+	f = fopen(v, "r+b");
+	CHECK(f != NULL);
+	if (f) {
+		static const char zero[4096];
+		fseek(f, 100 * 1024, SEEK_SET);
+		fwrite(zero, 1, sizeof(zero), f);
+		fclose(f);
+	}
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+
+	/* One kernel ends 1 ns before it starts ("dur":0.-01), another spans INT64's range, and
+	 * pids, streams and threads sit at the limits (signed overflow in the track keys). */
+	CHECK_INT(variant(db, v,
+			  "UPDATE kernels SET end = start - 1 WHERE correlation = 5;"
+			  "UPDATE kernels SET start = 9200000000000000000, end = -9200000000000000000 WHERE correlation = 6;"
+			  "UPDATE kernels SET pid = 9223372036854775807, stream = -9223372036854775808 WHERE correlation = 7;"
+			  "UPDATE api SET tid = 9223372036854775807, pid = -9223372036854775808 WHERE correlation = 8;"
+			  "UPDATE nvtx SET end = start - 5;"
+			  "UPDATE nvml_samples SET device = 9223372036854775807;"),
+		  0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
+	snprintf(cmd, sizeof(cmd), "python3 tests/cli/check_trace.py '%s' kernels=598", out);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "grep -q '\\.-' '%s'", out);
+	CHECK(system(cmd) != 0);
+	/* an impossible recorded start does not shift every time by 2^63 */
+	CHECK_INT(variant(db, v, "UPDATE meta SET value = '-9223372036854775808' WHERE key = 'start_ns';"), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
+	snprintf(cmd, sizeof(cmd), "python3 tests/cli/check_trace.py '%s' kernels=600", out);
+	CHECK_INT(system(cmd), 0);
+
+	/* A view in place of a table, a version that only starts with the digit: refused. */
+	unlink(out);
+	CHECK_INT(variant(db, v,
+			  "DROP TABLE kernels; CREATE VIEW kernels AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL "
+			  "SELECT x + 1 FROM r) SELECT x AS id FROM r;"),
+		  0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+	CHECK_INT(variant(db, v, "UPDATE meta SET value = '1abc' WHERE key = 'schema_version';"), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+	/* api ids too large for the lane table */
+	CHECK_INT(variant(db, v, "UPDATE api SET id = 9223372036854775807 WHERE correlation = 9;"), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+}
 
 int main(void)
 {
@@ -46,6 +141,7 @@ int main(void)
 	CHECK_INT(system(cmd), 0);
 	/* Not a profile → GD_EDATA, no output file. */
 	CHECK_INT(gd_export_perfetto(raw, out), GD_EDATA);
+	hostile(dir, db);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);
 	return TEST_DONE();
