@@ -29,7 +29,7 @@ static void build(struct gd_profile *p, int64_t t0, int64_t dur)
 				      "ampere_sgemm_128x64_nn"};
 	uint32_t corr = 0;
 	gd_profile_init(p);
-	p->ndev = 1;
+	CHECK(gd_profile_add_device(p) != NULL); /* p->ndev = 1 */
 	snprintf(p->dev[0].name, sizeof(p->dev[0].name), "NVIDIA H200");
 	p->dev[0].major = 9;
 	p->dev[0].sm_count = 132;
