@@ -278,6 +278,10 @@ static void page_head(const struct gd_analysis *a, FILE *f)
 		esc(f, ended);
 		fputs(".</p>\n", f);
 	}
+	if (p->bad_rows > 0)
+		fprintf(f, "<p class='banner' id='rejected-rows'>%lld rows of this profile were left out as corrupt (an end "
+			   "before its start, or a time no clock gives); the figures below are of the rest.</p>\n",
+			p->bad_rows);
 }
 
 static void page_finding(const struct gd_finding *fi, FILE *f)

@@ -10,6 +10,8 @@
  * ns precision. Every string goes through gd_json_escape. */
 #include "render/perfetto.h"
 
+#include "analysis/names.h"
+
 #include "core/fileio.h"
 #include "core/json.h"
 #include "core/status.h"
@@ -179,9 +181,17 @@ static int api_events(struct exp *x)
 		fprintf(x->f, "{\"ph\":\"X\",\"cat\":\"api\",\"pid\":%lld,\"tid\":%lld", pid, vtid);
 		ts(x, "ts", a);
 		dur(x, a, b);
-		fputs(",\"name\":", x->f);
-		gd_json_escape(x->f, r.name);
-		fprintf(x->f, ",\"args\":{\"correlation\":%lld,\"return\":%lld}}", r.correlation, r.return_value);
+		/* the function's name as users write it (cudaLaunchKernel, not CUPTI's
+		 * cudaLaunchKernel_v7000); the recorded one stays in the args */
+		{
+			char shown[256];
+			fputs(",\"name\":", x->f);
+			gd_json_escape(x->f, gd_api_display_name(r.name, shown, sizeof(shown)));
+			fprintf(x->f, ",\"args\":{\"correlation\":%lld,\"return\":%lld,\"cupti_name\":", r.correlation,
+				r.return_value);
+			gd_json_escape(x->f, r.name);
+			fputs("}}", x->f);
+		}
 	}
 	return done(x, q);
 }

@@ -254,6 +254,7 @@ static void json_profile(struct gd_json *j, const struct gd_profile *p)
 	gd_json_str(j, "sample_label", p->label[0] ? p->label : NULL);
 	gd_json_bool(j, "synthetic", p->synthetic);
 	gd_json_str(j, "command", p->command[0] ? p->command : NULL);
+	gd_json_int(j, "rejected_rows", p->bad_rows);
 	gd_json_obj(j, "gpu");
 	if (p->ndev) {
 		char cc[16];
@@ -491,6 +492,10 @@ static void print_header(const struct gd_analysis *a, FILE *out)
 	failed = gd_run_exit_text(&a->run, ended, sizeof(ended));
 	if (ended[0])
 		fprintf(out, "%s%s%s\n", failed ? gd_red() : "", ended, failed ? gd_reset() : "");
+	if (p->bad_rows > 0)
+		fprintf(out, "%s%lld rows of this profile were left out as corrupt (an end before its start, or a time no "
+			     "clock gives); the figures below are of the rest%s\n",
+			gd_yellow(), p->bad_rows, gd_reset());
 }
 
 void gd_report_text(const struct gd_analysis *a, FILE *out)

@@ -38,4 +38,21 @@ if LC_ALL=C grep -q $'\x1b' "$T/out"; then bad "diff let a control character rea
 # JSON keeps the strings exactly (escaped by JSON itself)
 expect_rc 0 -- "$GD" report "$T/h.sqlite" --json
 json_check "d['command'].startswith('evil\x1b]0;pwned')"
+# corrupt rows: left out, counted, said at the top of every view
+cp $F/h200_sync.gpudiag.sqlite "$T/bad.sqlite"
+sqlite3 "$T/bad.sqlite" "UPDATE kernels SET end = start - 5 WHERE id IN (SELECT id FROM kernels ORDER BY id LIMIT 3)"
+expect_rc 0 -- "$GD" report "$T/bad.sqlite"
+expect_out "3 rows of this profile were left out as corrupt"
+expect_rc 0 -- "$GD" report "$T/bad.sqlite" --json
+json_check "d['rejected_rows'] == 3"
+expect_rc 0 -- "$GD" report $F/h200_sync.gpudiag.sqlite --json
+json_check "d['rejected_rows'] == 0"
+# API names as users write them in the Perfetto trace, the recorded one kept in args
+expect_rc 0 -- "$GD" export $F/h200_sync.gpudiag.sqlite --perfetto "$T/t.json"
+python3 - "$T/t.json" <<'PY' && ok || bad "API slices keep CUPTI's _vNNNN names"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "api"]
+assert ev and not any(e["name"].rsplit("_v", 1)[-1].isdigit() for e in ev), ev[:2]
+assert any(e["args"]["cupti_name"] != e["name"] for e in ev)
+PY
 finish
