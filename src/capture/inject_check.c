@@ -14,6 +14,8 @@
 #include <cupti.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include "profile/test_sql.h"
+
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,23 +239,6 @@ static int child(const char *inject)
 	return gd_t_fail; /* exit(): the library's exit handler flushes the last kernel */
 }
 
-static long long q1(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *s;
-	long long v = -999;
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return -998;
-	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK) {
-		if (sqlite3_step(s) == SQLITE_ROW)
-			v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 0);
-		sqlite3_finalize(s);
-	} else {
-		fprintf(stderr, "sql: %s: %s\n", sql, sqlite3_errmsg(h));
-	}
-	sqlite3_close(h);
-	return v;
-}
 
 /* Runs the child with the environment `extra` ("NAME=value" or NULL), merges its raw files
  * into dir/p.sqlite; returns the number of raw files. */
@@ -323,25 +308,25 @@ int main(int argc, char **argv)
 	gd_set_quiet(1);
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], NULL, dir, db), 1); /* the forked child left no file */
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 4);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels_v WHERE name_str='last_kernel_flushed_at_exit'"), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels_v WHERE short_name_str='foo' AND demangled_str='ns::foo()'"), 2);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id=k.name WHERE s.value=CAST(X'5F5A366B65726E656C49694576504B633C22260AFF' AS TEXT)"), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM strings WHERE value='_ZN2ns3fooEv'"), 1);
-	CHECK_INT(q1(db, "SELECT regs*1000000 + static_smem*100 + dyn_smem/1024 FROM kernels WHERE correlation=100"), 40102402);
-	CHECK_INT(q1(db, "SELECT submitted-queued FROM kernels WHERE correlation=101"), 1500);
-	CHECK_INT(q1(db, "SELECT launch_type FROM kernels WHERE correlation=102"), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v a JOIN kernels k ON k.pid=a.pid AND k.correlation=a.correlation "
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 4);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels_v WHERE name_str='last_kernel_flushed_at_exit'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels_v WHERE short_name_str='foo' AND demangled_str='ns::foo()'"), 2);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id=k.name WHERE s.value=CAST(X'5F5A366B65726E656C49694576504B633C22260AFF' AS TEXT)"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM strings WHERE value='_ZN2ns3fooEv'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT regs*1000000 + static_smem*100 + dyn_smem/1024 FROM kernels WHERE correlation=100"), 40102402);
+	CHECK_INT(gd_test_q1(db, "SELECT submitted-queued FROM kernels WHERE correlation=101"), 1500);
+	CHECK_INT(gd_test_q1(db, "SELECT launch_type FROM kernels WHERE correlation=102"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v a JOIN kernels k ON k.pid=a.pid AND k.correlation=a.correlation "
 			 "WHERE a.name_str='cudaLaunchKernel_v7000' AND k.start-a.start=3000 AND a.tid=42"),
 		  3);
-	CHECK_INT(q1(db, "SELECT src_kind*10+copy_kind FROM memcpy"), 11);
-	CHECK_INT(q1(db, "SELECT end-start FROM nvtx n JOIN strings s ON s.id=n.name WHERE s.value='step' AND n.tid=42"), 40000);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM sync WHERE type=4 AND stream IS NULL"), 1);
-	CHECK_INT(q1(db, "SELECT count FROM dropped WHERE source='cupti'"), 5);
-	CHECK_INT(q1(db, "SELECT null_stream FROM contexts"), 7);
-	CHECK_INT(q1(db, "SELECT flags FROM streams WHERE stream=7"), 3);
-	CHECK_INT(q1(db, "SELECT sm_count FROM devices WHERE uuid='GPU-10111213-1415-1617-1819-1a1b1c1d1e1f'"), 132);
-	CHECK_INT(q1(db, "SELECT traced FROM processes WHERE status='ok' AND end_ns IS NOT NULL AND ppid>0"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT src_kind*10+copy_kind FROM memcpy"), 11);
+	CHECK_INT(gd_test_q1(db, "SELECT end-start FROM nvtx n JOIN strings s ON s.id=n.name WHERE s.value='step' AND n.tid=42"), 40000);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM sync WHERE type=4 AND stream IS NULL"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT count FROM dropped WHERE source='cupti'"), 5);
+	CHECK_INT(gd_test_q1(db, "SELECT null_stream FROM contexts"), 7);
+	CHECK_INT(gd_test_q1(db, "SELECT flags FROM streams WHERE stream=7"), 3);
+	CHECK_INT(gd_test_q1(db, "SELECT sm_count FROM devices WHERE uuid='GPU-10111213-1415-1617-1819-1a1b1c1d1e1f'"), 132);
+	CHECK_INT(gd_test_q1(db, "SELECT traced FROM processes WHERE status='ok' AND end_ns IS NOT NULL AND ppid>0"), 1);
 	snprintf(path, sizeof(path), "%s/FLUSH_IN_CHILD", dir);
 	CHECK(access(path, F_OK) != 0); /* the fork-without-exec child never flushed */
 	remove_dir(dir);
@@ -349,21 +334,21 @@ int main(int argc, char **argv)
 	/* API calls recorded through callbacks (the default): one record per call, the nested
 	 * driver call of a runtime call skipped, OS thread ids, return values kept */
 	CHECK_INT(run(argv[0], argv[1], argv[2], "CHECK_CALLBACKS=1", dir, db), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000"), 3);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v WHERE correlation > 500000 AND domain=2 AND name_str='cuLaunchKernel'"), 1);
-	CHECK_INT(q1(db, "SELECT return_value FROM api_v WHERE correlation > 500000 AND name_str='cudaMemcpy_v3020'"), 2);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000 AND (end <= start OR tid = 42 OR tid = 0)"), 0);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api_v WHERE name_str LIKE '%Other%'"), 0);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000"), 3);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v WHERE correlation > 500000 AND domain=2 AND name_str='cuLaunchKernel'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT return_value FROM api_v WHERE correlation > 500000 AND name_str='cudaMemcpy_v3020'"), 2);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000 AND (end <= start OR tid = 42 OR tid = 0)"), 0);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v WHERE name_str LIKE '%Other%'"), 0);
 	remove_dir(dir);
 
 	/* --latency: the child checks that latency timestamps were switched on */
 	CHECK_INT(run(argv[0], argv[1], argv[2], "GPUDIAG_LATENCY=1", dir, db), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels WHERE queued IS NOT NULL"), 3);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels WHERE queued IS NOT NULL"), 3);
 	remove_dir(dir);
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_BUSY=1", dir, db), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_busy'"), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 0);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_busy'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 0);
 	remove_dir(dir);
 
 	{
@@ -379,7 +364,7 @@ int main(int argc, char **argv)
 	}
 
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_VERSION=130100", dir, db), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_version' AND cupti_version=130100"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_version' AND cupti_version=130100"), 1);
 	remove_dir(dir);
 	return TEST_DONE();
 }

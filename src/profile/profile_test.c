@@ -7,6 +7,8 @@
 #include "profile/raw.h"
 #include "profile/schema.h"
 
+#include "profile/test_sql.h"
+
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +16,6 @@
 
 static char dir[] = "/tmp/gd_profile_test.XXXXXX";
 
-static long long q1(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *s;
-	long long v = -999;
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return -998;
-	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK) {
-		if (sqlite3_step(s) == SQLITE_ROW)
-			v = sqlite3_column_type(s, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 0);
-		sqlite3_finalize(s);
-	} else {
-		fprintf(stderr, "sql error: %s: %s\n", sql, sqlite3_errmsg(h));
-	}
-	sqlite3_close(h);
-	return v;
-}
 
 static void test_schema_string(void)
 {
@@ -95,33 +80,33 @@ static void test_roundtrip(void)
 	CHECK_INT(st[0].kernels, 1000);
 	CHECK_INT(st[0].truncated, 0);
 	CHECK_INT(st[0].ended, 1);
-	CHECK_INT(q1(db, "SELECT value FROM meta WHERE key='schema_version'"), GD_PROFILE_SCHEMA_VERSION);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels WHERE pid=100"), 1000);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels WHERE pid=200"), 10);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api"), 1010);
+	CHECK_INT(gd_test_q1(db, "SELECT value FROM meta WHERE key='schema_version'"), GD_PROFILE_SCHEMA_VERSION);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels WHERE pid=100"), 1000);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels WHERE pid=200"), 10);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api"), 1010);
 	for (long i = 0; i < 1000; i++)
 		expect += 2000 + (i % 7) * 1000;
-	CHECK_INT(q1(db, "SELECT SUM(end-start) FROM kernels WHERE pid=100"), expect);
+	CHECK_INT(gd_test_q1(db, "SELECT SUM(end-start) FROM kernels WHERE pid=100"), expect);
 	/* Strings are shared between the two files: 6 kernel names, interned once. */
-	CHECK_INT(q1(db, "SELECT COUNT(DISTINCT name) FROM kernels"), 6);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM strings WHERE value='cudaLaunchKernel_v7000'"), 1);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels_v WHERE short_name_str='vectorized_elementwise_kernel'"),
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(DISTINCT name) FROM kernels"), 6);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM strings WHERE value='cudaLaunchKernel_v7000'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels_v WHERE short_name_str='vectorized_elementwise_kernel'"),
 		  (1000 + 5) / 6 + (10 + 5) / 6);
 	/* API → kernel join on (pid, correlation): launch 3 µs before start. */
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM api a JOIN kernels k ON k.pid=a.pid AND k.correlation=a.correlation "
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api a JOIN kernels k ON k.pid=a.pid AND k.correlation=a.correlation "
 			 "WHERE k.start-a.start=3000"),
 		  1010);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM memcpy WHERE src_kind=1 AND copy_kind=1"), 1 + 1);
-	CHECK_INT(q1(db, "SELECT end-start FROM nvtx WHERE pid=100"), 1000 * 10000 + 5000);
-	CHECK_INT(q1(db, "SELECT null_stream FROM contexts WHERE pid=100"), 7);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels k JOIN contexts c ON c.pid=k.pid AND c.context=k.context "
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM memcpy WHERE src_kind=1 AND copy_kind=1"), 1 + 1);
+	CHECK_INT(gd_test_q1(db, "SELECT end-start FROM nvtx WHERE pid=100"), 1000 * 10000 + 5000);
+	CHECK_INT(gd_test_q1(db, "SELECT null_stream FROM contexts WHERE pid=100"), 7);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN contexts c ON c.pid=k.pid AND c.context=k.context "
 			 "WHERE k.pid=100 AND k.stream=c.null_stream"),
 		  500);
-	CHECK_INT(q1(db, "SELECT sm_count FROM devices"), 132);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM process_devices"), 2);
-	CHECK_INT(q1(db, "SELECT traced FROM processes WHERE pid=100"), 1);
-	CHECK_INT(q1(db, "SELECT end_ns FROM processes WHERE pid=100"), 1000000000000LL + 1000 * 10000 + 10000);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM strings WHERE value=CAST(X'626164207574663820FFFE206865726520C3' AS TEXT)"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT sm_count FROM devices"), 132);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM process_devices"), 2);
+	CHECK_INT(gd_test_q1(db, "SELECT traced FROM processes WHERE pid=100"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT end_ns FROM processes WHERE pid=100"), 1000000000000LL + 1000 * 10000 + 10000);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM strings WHERE value=CAST(X'626164207574663820FFFE206865726520C3' AS TEXT)"), 1);
 	CHECK_INT(access(db, F_OK), 0);
 }
 
@@ -154,8 +139,8 @@ static void test_damaged(void)
 	CHECK_INT(build(db, raws, 1, &st, err), GD_OK);
 	CHECK_INT(st.truncated, 1);
 	CHECK_INT(st.ended, 0);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 99);
-	CHECK_INT(q1(db, "SELECT raw_truncated FROM processes"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 99);
+	CHECK_INT(gd_test_q1(db, "SELECT raw_truncated FROM processes"), 1);
 
 	/* A header cut short. */
 	CHECK_INT(truncate(raw, 20), 0);
@@ -220,7 +205,7 @@ static void test_damaged(void)
 		int rc = build(db, raws, 1, &st, err);
 		CHECK(rc == GD_OK || (rc == GD_EDATA && err[0]));
 		if (rc == GD_OK)
-			CHECK(q1(db, "SELECT COUNT(*) FROM processes WHERE pid=300") == 1);
+			CHECK(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE pid=300") == 1);
 	}
 }
 
@@ -239,22 +224,22 @@ static void test_capture(void)
 	/* Kernels start at t0 + 3 µs + 10 µs·i: a 1 ms window from 2 ms keeps i = 200..299. */
 	CHECK_INT(gd_pw_capture(w, "delay", t0, t0 + 20000000, 0.002 - 0.000003, 0.001 - 1e-9), 1);
 	CHECK_INT(gd_pw_close(w, 1), GD_OK);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 100);
-	CHECK_INT(q1(db, "SELECT MIN(correlation) FROM kernels"), 201);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM nvtx"), 1); /* the range overlaps the window */
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 100);
+	CHECK_INT(gd_test_q1(db, "SELECT MIN(correlation) FROM kernels"), 201);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM nvtx"), 1); /* the range overlaps the window */
 
 	CHECK_INT(gd_pw_open(&w, db), GD_OK);
 	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
 	CHECK_INT(gd_pw_capture(w, "nvtx:train_step", t0, t0 + 20000000, 0, 0), 1);
 	CHECK_INT(gd_pw_close(w, 1), GD_OK);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 1000);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 1000);
 
 	CHECK_INT(gd_pw_open(&w, db), GD_OK);
 	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
 	CHECK_INT(gd_pw_capture(w, "nvtx:no_such_range", t0, t0 + 20000000, 0, 0), 0);
 	CHECK_INT(gd_pw_capture(w, "cudaProfilerApi", t0, t0 + 20000000, 0, 0), 0);
 	CHECK_INT(gd_pw_close(w, 1), GD_OK);
-	CHECK_INT(q1(db, "SELECT COUNT(*) FROM kernels"), 0);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 0);
 }
 
 int main(void)
