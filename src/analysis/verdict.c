@@ -108,6 +108,11 @@ const char *gd_state_name(int s)
 	return s == GD_FIRED ? "fired" : s == GD_INSUFFICIENT ? "insufficient signal" : "clear";
 }
 
+const char *gd_basis_name(int b)
+{
+	return b == GD_BASIS_NAMES ? "kernel names" : b == GD_BASIS_COUNTERS ? "counters" : "trace";
+}
+
 /* ---- helpers --------------------------------------------------------------------------- */
 static void ev(struct gd_finding *f, const char *key, double v, const char *unit, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -1493,6 +1498,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 	/* fusing memory-bound chains saves at most their extra round trips; half of their time
 	 * is the estimate used here (two kernels → one) */
 	double share = clamp01(0.5 * mem / c->span);
+	f->basis = GD_BASIS_NAMES; /* kinds come from kernel names until counters exist */
 	fire(f, frac >= MEMBOUND_WARN && share >= 0.1 ? GD_SEV_WARN : GD_SEV_INFO, share,
 	     "Memory-bound kernels are limited by HBM bandwidth, not FLOPs: fuse chains of elementwise/normalisation "
 	     "kernels (torch.compile, Triton, a hand-written fused kernel) so data is read once, use lower precision "
@@ -1544,6 +1550,7 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 	   "%s in user GEMM kernels whose precision the name does not tell", pc(b1, unknown / s->kernel_ns));
 	if (worst)
 		snprintf(f->kernel, sizeof(f->kernel), "%s", worst);
+	f->basis = GD_BASIS_NAMES; /* precision comes from kernel names until counters exist */
 	if (frac >= TENSOR_WARN) {
 		double share = clamp01(simt / c->span);
 		fire(f, frac >= TENSOR_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
@@ -1791,6 +1798,9 @@ static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 		return fb - fa;
 	if (a->severity != b->severity)
 		return b->severity - a->severity;
+	/* a measured cause above a guess from names (verdict.h) */
+	if (fa && (a->basis == GD_BASIS_NAMES) != (b->basis == GD_BASIS_NAMES))
+		return a->basis == GD_BASIS_NAMES ? 1 : -1;
 	double sa = isfinite(a->rank_share) ? a->rank_share : -1, sb = isfinite(b->rank_share) ? b->rank_share : -1;
 	if (sa != sb)
 		return sa < sb ? 1 : -1;

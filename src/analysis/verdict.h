@@ -15,6 +15,13 @@ enum gd_rule {
 };
 enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT };
 enum gd_sev { GD_SEV_NONE = 0, GD_SEV_INFO, GD_SEV_WARN, GD_SEV_HIGH };
+/* What a fired finding rests on. A measured cause outranks a guess from kernel names at the
+ * same severity: the ranking is severity, then basis, then time at stake. */
+enum gd_basis {
+	GD_BASIS_TRACE = 0, /* measured: the trace's timings (kernels, copies, API calls, NVML) */
+	GD_BASIS_COUNTERS,  /* measured: the GPU's performance counters */
+	GD_BASIS_NAMES      /* inferred from kernel names, not measured */
+};
 
 #define GD_MAX_EVIDENCE 12
 
@@ -31,6 +38,7 @@ struct gd_finding {
 	const char *title;
 	const char *guide;     /* "§2 §9" */
 	int state, severity;
+	int basis;             /* enum gd_basis */
 	double share;          /* fraction of the active GPU span at stake; NaN unknown */
 	double rank_share;     /* share used for ranking (idle time already explained by a more
 				  specific rule is not counted twice) */
@@ -59,6 +67,7 @@ struct gd_verdicts {
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);
 const char *gd_sev_name(int sev);     /* "info", "warning", "high" */
 const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal" */
+const char *gd_basis_name(int basis); /* "trace", "counters", "kernel names" */
 
 /* Total length of the intersection of two sorted lists of disjoint intervals. */
 double gd_overlap(const struct gd_interval *a, long na, const struct gd_interval *b, long nb);

@@ -208,6 +208,41 @@ int main(void)
 		done(&p, &s);
 	}
 
+	/* a measured cause outranks a guess from names at the same severity: a loop of elementwise
+	 * kernels (memory-bound by name, 0.5 of their time at stake ≈ 25 % of the span) that a
+	 * sync blocks 200 µs of every 2 ms (≈ 10 % of the judged span, measured) */
+	setup(&p);
+	{
+		int64_t t = 1000 * MS;
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		kern(&p, t - 2 * MS, 10 * US, ew, 264, 256, 32, 0);
+		for (int i = 0; i < 50; i++) {
+			int64_t e = kern(&p, t, 1 * MS, ew, 264, 256, 32, 5 * US);
+			struct gd_papi *a = gd_profile_add_api(&p);
+			a->start = e - 200 * US;
+			a->end = e + 5 * US;
+			a->name = gd_profile_intern(&p, "cudaStreamSynchronize_v3020");
+			a->cat = GD_API_SYNC;
+			t = e + 1 * MS;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_SYNC].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_SYNC].severity, GD_SEV_WARN);
+		CHECK_INT(v.f[GD_R_SYNC].basis, GD_BASIS_TRACE);
+		CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_MEMBOUND].severity, GD_SEV_WARN);
+		CHECK_INT(v.f[GD_R_MEMBOUND].basis, GD_BASIS_NAMES);
+		CHECK(v.f[GD_R_MEMBOUND].share > v.f[GD_R_SYNC].share);
+		int pos_sync = -1, pos_mem = -1;
+		for (int i = 0; i < GD_R_COUNT; i++) {
+			pos_sync = v.order[i] == GD_R_SYNC ? i : pos_sync;
+			pos_mem = v.order[i] == GD_R_MEMBOUND ? i : pos_mem;
+		}
+		CHECK(pos_sync >= 0 && pos_sync < pos_mem);
+		done(&p, &s);
+	}
+
 	/* a clean loop of large GEMMs: no warning at all, and the summary's numbers */
 	setup(&p);
 	{

@@ -295,6 +295,8 @@ static void page_finding(const struct gd_finding *fi, FILE *f)
 	if (isfinite(fi->share))
 		fprintf(f, " — at stake: %s of the %s span", gd_fmt_pct(b, 48, fi->share),
 			fi->rule == GD_R_IDLE || fi->rule == GD_R_SYNC ? "judged" : "GPU");
+	if (fi->basis == GD_BASIS_NAMES)
+		fputs(" <span class='basis'>(from kernel names, not measured)</span>", f);
 	fputs("</p><p>", f);
 	esc(f, fi->headline);
 	fputs("</p><ul>", f);

@@ -48,12 +48,14 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		if (f->state != GD_FIRED)
 			continue;
 		if (!n++)
-			fprintf(out, "\n%sFindings%s (ranked by severity, then time at stake)\n", gd_bold(), gd_reset());
+			fprintf(out, "\n%sFindings%s (ranked by severity, measured before guessed from names, then time at stake)\n", gd_bold(), gd_reset());
 		fprintf(out, "\n %d. %s%-7s%s %s%s%s  %s", n, sev_color(f->severity), gd_sev_name(f->severity), gd_reset(),
 			gd_bold(), f->title, gd_reset(), f->guide);
 		if (isfinite(f->share))
 			fprintf(out, "  at stake: %s of the %s span", gd_fmt_pct(b1, sizeof(b1), f->share),
 				f->rule == GD_R_IDLE || f->rule == GD_R_SYNC ? "judged" : "GPU");
+		if (f->basis == GD_BASIS_NAMES)
+			fprintf(out, "  (from kernel names, not measured)");
 		fprintf(out, "\n    %s\n", gd_tty(f->headline));
 		for (int e = 0; e < f->nev && e < 6; e++)
 			fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
@@ -283,6 +285,11 @@ static void json_finding(struct gd_json *j, const struct gd_finding *f)
 	else
 		gd_json_null(j, "severity");
 	gd_json_num(j, "share_at_stake", f->share);
+	/* what a fired finding rests on: "trace", "counters" or "kernel names" (verdict.h) */
+	if (f->state == GD_FIRED)
+		gd_json_str(j, "basis", gd_basis_name(f->basis));
+	else
+		gd_json_null(j, "basis");
 	gd_json_str(j, "headline", f->headline);
 	gd_json_str(j, "advice", f->advice[0] ? f->advice : NULL);
 	gd_json_str(j, "kernel", f->kernel[0] ? f->kernel : NULL);
