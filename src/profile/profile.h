@@ -9,6 +9,7 @@
 #define GPUDIAG_PROFILE_H
 
 #include "gpu/occupancy.h"
+#include "profile/pm_metrics.h"
 
 #include <stdint.h>
 
@@ -131,6 +132,18 @@ struct gd_profile {
 	 * are impossible (end before start, negative, beyond 2^62 ns, or more than 10 years from
 	 * meta.start_ns). They are left out of every number; say so when it is not 0. */
 	long long bad_rows;
+
+	/* The GPU-metrics timeline (issue 18; pm_metrics.h): PM samples of each device in time
+	 * order per device, and the per-kernel means of the samples attributed to one kernel. */
+	struct gd_pm_sample *pm;
+	long npm, cap_pm;
+	struct gd_pm_kernel *kpm;
+	long nkpm, cap_kpm;
+	/* meta.counters: "" when the profile does not say (recorded before counters existed, or
+	 * a synthetic profile), "ok", "off" (--no-counters) or "no counters: <reason>" */
+	char counters[256];
+	long long pm_interval_ns;        /* requested sampling interval; 0 unknown */
+	long long pm_lost;               /* samples lost (hardware buffer overflow); -1 unknown */
 };
 
 /* More devices than this in one profile is refused as corrupt (a node has 8 or 16 GPUs; a
@@ -169,6 +182,11 @@ struct gd_pcopy *gd_profile_add_copy(struct gd_profile *p);
 struct gd_papi *gd_profile_add_api(struct gd_profile *p);
 struct gd_pnvml *gd_profile_add_nvml(struct gd_profile *p);
 struct gd_pmem *gd_profile_add_mem(struct gd_profile *p);
+/* A PM sample / per-kernel counter row appended, every value NaN. */
+struct gd_pm_sample *gd_profile_add_pm(struct gd_profile *p);
+struct gd_pm_kernel *gd_profile_add_kpm(struct gd_profile *p);
+/* The counters of kernel name `name` on `device`, or NULL when none were attributed. */
+const struct gd_pm_kernel *gd_profile_kernel_counters(const struct gd_profile *p, int device, int name);
 /* A zeroed device appended to p->dev (p->ndev grows by one). */
 struct gd_pdevice *gd_profile_add_device(struct gd_profile *p);
 /* Sorts events by start time, fills the capture window if unknown, and derives each device's

@@ -27,6 +27,7 @@ void gd_profile_init(struct gd_profile *p)
 	p->cupti_ok = 1;
 	p->have_api = 1;
 	p->exit_code = -1;
+	p->pm_lost = -1;
 }
 
 static void *grow(void *arr, long n, long *cap, size_t size)
@@ -69,6 +70,34 @@ ADD(gd_profile_add_api, struct gd_papi, a, na, cap_a)
 ADD(gd_profile_add_nvml, struct gd_pnvml, s, ns, cap_s)
 ADD(gd_profile_add_mem, struct gd_pmem, m, nm, cap_m)
 
+struct gd_pm_sample *gd_profile_add_pm(struct gd_profile *p)
+{
+	p->pm = grow(p->pm, p->npm, &p->cap_pm, sizeof(*p->pm));
+	struct gd_pm_sample *e = &p->pm[p->npm++];
+	memset(e, 0, sizeof(*e));
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		e->v[m] = NAN;
+	return e;
+}
+
+struct gd_pm_kernel *gd_profile_add_kpm(struct gd_profile *p)
+{
+	p->kpm = grow(p->kpm, p->nkpm, &p->cap_kpm, sizeof(*p->kpm));
+	struct gd_pm_kernel *e = &p->kpm[p->nkpm++];
+	memset(e, 0, sizeof(*e));
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		e->v[m] = NAN;
+	return e;
+}
+
+const struct gd_pm_kernel *gd_profile_kernel_counters(const struct gd_profile *p, int device, int name)
+{
+	for (long i = 0; i < p->nkpm; i++)
+		if (p->kpm[i].name == name && p->kpm[i].device == device)
+			return &p->kpm[i];
+	return NULL;
+}
+
 struct gd_pdevice *gd_profile_add_device(struct gd_profile *p)
 {
 	long cap = p->cap_dev;
@@ -107,6 +136,8 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->m);
 	free(p->proc);
 	free(p->dev);
+	free(p->pm);
+	free(p->kpm);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -9,6 +9,7 @@
 #define GPUDIAG_PROFILE_WRITER_H
 
 #include "gpu/nvml.h"
+#include "profile/pm_metrics.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,13 @@ struct gd_pw_device {
 };
 int gd_pw_device(struct gd_pw *w, const struct gd_pw_device *d);
 int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *s);
+/* One PM sample (the GPU-metrics timeline, pm_metrics.h) into gpu_metrics; NaN values are
+ * NULL. */
+int gd_pw_pm(struct gd_pw *w, const struct gd_pm_sample *s);
+/* Fills kernel_metrics from the kernels and gpu_metrics rows written so far (the attribution
+ * rule of pm_metrics.h); call after the raw files and gd_pw_capture, before gd_pw_close.
+ * Returns the rows written, or -1 on a database error. */
+long gd_pw_kernel_metrics(struct gd_pw *w);
 
 /* Per-file results of gd_pw_add_raw. */
 struct gd_raw_stats {
