@@ -50,6 +50,27 @@ static void range_end(struct gd_range *r)
 		r->min = r->mean = r->max = NAN;
 }
 
+/* The sample-weighted mean of a kernel's kernel_metrics rows over every device. */
+static void kernel_counters(const struct gd_profile *p, struct gd_kstat *st)
+{
+	double sum[GD_PM_COUNT] = {0};
+	long n[GD_PM_COUNT] = {0};
+	st->pm_samples = 0;
+	for (long i = 0; i < p->nkpm; i++) {
+		const struct gd_pm_kernel *r = &p->kpm[i];
+		if (r->name != st->name || r->samples <= 0)
+			continue;
+		st->pm_samples += r->samples;
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			if (isfinite(r->v[m])) {
+				sum[m] += r->v[m] * (double)r->samples;
+				n[m] += r->samples;
+			}
+	}
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		st->pm[m] = n[m] ? sum[m] / (double)n[m] : NAN;
+}
+
 int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 {
 	int *slot;
@@ -110,6 +131,7 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	qsort(s->ks, (size_t)s->nks, sizeof(*s->ks), cmp_total);
 	for (int q = 0; q < s->nks; q++) {
 		struct gd_kstat *st = &s->ks[q];
+		kernel_counters(p, st);
 		s->kind_ns[st->kind] += st->total_ns;
 		s->kind_n[st->kind] += st->count;
 		s->lib_ns[st->lib] += st->total_ns;

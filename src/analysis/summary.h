@@ -24,6 +24,11 @@ struct gd_kstat {
 	int occ_ok;
 	struct gd_occ_result occ;
 	double waves, last_wave_fill;  /* NaN when the SM count is unknown */
+	/* measured counters (issue 18): the mean of the PM samples attributed to this kernel
+	 * over every device, weighted by samples (pm_metrics.h); pm_samples 0 and pm[] NaN when
+	 * none were attributed */
+	long pm_samples;
+	double pm[GD_PM_COUNT];
 };
 
 enum { GD_CPY_HTOD, GD_CPY_DTOH, GD_CPY_DTOD, GD_CPY_PTOP, GD_CPY_MEMSET, GD_CPY_OTHER, GD_CPY_COUNT };
