@@ -18,6 +18,7 @@
 #include "gpu/cudrv.h"
 #include "gpu/facts.h"
 #include "gpu/nvml.h"
+#include "gpu/pmsample.h"
 #include "gpu/sampler.h"
 #include "profile/profile.h"
 #include "profile/writer.h"
@@ -67,6 +68,10 @@ const char cmd_run_usage[] =
 	"                           default), all, none\n"
 	"  --no-nvtx                do not inject into NVTX\n"
 	"  --latency                record kernels' queued/submitted times (costs time per launch)\n"
+	"  --no-counters            do not sample the GPUs' performance counters\n"
+	"  --counters-interval US   GPU-metrics sampling interval in µs (default 100, 50 to 1000000)\n"
+	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
+	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
@@ -79,6 +84,10 @@ const char cmd_run_usage[] =
 	"When CMD exited 0 but the profile could not be written (a full disk): 1, and the error\n"
 	"says CMD's code; when CMD failed, its code stays the exit code either way.\n"
 	"--device does not apply: CMD picks its own GPUs (limit them with CUDA_VISIBLE_DEVICES).\n"
+	"GPU metrics (SM active, SM issue, tensor pipe, DRAM, warps, clock) are sampled with CUPTI PM\n"
+	"sampling from gpudiag itself, one session per visible GPU; where the driver refuses\n"
+	"(profiling restricted to admin users, a virtual GPU, MIG, another profiler) one line says\n"
+	"why and the run goes on traced (docs/gpu-metrics.md).\n"
 	"The injection library, libgpudiag_inject.so, is the first found of: $GPUDIAG_INJECT,\n"
 	"beside the gpudiag binary, <its folder>/../lib/gpudiag/, <its folder>/../lib/.\n"
 	"Schema of the profile: docs/profile-schema.md.\n";
@@ -374,7 +383,9 @@ static void explain(const char *path, const char *cu_why, int had_inject)
 	for (long i = 0; i < f.nuntraced; i++) {
 		const char *st = f.untraced[i].status;
 		int pid = f.untraced[i].pid;
-		if (!strcmp(st, "no_cuda")) {
+		if (!strcmp(st, "light")) {
+			continue; /* untraced by request (--light) */
+		} else if (!strcmp(st, "no_cuda")) {
 			if (!cu_why[0])
 				gd_warn("run: process %d never initialised CUDA (it made no CUDA call): nothing "
 					"to trace there", pid);
@@ -383,7 +394,9 @@ static void explain(const char *path, const char *cu_why, int had_inject)
 		}
 	}
 	if (f.traced <= 0) {
-		if (cu_why[0])
+		if (!strncmp(cu_why, "light mode", 10))
+			; /* asked for */
+		else if (cu_why[0])
 			gd_warn("run: nothing was traced: %s", cu_why);
 		else if (!had_inject)
 			gd_warn("run: nothing was traced: the injection library is missing");
@@ -399,8 +412,8 @@ static void explain(const char *path, const char *cu_why, int had_inject)
 struct run {
 	/* options */
 	const char *output, *capture, *api;
-	double nvml_hz, delay, duration;
-	int no_nvtx, keep_raw, latency, json_late;
+	double nvml_hz, delay, duration, counters_us;
+	int no_nvtx, keep_raw, latency, json_late, no_counters, light;
 	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
 	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
 	/* prepared */
@@ -409,6 +422,8 @@ struct run {
 	int have_inject, claimed; /* claimed: outpath is the default name, created empty by us */
 	/* the run */
 	struct sampler sp;
+	struct gd_pm *pm;       /* the GPU-metrics sampler; NULL with --no-counters */
+	char pm_why[256];       /* when it could not even start */
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	sigset_t old_mask;
 	int pipefd[2], exec_failed, status, exit_code, exit_signal;
@@ -437,6 +452,9 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		{"api", GD_OPT_STR, &rj->api, "MODE", "subset, all or none"},
 		{"no-nvtx", GD_OPT_FLAG, &rj->no_nvtx, NULL, "do not inject into NVTX"},
 		{"latency", GD_OPT_FLAG, &rj->latency, NULL, "record kernels' queued/submitted times"},
+		{"no-counters", GD_OPT_FLAG, &rj->no_counters, NULL, "do not sample GPU counters"},
+		{"counters-interval", GD_OPT_DOUBLE, &rj->counters_us, "US", "GPU-metrics sampling interval, µs"},
+		{"light", GD_OPT_FLAG, &rj->light, NULL, "no trace: NVML and GPU metrics only"},
 		{"keep-raw", GD_OPT_FLAG, &rj->keep_raw, NULL, "keep the raw files"},
 		{"json", GD_OPT_FLAG, &rj->json_late, NULL, "summary as JSON"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -470,7 +488,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				}
 			} else if (!strncmp(a, "--", 2) && !strchr(a, '=')) {
 				static const char *const valued[] = {"--output", "--nvml-hz", "--delay", "--duration",
-								     "--capture-range", "--api", NULL};
+								     "--capture-range", "--api", "--counters-interval", NULL};
 				for (int k = 0; valued[k]; k++)
 					if (!strcmp(a, valued[k]) && i + 1 < argc) {
 						rj->args[i + 1] = argv[i + 1];
@@ -510,6 +528,16 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 	rj->cmd[rj->npos] = NULL;
 	if (rj->json_late)
 		ctx->json = 1;
+	if (isnan(rj->counters_us))
+		rj->counters_us = GD_PM_DEFAULT_INTERVAL_NS / 1000.0;
+	else if (!(rj->counters_us >= GD_PM_MIN_INTERVAL_NS / 1000.0 && rj->counters_us <= GD_PM_MAX_INTERVAL_NS / 1000.0))
+		return gd_error(GD_EUSAGE, "run: --counters-interval must be %ld to %ld µs, not %g",
+				GD_PM_MIN_INTERVAL_NS / 1000, GD_PM_MAX_INTERVAL_NS / 1000, rj->counters_us);
+	if (rj->light && rj->no_counters && rj->nvml_hz == 0)
+		return gd_error(GD_EUSAGE, "run: --light with --no-counters and --nvml-hz 0 would record nothing");
+	if (rj->light && (rj->capture || rj->latency))
+		return gd_error(GD_EUSAGE, "run: --light records no trace, so %s does not apply",
+				rj->capture ? "--capture-range" : "--latency");
 	if (rj->nvml_hz < 0 || rj->nvml_hz > 1000)
 		return gd_error(GD_EUSAGE, "run: --nvml-hz must be between 0 and 1000, not %g", rj->nvml_hz);
 	/* NaN: not given (0 would be a real request: "--duration 0" keeps nothing). A window of
@@ -639,11 +667,11 @@ static int prepare(struct run *rj)
 			rj->have_inject = 0;
 		}
 	}
-	if (getenv("CUDA_INJECTION64_PATH") && rj->have_inject)
+	if (getenv("CUDA_INJECTION64_PATH") && rj->have_inject && !rj->light)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
 	/* The run's time origin, also used for --delay/--duration windows in the library. */
 	rj->t0 = now_ns();
-	rj->env = child_env(rj->have_inject ? rj->inject : NULL, rj->dir, rj->api, !rj->no_nvtx, rj->latency,
+	rj->env = child_env(rj->have_inject && !rj->light ? rj->inject : NULL, rj->dir, rj->api, !rj->no_nvtx, rj->latency,
 			rj->delay > 0 || rj->duration > 0 ? rj->t0 + (long long)(rj->delay * 1e9) : 0,
 			rj->duration > 0 ? rj->t0 + (long long)((rj->delay + rj->duration) * 1e9) : 0);
 	if (!rj->env)
@@ -716,6 +744,8 @@ static int launch_and_wait(struct run *rj)
 	close(rj->pipefd[1]);
 	/* Start sampling (and the driver query) only now, so the program is not delayed. */
 	rj->sp.smp = gd_sampler_start(rj->sp.hz > 0 ? (long)(1e9 / rj->sp.hz) : 0, NULL, 0, sampler_setup, &rj->sp);
+	if (!rj->no_counters)
+		rj->pm = gd_pm_start(GD_RUN_MAX_DEV, (long)(rj->counters_us * 1000.0 + 0.5), rj->pm_why, sizeof(rj->pm_why));
 	{
 		int e = 0;
 		ssize_t r;
@@ -745,6 +775,11 @@ static int launch_and_wait(struct run *rj)
 		}
 	}
 	gd_sampler_stop(rj->sp.smp);
+	gd_pm_stop(rj->pm);
+	/* said only where there is a GPU: without a driver the run already says nothing was traced */
+	if (!rj->no_counters && rj->sp.cu_ok && strncmp(gd_pm_status(rj->pm), "ok", 2))
+		gd_warn("run: %s (%s; --no-counters silences this)", rj->pm ? gd_pm_status(rj->pm) : rj->pm_why,
+			rj->light ? "only NVML was recorded" : "the trace is complete");
 	sigaction(SIGINT, &rj->old_int, NULL);
 	sigaction(SIGTERM, &rj->old_term, NULL);
 	sigaction(SIGHUP, &rj->old_hup, NULL);
@@ -759,6 +794,32 @@ static int launch_and_wait(struct run *rj)
 	if (!rj->why[0] && !rj->sp.cu_ok)
 		snprintf(rj->why, sizeof(rj->why), "%s", rj->sp.cu_why);
 	return GD_OK;
+}
+
+/* The GPU-metrics timeline: its status and facts in meta, every sample in gpu_metrics. */
+static void write_counters(struct gd_pw *w, const struct run *rj)
+{
+	if (rj->no_counters) {
+		gd_pw_meta(w, "counters", "off");
+		return;
+	}
+	if (!rj->pm) {
+		char st[300];
+		snprintf(st, sizeof(st), "no counters: %s", rj->pm_why);
+		gd_pw_meta(w, "counters", st);
+		return;
+	}
+	gd_pw_meta(w, "counters", gd_pm_status(rj->pm));
+	gd_pw_meta_int(w, "counters_interval_ns", (long long)(rj->counters_us * 1000.0 + 0.5));
+	if (strcmp(gd_pm_status(rj->pm), "ok"))
+		return;
+	gd_pw_meta_int(w, "counters_lost_samples", gd_pm_lost(rj->pm));
+	gd_pw_meta_int(w, "counters_start_ns", gd_pm_started_ns(rj->pm));
+	gd_pw_meta(w, "counters_metrics", gd_pm_metric_names(rj->pm));
+	if (*gd_pm_note(rj->pm))
+		gd_pw_meta(w, "counters_note", gd_pm_note(rj->pm));
+	for (long i = 0; i < gd_pm_count(rj->pm); i++)
+		gd_pw_pm(w, gd_pm_get(rj->pm, i));
 }
 
 /* Merges everything recorded into the profile and prints the summary (none when the program
@@ -794,6 +855,8 @@ static int write_profile(struct gd_ctx *ctx, struct run *rj)
 		gd_pw_meta(w, "cuda_toolkit_version", GPUDIAG_CUDA_TOOLKIT_VERSION);
 		gd_pw_meta(w, "nvtx_injection", rj->no_nvtx ? "off" : "on");
 		gd_pw_meta(w, "latency_timestamps", rj->latency ? "on" : "off");
+		gd_pw_meta(w, "trace_mode", rj->light ? "light" : "full");
+		write_counters(w, rj);
 		if (rj->sp.cu_ok)
 			gd_pw_meta_int(w, "cuda_driver_version", gd_cu_driver_version());
 		if (rj->sp.nvml_ok) {
@@ -856,8 +919,15 @@ static int write_profile(struct gd_ctx *ctx, struct run *rj)
 			gd_warn("run: the capture range '%s' never opened: the profile holds no records", cap);
 		gd_pw_sql(w, "INSERT OR REPLACE INTO meta(key,value) SELECT 'traced', "
 			     "CASE WHEN COUNT(*) > 0 THEN '1' ELSE '0' END FROM processes WHERE traced=1");
-		if (rj->why[0])
+		if (rj->light) {
+			/* untraced by request: said so, not as a missing CUDA (processes.status) */
+			gd_pw_sql(w, "UPDATE processes SET status='light' WHERE traced=0");
+			gd_pw_meta(w, "not_traced_reason", "light mode (--light): no trace was recorded, by request");
+		} else if (rj->why[0]) {
 			gd_pw_meta(w, "not_traced_reason", rj->why);
+		}
+		if (gd_pm_count(rj->pm) > 0 && gd_pw_kernel_metrics(w) < 0)
+			gd_warn("run: the per-kernel GPU metrics could not be computed; the samples are kept");
 		if (gd_pw_close(w, 1) != GD_OK)
 			return GD_EFAIL;
 		explain(rj->outpath, rj->why, rj->have_inject);
@@ -903,7 +973,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	memset(rj, 0, sizeof(*rj));
 	rj->api = "subset";
 	rj->nvml_hz = 20;
-	rj->delay = rj->duration = NAN; /* not given */
+	rj->delay = rj->duration = rj->counters_us = NAN; /* not given */
 	if (ctx->device >= 0)
 		return run_no_device();
 	rc = parse(ctx, rj, argc, argv);
@@ -916,6 +986,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	rc = write_profile(ctx, rj);
 	remove_raw(rj);
 	gd_sampler_free(rj->sp.smp);
+	gd_pm_free(rj->pm);
 	if (rc != GD_OK || rj->exec_failed)
 		release_claim(rj);
 	/* The profile lost is a failure of gpudiag's own; it must not read as success, yet a

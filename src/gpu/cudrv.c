@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,18 @@ static int load(void)
 	return GD_OK;
 }
 
+static void load_once(void)
+{
+	drv.tried = 1;
+	load();
+}
+
+/* Once per process, whichever thread asks first (the NVML sampler's and the GPU-metrics
+ * sampler's threads both do in `gpudiag run`). */
 int gd_cu_open(char *why, size_t n)
 {
-	if (!drv.tried) {
-		drv.tried = 1;
-		load();
-	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, load_once);
 	if (drv.status != GD_OK && why)
 		snprintf(why, n, "%s", drv.why);
 	return drv.status;
