@@ -1,4 +1,4 @@
-/* The twelve rules of the guide's checklist; see verdict.h and docs/verdicts.md.
+/* The thirteen rules of the guide's checklist; see verdict.h and docs/verdicts.md.
  *
  * Every share is a fraction of the active GPU span (first GPU work → last GPU work), so a
  * 10 ms step and a 10 minute job are judged alike: µs bubbles matter exactly as much as
@@ -69,6 +69,30 @@
 #define TENSOR_WARN 0.10           /* FP32 SIMT GEMM/conv, share of kernel time: a tenth on CUDA
 				      cores where tensor cores would run it 8–16× faster */
 #define TENSOR_HIGH 0.40
+/* Measured counters (issue 18): per-kernel means of the PM samples attributed to a kernel
+ * (pm_metrics.h), in % of each unit's sustained peak. The model is Nsight Compute's
+ * Speed-of-Light rule: a unit above 60 % of its peak is the candidate bottleneck; with every
+ * unit below it, the kernel waits on latency. */
+#define PM_BOUND_PCT 60.0          /* DRAM (or L2) at ≥ 60 % of peak: that unit is the bottleneck
+				      (ncu's SOL rule); below, the kernel leaves bandwidth unused, so
+				      its name's "memory-bound" kind is not what limits it */
+#define PM_MEM_MARGIN_PCT 20.0     /* ... and DRAM at least 20 points above SM issue and the tensor
+				      pipe: closer, both sides are near their peak (balanced), and
+				      moving fewer bytes alone would not make it faster */
+#define PM_TENSOR_IDLE_PCT 5.0     /* tensor pipe active < 5 % in a GEMM/conv: its matrix math ran on
+				      CUDA cores (a tensor-core GEMM keeps the pipe busy most of its
+				      time; a few % is a prologue or a handful of MMAs) */
+#define PM_SM_BUSY_PCT 80.0        /* SM active ≥ 80 %: nearly every SM held warps all the time, so
+				      the grid filled the GPU (small grids are low_occupancy's) */
+#define PM_ISSUE_LOW_PCT 30.0      /* SM issue < 30 %: those warps issued in fewer than a third of
+				      the cycles: most of the time they waited */
+#define PM_PIPE_LOW_PCT 30.0       /* DRAM and tensor pipe < 30 % (half the SOL line): no throughput
+				      unit near its peak, so the waiting is latency (dependent loads,
+				      barriers, atomics), not bandwidth */
+#define LATENCY_WARN 0.25          /* latency-bound hot kernels, share of the span: a quarter of the
+				      run (the idle rule's line) is worth restructuring kernels for;
+				      below, a note */
+#define LATENCY_HIGH 0.50          /* more than half the run in kernels whose units mostly wait */
 #define THROTTLE_MIN_FRAC 0.05     /* share of NVML samples with a slowing reason: fewer are the
 				      clock boost settling, not throttling */
 #define THROTTLE_WARN 0.05         /* share of time × clock lost (a fifth of it for thermal/hw) */
@@ -93,6 +117,7 @@ static const struct {
 	{"low_occupancy", "Low occupancy / small grids in hot kernels", "§6"},
 	{"memory_bound", "Memory-bound kernels and fusion candidates", "§4 §9 §10"},
 	{"tensor_cores_unused", "Tensor cores unused", "§3"},
+	{"latency_bound", "Busy but not throughput-bound", "§10 §14"},
 	{"throttling", "Clock throttling", "§14 §16"},
 	{"memory_pressure", "Device memory pressure", "§15 §16"},
 	{"communication", "Exposed communication (NCCL)", "§12"},
@@ -1397,29 +1422,176 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	fire(f, sev, share, advice, "%s", head);
 }
 
+/* ---- measured counters (issue 18) ------------------------------------------------------ */
+/* A kernel's DRAM throughput in % of peak: the measured total, else read + write (one bus,
+ * one peak); NaN when it has no counters or neither was collected. */
+static double k_dram(const struct gd_kstat *k)
+{
+	double r = k->pm[GD_PM_DRAM_READ], w = k->pm[GD_PM_DRAM_WRITE];
+	if (k->pm_samples <= 0)
+		return NAN;
+	if (isfinite(k->pm[GD_PM_DRAM]))
+		return k->pm[GD_PM_DRAM];
+	return isfinite(r) && isfinite(w) ? fmin(100.0, r + w) : NAN;
+}
+
+/* One counter of a kernel, NaN when it has none. */
+static double k_pm(const struct gd_kstat *k, int m) { return k->pm_samples > 0 ? k->pm[m] : NAN; }
+
+/* The busier of SM issue and the tensor pipe, % of peak; NaN when neither was counted. */
+static double k_compute(const struct gd_kstat *k)
+{
+	double i = k_pm(k, GD_PM_SM_ISSUE), tp = k_pm(k, GD_PM_TENSOR);
+	if (isfinite(i) && isfinite(tp))
+		return i > tp ? i : tp;
+	return isfinite(i) ? i : tp;
+}
+
+/* A counter in words: "85 %", "1.5 %", "unknown". */
+static char *pp(char *b, double v)
+{
+	if (!isfinite(v))
+		snprintf(b, 32, "unknown");
+	else
+		snprintf(b, 32, v < 10 ? "%.1f %%" : "%.0f %%", v);
+	return b;
+}
+
+/* Why the profile has no counters, from meta.counters: "no counters: <reason>", or "" when it
+ * has them or does not say (recorded before counters existed, a synthetic profile). */
+static const char *no_counters(const struct gd_profile *p, char *b, size_t n)
+{
+	if (!strncmp(p->counters, "no counters:", 12))
+		snprintf(b, n, "%.250s", p->counters);
+	else if (!strcmp(p->counters, "off"))
+		snprintf(b, n, "no counters: switched off (--no-counters)");
+	else
+		b[0] = 0;
+	return b;
+}
+
+/* The memory-bound rule's class of one kernel: measured where its DRAM throughput was
+ * counted, else guessed from its name's kind. */
+enum { MB_GUESS_NOT = 0, MB_GUESS, MB_MEAS_NOT, MB_MEAS };
+static int mb_class(const struct gd_kstat *k)
+{
+	double d = k_dram(k), cpt = k_compute(k);
+	if (!isfinite(d))
+		return gd_kind_memory_bound(k->kind) ? MB_GUESS : MB_GUESS_NOT;
+	/* compute unknown: DRAM at its bottleneck line decides alone */
+	return d >= PM_BOUND_PCT && !(isfinite(cpt) && d - cpt < PM_MEM_MARGIN_PCT) ? MB_MEAS : MB_MEAS_NOT;
+}
+
+#define MEMBOUND_ADVICE                                                                                           \
+	"Memory-bound kernels are limited by HBM bandwidth, not FLOPs: fuse chains of elementwise/normalisation "   \
+	"kernels (torch.compile, Triton, a hand-written fused kernel) so data is read once, use lower precision "  \
+	"to move fewer bytes, and check each against the measured bandwidth ceiling (gpudiag roofline) (§4, §9, " \
+	"§10)."
+#define TENSOR_ADVICE                                                                                             \
+	"Let matrix math use the tensor cores: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "         \
+	"torch.set_float32_matmul_precision(\"high\")), or run in BF16/FP16 with autocast (AMP); this GPU's "       \
+	"tensor cores are many times faster than its FP32 CUDA cores (§3)."
+
+static int mb_yes(int cls) { return cls == MB_GUESS || cls == MB_MEAS; }
+
+static int membound_sev(double frac, double share)
+{
+	if (frac < MEMBOUND_INFO)
+		return GD_SEV_NONE;
+	return frac >= MEMBOUND_WARN && share >= 0.1 ? GD_SEV_WARN : GD_SEV_INFO;
+}
+
+/* The counters of one kernel in words, for evidence. */
+static void k_counters_text(const struct gd_summary *s, const struct gd_kstat *k, char *out, size_t n)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	snprintf(out, n, "%s: DRAM %s of peak, SM issue %s, tensor pipe %s, SM active %s; %s of kernel time (%ld samples)",
+		 k->short_name, pp(b1, k_dram(k)), pp(b2, k_pm(k, GD_PM_SM_ISSUE)), pp(b3, k_pm(k, GD_PM_TENSOR)),
+		 pp(b4, k_pm(k, GD_PM_SM_ACTIVE)), pc(b5, k->total_ns / s->kernel_ns), k->pm_samples);
+}
+
 static void rule_membound(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
-	char b1[32], b2[32], b3[32];
-	double mem = 0;
+	char b1[32], b2[32], b3[32], b4[32], nc[300], kt[200];
+	double mem = 0, meas_ns = 0, mem_meas = 0, mem_guess = 0, overruled = 0;
+	const struct gd_kstat *over = NULL, *top_meas = NULL;
+	unsigned char *cls;
+	int nlisted = 0;
 	if (!c->judge_gpu || s->kernel_ns <= 0) {
 		insufficient(f, "Too little kernel time to classify.");
 		return;
 	}
-	for (int k = 0; k < GD_KIND_COUNT; k++)
-		if (gd_kind_memory_bound(k))
-			mem += s->kind_ns[k];
+	no_counters(p, nc, sizeof(nc));
+	cls = calloc((size_t)s->nks + 1, 1);
+	if (!cls) {
+		insufficient(f, "Out of memory while classifying the kernels.");
+		return;
+	}
+	for (int i = 0; i < s->nks; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		cls[i] = (unsigned char)mb_class(k);
+		if (cls[i] >= MB_MEAS_NOT)
+			meas_ns += k->total_ns;
+		if (cls[i] == MB_MEAS) {
+			mem_meas += k->total_ns;
+			if (!top_meas)
+				top_meas = k;
+		} else if (cls[i] == MB_GUESS)
+			mem_guess += k->total_ns;
+		if (cls[i] == MB_MEAS_NOT && gd_kind_memory_bound(k->kind)) {
+			overruled += k->total_ns;
+			if (!over)
+				over = k;
+		}
+	}
+	if (meas_ns <= 0) {
+		/* nothing measured: the kinds' totals, exactly as before counters existed */
+		for (int k = 0; k < GD_KIND_COUNT; k++)
+			if (gd_kind_memory_bound(k))
+				mem += s->kind_ns[k];
+		mem_guess = mem;
+	} else {
+		mem = mem_meas + mem_guess;
+	}
 	double frac = mem / s->kernel_ns;
-	ev(f, "memory_bound_fraction", frac, "fraction",
-	   "%s of kernel time in memory-bound kinds (elementwise, reduction, normalisation, softmax, copy)",
-	   pc(b1, frac));
+	if (meas_ns <= 0)
+		ev(f, "memory_bound_fraction", frac, "fraction",
+		   "%s of kernel time in memory-bound kinds (elementwise, reduction, normalisation, softmax, copy)",
+		   pc(b1, frac));
+	else
+		ev(f, "memory_bound_fraction", frac, "fraction",
+		   "%s of kernel time in memory-bound kernels: %s measured (DRAM ≥ %.0f %% of peak, %.0f points above SM "
+		   "issue and tensor pipe), %s guessed from the names of kernels without counters",
+		   pc(b1, frac), pc(b2, mem_meas / s->kernel_ns), PM_BOUND_PCT, PM_MEM_MARGIN_PCT,
+		   pc(b3, mem_guess / s->kernel_ns));
+	if (*nc)
+		ev(f, "counters", NAN, "", "%s: kinds guessed from kernel names", nc);
+	for (int i = 0; i < s->nks && nlisted < 3; i++)
+		if (cls[i] == MB_MEAS) {
+			char key[40];
+			k_counters_text(s, &s->ks[i], kt, sizeof(kt));
+			snprintf(key, sizeof(key), "kernel%d_dram_fraction", ++nlisted);
+			ev(f, key, k_dram(&s->ks[i]) / 100, "fraction", "%s", kt);
+		}
+	if (over)
+		ev(f, "names_overruled_fraction", overruled / s->kernel_ns, "fraction",
+		   "%s of kernel time in kernels named memory-bound whose counters say not (e.g. %s: DRAM %s of peak, SM "
+		   "issue %s): not counted",
+		   pc(b1, overruled / s->kernel_ns), over->short_name, pp(b2, k_dram(over)), pp(b3, k_pm(over, GD_PM_SM_ISSUE)));
 	ev(f, "compute_kinds_fraction",
 	   (s->kind_ns[GD_KIND_GEMM] + s->kind_ns[GD_KIND_CONV] + s->kind_ns[GD_KIND_ATTENTION]) / s->kernel_ns,
 	   "fraction", "%s in GEMM, convolution and attention",
 	   pc(b1, (s->kind_ns[GD_KIND_GEMM] + s->kind_ns[GD_KIND_CONV] + s->kind_ns[GD_KIND_ATTENTION]) / s->kernel_ns));
+	if (meas_ns > 0)
+		ev(f, "measured_fraction", meas_ns / s->kernel_ns, "fraction",
+		   "%s of kernel time in kernels with DRAM counters%s", pc(b1, meas_ns / s->kernel_ns),
+		   meas_ns < s->kernel_ns ? " (the others never ran alone long enough to be attributed samples)" : "");
 	ev(f, "roofline_position", NAN, "",
-	   "placement against measured ceilings needs per-kernel counters, which this profile does not hold");
+	   meas_ns > 0
+		   ? "placement against measured ceilings also needs per-kernel FLOP counts, which PM sampling does not give"
+		   : "placement against measured ceilings needs per-kernel counters, which this profile does not hold");
 	/* fusion candidates: the most time-consuming pair of memory-bound kernels that follow
 	 * each other on the same stream */
 	{
@@ -1450,8 +1622,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 					last_pair[q] = -1;
 				}
 				int counted = -1;
-				if (sl >= 0 && last_slot[q] >= 0 && gd_kind_memory_bound(s->ks[sl].kind) &&
-				    gd_kind_memory_bound(s->ks[last_slot[q]].kind)) {
+				if (sl >= 0 && last_slot[q] >= 0 && mb_yes(cls[sl]) && mb_yes(cls[last_slot[q]])) {
 					unsigned hv = ((unsigned)last_slot[q] * 2654435761u ^ (unsigned)sl * 40503u) & (HB - 1);
 					for (int probe = 0; probe < 64; probe++, hv = (hv + 1) & (HB - 1)) {
 						if (h[hv].n == 0) {
@@ -1491,30 +1662,53 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 			free(h);
 		}
 	}
+	free(cls);
 	if (frac < MEMBOUND_INFO) {
-		clear(f, "%s of kernel time in memory-bound kinds.", pc(b1, frac));
+		if (meas_ns <= 0)
+			clear(f, "%s of kernel time in memory-bound kinds.", pc(b1, frac));
+		else
+			clear(f, "%s of kernel time in memory-bound kernels (%s measured by DRAM throughput, %s guessed from names).",
+			      pc(b1, frac), pc(b2, mem_meas / s->kernel_ns), pc(b3, mem_guess / s->kernel_ns));
 		return;
 	}
 	/* fusing memory-bound chains saves at most their extra round trips; half of their time
 	 * is the estimate used here (two kernels → one) */
 	double share = clamp01(0.5 * mem / c->span);
-	f->basis = GD_BASIS_NAMES; /* kinds come from kernel names until counters exist */
-	fire(f, frac >= MEMBOUND_WARN && share >= 0.1 ? GD_SEV_WARN : GD_SEV_INFO, share,
-	     "Memory-bound kernels are limited by HBM bandwidth, not FLOPs: fuse chains of elementwise/normalisation "
-	     "kernels (torch.compile, Triton, a hand-written fused kernel) so data is read once, use lower precision "
-	     "to move fewer bytes, and check each against the measured bandwidth ceiling (gpudiag roofline) (§4, §9, "
-	     "§10).",
-	     "%s of kernel time (%s) is in memory-bound kernels%s%s; fusing them could save up to ~%s.", pc(b1, frac),
-	     t(b2, mem), *f->kernel ? "; top fusion candidate ends in " : "", f->kernel, t(b3, 0.5 * mem));
+	int sev = membound_sev(frac, share);
+	/* measured when the kernels with counters alone reach the same severity: the guessed
+	 * part then changes nothing */
+	f->basis = meas_ns > 0 && membound_sev(mem_meas / s->kernel_ns, clamp01(0.5 * mem_meas / c->span)) == sev
+			   ? GD_BASIS_COUNTERS
+			   : GD_BASIS_NAMES;
+	if (!*f->kernel && top_meas)
+		snprintf(f->kernel, sizeof(f->kernel), "%s", top_meas->short_name);
+	if (meas_ns <= 0)
+		fire(f, sev, share, MEMBOUND_ADVICE,
+		     "%s of kernel time (%s) is in memory-bound kernels%s%s; fusing them could save up to ~%s.",
+		     pc(b1, frac), t(b2, mem), *f->kernel ? "; top fusion candidate ends in " : "", f->kernel,
+		     t(b3, 0.5 * mem));
+	else
+		fire(f, sev, share, MEMBOUND_ADVICE,
+		     "%s of kernel time (%s) is in memory-bound kernels (%s measured by DRAM throughput, %s guessed from "
+		     "names)%s%s; fusing them could save up to ~%s.",
+		     pc(b1, frac), t(b2, mem), pc(b3, mem_meas / s->kernel_ns), pc(b4, mem_guess / s->kernel_ns),
+		     *f->kernel ? "; top candidate " : "", f->kernel, t(kt, 0.5 * mem));
+}
+
+static int tensor_sev(double frac)
+{
+	return frac >= TENSOR_HIGH ? GD_SEV_HIGH : frac >= TENSOR_WARN ? GD_SEV_WARN : GD_SEV_NONE;
 }
 
 static void rule_tensor(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
-	char b1[32], b2[32];
-	double simt = 0, unknown = 0, mm = 0;
+	char b1[32], b2[32], b3[32], b4[32], nc[300];
+	double simt = 0, unknown = 0, mm = 0, simt_meas = 0, meas_ns = 0, overruled = 0;
 	const char *worst = NULL;
+	const struct gd_kstat *worst_meas = NULL, *over = NULL;
+	int nlisted = 0;
 	const struct gd_arch *a = p->ndev ? gd_arch_find(p->dev[0].major, p->dev[0].minor) : NULL;
 	if (!c->judge_gpu || s->kernel_ns <= 0) {
 		insufficient(f, "Too little kernel time to judge.");
@@ -1528,12 +1722,27 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 		clear(f, "This GPU has no tensor cores.");
 		return;
 	}
+	no_counters(p, nc, sizeof(nc));
 	for (int i = 0; i < s->nks; i++) {
 		const struct gd_kstat *k = &s->ks[i];
+		double tp = k_pm(k, GD_PM_TENSOR), d = k_dram(k);
 		if (k->kind != GD_KIND_GEMM && k->kind != GD_KIND_CONV)
 			continue;
 		mm += k->total_ns;
-		if (k->tc == 0) {
+		if (isfinite(tp)) {
+			/* measured: the tensor pipe decides, whatever the name says; a GEMM (a GEMV)
+			 * at the DRAM bottleneck would not run faster on tensor cores */
+			meas_ns += k->total_ns;
+			if (tp < PM_TENSOR_IDLE_PCT && !(isfinite(d) && d >= PM_BOUND_PCT)) {
+				simt_meas += k->total_ns;
+				if (!worst_meas)
+					worst_meas = k;
+			} else if (k->tc == 0) {
+				overruled += k->total_ns;
+				if (!over)
+					over = k;
+			}
+		} else if (k->tc == 0) {
 			simt += k->total_ns;
 			if (!worst)
 				worst = k->short_name;
@@ -1541,26 +1750,60 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 			unknown += k->total_ns;
 		}
 	}
-	double frac = simt / s->kernel_ns;
+	double frac = (simt + simt_meas) / s->kernel_ns;
 	ev(f, "matmul_fraction", mm / s->kernel_ns, "fraction", "%s of kernel time in GEMM/convolution",
 	   pc(b1, mm / s->kernel_ns));
-	ev(f, "fp32_simt_fraction", frac, "fraction", "%s in kernels whose names mark FP32 CUDA-core math (sgemm, simt)",
-	   pc(b1, frac));
+	if (meas_ns <= 0)
+		ev(f, "fp32_simt_fraction", frac, "fraction",
+		   "%s in kernels whose names mark FP32 CUDA-core math (sgemm, simt)", pc(b1, frac));
+	else
+		ev(f, "fp32_simt_fraction", frac, "fraction",
+		   "%s in FP32 CUDA-core matrix math: %s measured (tensor pipe < %.0f %% active), %s from the names of "
+		   "kernels without counters (sgemm, simt)",
+		   pc(b1, frac), pc(b2, simt_meas / s->kernel_ns), PM_TENSOR_IDLE_PCT, pc(b3, simt / s->kernel_ns));
+	if (*nc)
+		ev(f, "counters", NAN, "", "%s: precision guessed from kernel names", nc);
+	for (int i = 0; i < s->nks && nlisted < 2; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		double tp = k_pm(k, GD_PM_TENSOR), d = k_dram(k);
+		if ((k->kind == GD_KIND_GEMM || k->kind == GD_KIND_CONV) && isfinite(tp) && tp < PM_TENSOR_IDLE_PCT &&
+		    !(isfinite(d) && d >= PM_BOUND_PCT)) {
+			char key[40], kt[200];
+			k_counters_text(s, k, kt, sizeof(kt));
+			snprintf(key, sizeof(key), "kernel%d_tensor_fraction", ++nlisted);
+			ev(f, key, tp / 100, "fraction", "%s", kt);
+		}
+	}
+	if (over) {
+		ev(f, "names_overruled_fraction", overruled / s->kernel_ns, "fraction",
+		   "%s of kernel time in kernels whose names say FP32 but whose counters say otherwise (e.g. %s: tensor "
+		   "pipe %s, DRAM %s): not counted",
+		   pc(b1, overruled / s->kernel_ns), over->short_name, pp(b3, k_pm(over, GD_PM_TENSOR)),
+		   pp(b4, k_dram(over)));
+	}
 	ev(f, "unknown_precision_fraction", unknown / s->kernel_ns, "fraction",
 	   "%s in user GEMM kernels whose precision the name does not tell", pc(b1, unknown / s->kernel_ns));
-	if (worst)
+	if (worst_meas)
+		snprintf(f->kernel, sizeof(f->kernel), "%s", worst_meas->short_name);
+	else if (worst)
 		snprintf(f->kernel, sizeof(f->kernel), "%s", worst);
-	f->basis = GD_BASIS_NAMES; /* precision comes from kernel names until counters exist */
+	/* measured when the kernels with counters alone reach the same severity */
+	int sev = tensor_sev(frac);
+	f->basis = meas_ns > 0 && tensor_sev(simt_meas / s->kernel_ns) == sev ? GD_BASIS_COUNTERS : GD_BASIS_NAMES;
 	if (frac >= TENSOR_WARN) {
-		double share = clamp01(simt / c->span);
-		fire(f, frac >= TENSOR_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, share,
-		     "Let matrix math use the tensor cores: allow TF32 (torch.backends.cuda.matmul.allow_tf32 = True, "
-		     "torch.set_float32_matmul_precision(\"high\")), or run in BF16/FP16 with autocast (AMP); this GPU's "
-		     "tensor cores are many times faster than its FP32 CUDA cores (§3).",
-		     "%s of kernel time is FP32 matrix math on CUDA cores (e.g. %s) on a GPU with %s tensor cores.",
-		     pc(b1, frac), worst ? worst : "?", a->tensor_gen);
+		double share = clamp01((simt + simt_meas) / c->span);
+		if (f->basis == GD_BASIS_COUNTERS)
+			fire(f, sev, share, TENSOR_ADVICE,
+			     "%s of kernel time is matrix math with the tensor pipe idle (measured: %s, tensor pipe %s "
+			     "active) on a GPU with %s tensor cores.",
+			     pc(b1, frac), worst_meas->short_name, pp(b2, k_pm(worst_meas, GD_PM_TENSOR)), a->tensor_gen);
+		else
+			fire(f, sev, share, TENSOR_ADVICE,
+			     "%s of kernel time is FP32 matrix math on CUDA cores (e.g. %s) on a GPU with %s tensor cores.",
+			     pc(b1, frac), worst ? worst : worst_meas ? worst_meas->short_name : "?", a->tensor_gen);
 		return;
 	}
+	f->basis = GD_BASIS_NAMES;
 	if (unknown / s->kernel_ns >= 0.2) {
 		fire(f, GD_SEV_INFO, NAN,
 		     "If these hand-written GEMMs use FP32 FMA loops, tensor-core instructions (wmma/mma, or cuBLAS) would "
@@ -1570,7 +1813,112 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 		     pc(b2, unknown / s->kernel_ns));
 		return;
 	}
-	clear(f, "No significant FP32 CUDA-core matrix math (%s).", pc(b1, frac));
+	if (meas_ns > 0)
+		f->basis = GD_BASIS_COUNTERS;
+	if (meas_ns <= 0)
+		clear(f, "No significant FP32 CUDA-core matrix math (%s).", pc(b1, frac));
+	else
+		clear(f, "No significant FP32 CUDA-core matrix math (%s; %s of kernel time in GEMMs with counters, whose "
+			 "tensor pipe decides).",
+		      pc(b1, frac), pc(b2, meas_ns / s->kernel_ns));
+}
+
+/* Busy but not throughput-bound (§10 §14): a hot kernel whose SMs all hold warps (SM active
+ * high) that seldom issue (SM issue low) while neither DRAM, L2 nor the tensor pipe is near its
+ * peak. Its warps wait on latency: dependent loads, barriers, atomics, too little independent
+ * work per warp. Only counters can tell; names cannot. */
+static int latency_bound(const struct gd_kstat *k)
+{
+	double act = k_pm(k, GD_PM_SM_ACTIVE), iss = k_pm(k, GD_PM_SM_ISSUE), d = k_dram(k);
+	double tp = k_pm(k, GD_PM_TENSOR), l2 = k_pm(k, GD_PM_L2);
+	/* unknown DRAM is not low: the kernel may be waiting on bandwidth */
+	if (!isfinite(act) || !isfinite(iss) || !isfinite(d))
+		return -1;
+	return act >= PM_SM_BUSY_PCT && iss < PM_ISSUE_LOW_PCT && d < PM_PIPE_LOW_PCT &&
+	       !(isfinite(tp) && tp >= PM_PIPE_LOW_PCT) && !(isfinite(l2) && l2 >= PM_BOUND_PCT);
+}
+
+static void rule_latency(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_profile *p = c->p;
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], nc[300], why[400], kt[200];
+	double lat = 0, meas = 0, hot = 0;
+	const struct gd_kstat *worst = NULL;
+	int any = 0, nlisted = 0;
+	if (!c->judge_gpu || s->kernel_ns <= 0) {
+		insufficient(f, "Too little kernel time to judge.");
+		return;
+	}
+	for (int i = 0; i < s->nks; i++)
+		any |= s->ks[i].pm_samples > 0;
+	if (!any) {
+		if (*no_counters(p, nc, sizeof(nc)))
+			snprintf(why, sizeof(why), "Only the GPU's counters can tell, and %s.", nc);
+		else if (!strcmp(p->counters, "ok"))
+			snprintf(why, sizeof(why),
+				 "No kernel was attributed counters (each needs %d samples of it running alone).",
+				 GD_PM_ATTRIB_MIN);
+		else
+			snprintf(why, sizeof(why), "Only the GPU's counters can tell, and the profile has no GPU counters.");
+		insufficient(f, why);
+		return;
+	}
+	for (int i = 0; i < s->nks; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		if (k->total_ns / s->kernel_ns < HOT_KERNEL_SHARE)
+			break;
+		/* NCCL kernels spin on the network with few instructions: the communication rule's */
+		if (k->kind == GD_KIND_NCCL)
+			continue;
+		hot += k->total_ns;
+		int lb = latency_bound(k);
+		if (lb < 0)
+			continue;
+		meas += k->total_ns;
+		if (!lb)
+			continue;
+		lat += k->total_ns;
+		if (!worst)
+			worst = k;
+		if (nlisted < 4) {
+			char key[40];
+			double w = k_pm(k, GD_PM_WARPS_ACTIVE);
+			snprintf(key, sizeof(key), "kernel%d_sm_issue_fraction", ++nlisted);
+			snprintf(kt, sizeof(kt), "%s: %s of kernel time, SM active %s, SM issue %s, DRAM %s, tensor pipe %s%s%s",
+				 k->short_name, pc(b1, k->total_ns / s->kernel_ns), pp(b2, k_pm(k, GD_PM_SM_ACTIVE)),
+				 pp(b3, k_pm(k, GD_PM_SM_ISSUE)), pp(b4, k_dram(k)), pp(b5, k_pm(k, GD_PM_TENSOR)),
+				 isfinite(w) ? ", warps active " : "", isfinite(w) ? pp(b6, w) : "");
+			ev(f, key, k_pm(k, GD_PM_SM_ISSUE) / 100, "fraction", "%s", kt);
+		}
+	}
+	if (meas <= 0) {
+		insufficient(f, "None of the hot kernels has SM and DRAM counters (each needs samples of it running alone).");
+		return;
+	}
+	f->basis = GD_BASIS_COUNTERS;
+	ev(f, "latency_bound_fraction", lat / s->kernel_ns, "fraction",
+	   "%s of kernel time in hot kernels with SM active ≥ %.0f %%, SM issue < %.0f %%, DRAM and tensor pipe < %.0f %%",
+	   pc(b1, lat / s->kernel_ns), PM_SM_BUSY_PCT, PM_ISSUE_LOW_PCT, PM_PIPE_LOW_PCT);
+	ev(f, "measured_hot_fraction", meas / s->kernel_ns, "fraction",
+	   "%s of kernel time in hot kernels (≥ %.0f %% each) with SM and DRAM counters, of %s in hot kernels",
+	   pc(b1, meas / s->kernel_ns), 100 * HOT_KERNEL_SHARE, pc(b2, hot / s->kernel_ns));
+	if (!worst) {
+		clear(f, "The hot kernels with counters (%s of kernel time) keep a throughput unit busy or leave SMs empty.",
+		      pc(b1, meas / s->kernel_ns));
+		return;
+	}
+	snprintf(f->kernel, sizeof(f->kernel), "%s", worst->short_name);
+	double share = clamp01(lat / c->span);
+	fire(f, share >= LATENCY_HIGH ? GD_SEV_HIGH : share >= LATENCY_WARN ? GD_SEV_WARN : GD_SEV_INFO, share,
+	     "The SMs hold warps that mostly wait: give each warp more independent work (several loads in flight "
+	     "before their use, unrolled loops: ILP), fewer dependent global loads, barriers and atomics in the inner "
+	     "loop, and more work per thread; more resident warps help only if occupancy is low (gpudiag occupancy). "
+	     "Nsight Compute's warp-stall reasons name the wait (§10, §14).",
+	     "%s of the GPU span (%s) is in kernels that keep the SMs busy but no unit near its peak (latency-bound), "
+	     "e.g. %s: SM active %s, SM issue %s.",
+	     pc(b1, share), t(b2, lat), worst->short_name, pp(b3, k_pm(worst, GD_PM_SM_ACTIVE)),
+	     pp(b4, k_pm(worst, GD_PM_SM_ISSUE)));
 }
 
 static void rule_throttle(struct ctx *c, struct gd_finding *f)
@@ -1855,6 +2203,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		rule_occupancy(&c, &v->f[GD_R_OCCUPANCY]);
 		rule_membound(&c, &v->f[GD_R_MEMBOUND]);
 		rule_tensor(&c, &v->f[GD_R_TENSOR]);
+		rule_latency(&c, &v->f[GD_R_LATENCY]);
 		rule_throttle(&c, &v->f[GD_R_THROTTLE]);
 		rule_memory(&c, &v->f[GD_R_MEMORY]);
 		rule_comm(&c, &v->f[GD_R_COMM]);

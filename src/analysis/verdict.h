@@ -1,5 +1,5 @@
 /* The verdicts (issue 9): the guide's diagnosis checklist (§16) walked over one profile.
- * Twelve rules, each ending in one of three states — clear, fired (with a severity, the
+ * Thirteen rules, each ending in one of three states — clear, fired (with a severity, the
  * evidence numbers, the share of time at stake, the guide section and advice) or
  * "insufficient signal" (with what was missing). Thresholds are the named constants in
  * verdict.c and are listed in docs/verdicts.md. */
@@ -11,7 +11,8 @@
 
 enum gd_rule {
 	GD_R_IDLE = 0, GD_R_LAUNCH, GD_R_SYNC, GD_R_PAGEABLE, GD_R_DEFAULT_STREAM, GD_R_OCCUPANCY,
-	GD_R_MEMBOUND, GD_R_TENSOR, GD_R_THROTTLE, GD_R_MEMORY, GD_R_COMM, GD_R_PROFILER, GD_R_COUNT
+	GD_R_MEMBOUND, GD_R_TENSOR, GD_R_LATENCY, GD_R_THROTTLE, GD_R_MEMORY, GD_R_COMM, GD_R_PROFILER,
+	GD_R_COUNT
 };
 enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT };
 enum gd_sev { GD_SEV_NONE = 0, GD_SEV_INFO, GD_SEV_WARN, GD_SEV_HIGH };

@@ -96,6 +96,29 @@ static void nvml(struct gd_profile *p, int64_t t0, int64_t t1, unsigned long lon
 
 static const char *GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas";
 
+/* measured counters of one kernel (a kernel_metrics row, pm_metrics.h), in % of peak; NaN:
+ * not collected */
+static void kcounters(struct gd_profile *p, const char *name, long samples, double active, double issue,
+		      double tensor, double dram)
+{
+	struct gd_pm_kernel *r = gd_profile_add_kpm(p);
+	r->device = 0;
+	r->name = gd_profile_intern(p, name);
+	r->samples = samples;
+	r->v[GD_PM_SM_ACTIVE] = active;
+	r->v[GD_PM_SM_ISSUE] = issue;
+	r->v[GD_PM_TENSOR] = tensor;
+	r->v[GD_PM_DRAM] = dram;
+}
+
+static const char *evt(const struct gd_finding *f, const char *key)
+{
+	for (int i = 0; i < f->nev; i++)
+		if (!strcmp(f->ev[i].key, key))
+			return f->ev[i].text;
+	return "";
+}
+
 static void run(struct gd_profile *p, struct gd_summary *s, struct gd_verdicts *v)
 {
 	gd_profile_finish(p);
@@ -576,6 +599,136 @@ int main(void)
 			CHECK(strstr(v.top_line, "before the first GPU work") != NULL);
 			CHECK(strstr(v.top_line, "2.00 s in 48 gaps before the main loop (largest 2.00 s") != NULL);
 			CHECK(strstr(v.top_line, "the main loop kept the GPU") != NULL);
+		}
+		done(&p, &s);
+	}
+
+	/* counters (issue 18): a loop of elementwise kernels whose counters show DRAM at 85 % of
+	 * peak and SM issue at 15 %, and a user kernel (kind "other" by name) at DRAM 50 % read +
+	 * 35 % write: both memory-bound, measured; the name alone would count half */
+	setup(&p);
+	{
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++) {
+			t = kern(&p, t, 1 * MS, ew, 1056, 256, 32, 5 * US) + 1 * US;
+			t = kern(&p, t, 1 * MS, "_Z7stencilPf", 1056, 256, 32, 5 * US) + 1 * US;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		snprintf(p.counters, sizeof(p.counters), "ok");
+		kcounters(&p, ew, 900, 97, 15, 0, 85);
+		kcounters(&p, "_Z7stencilPf", 900, 96, 20, 0, NAN);
+		p.kpm[p.nkpm - 1].v[GD_PM_DRAM_READ] = 50;
+		p.kpm[p.nkpm - 1].v[GD_PM_DRAM_WRITE] = 35;
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_MEMBOUND].severity, GD_SEV_WARN);
+	CHECK_INT(v.f[GD_R_MEMBOUND].basis, GD_BASIS_COUNTERS);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "memory_bound_fraction"), 1.0, 1e-9);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "kernel1_dram_fraction"), 0.85, 1e-9);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "kernel2_dram_fraction"), 0.85, 1e-9);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "measured_fraction"), 1.0, 1e-9);
+	CHECK(strstr(evt(&v.f[GD_R_MEMBOUND], "kernel1_dram_fraction"), "DRAM 85 % of peak, SM issue 15 %") != NULL);
+	CHECK(strstr(evt(&v.f[GD_R_MEMBOUND], "kernel1_dram_fraction"), "50.0 % of kernel time (900 samples)") != NULL);
+	CHECK(strstr(v.f[GD_R_MEMBOUND].headline, "100.0 % measured by DRAM throughput") != NULL);
+	CHECK_INT(v.f[GD_R_LATENCY].state, GD_CLEAR); /* DRAM near its peak: bandwidth, not latency */
+	done(&p, &s);
+
+	/* a kernel named elementwise whose counters show DRAM 5 %, SM issue 10 % with the SMs 95 %
+	 * active: not memory-bound (the name is overruled), latency-bound */
+	setup(&p);
+	{
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++)
+			t = kern(&p, t, 1 * MS, ew, 1056, 256, 32, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		snprintf(p.counters, sizeof(p.counters), "ok");
+		kcounters(&p, ew, 900, 95, 10, 0, 5);
+	}
+	run(&p, &s, &v);
+	CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_CLEAR);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "memory_bound_fraction"), 0, 0);
+	CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "names_overruled_fraction"), 1.0, 1e-9);
+	CHECK_INT(v.f[GD_R_LATENCY].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_LATENCY].severity, GD_SEV_HIGH);
+	CHECK_INT(v.f[GD_R_LATENCY].basis, GD_BASIS_COUNTERS);
+	CHECK_NEAR(evv(&v.f[GD_R_LATENCY], "latency_bound_fraction"), 1.0, 1e-9);
+	CHECK_NEAR(evv(&v.f[GD_R_LATENCY], "kernel1_sm_issue_fraction"), 0.10, 1e-9);
+	CHECK_NEAR(v.f[GD_R_LATENCY].share, 100.0 * MS / (100 * MS + 99 * US), 1e-9);
+	CHECK(strstr(evt(&v.f[GD_R_LATENCY], "kernel1_sm_issue_fraction"), "SM active 95 %, SM issue 10 %, DRAM 5.0 %") !=
+	      NULL);
+	CHECK_STR(v.f[GD_R_LATENCY].kernel, "vectorized_elementwise_kernel<FillFunctor>");
+	CHECK_INT(v.order[0], GD_R_LATENCY);
+	done(&p, &s);
+
+	/* tensor cores measured: (a) an sgemm-named kernel whose tensor pipe is 70 % active is not
+	 * FP32 CUDA-core math (nor latency-bound: the tensor pipe is busy); (b) a bf16 tensor-op
+	 * GEMM by name with the pipe 1 % active is, measured; (c) the same at DRAM 80 % (a GEMV at
+	 * the bandwidth line) is not: tensor cores would not make it faster */
+	for (int tc = 0; tc < 3; tc++) {
+		setup(&p);
+		const char *g = tc == 0 ? "ampere_sgemm_128x64_nn" : GEMM;
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++)
+			t = kern(&p, t, 4 * MS, g, 528, 256, 120, 5 * US) + 1 * US;
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		snprintf(p.counters, sizeof(p.counters), "ok");
+		if (tc == 0)
+			kcounters(&p, g, 3900, 95, 25, 70, 20);
+		else
+			kcounters(&p, g, 3900, 95, 70, 1, tc == 2 ? 80 : 20);
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_TENSOR].state, tc == 1 ? GD_FIRED : GD_CLEAR);
+		CHECK_INT(v.f[GD_R_TENSOR].basis, GD_BASIS_COUNTERS);
+		CHECK_INT(v.f[GD_R_LATENCY].state, GD_CLEAR);
+		if (tc == 0)
+			CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "names_overruled_fraction"), 1.0, 1e-9);
+		if (tc == 1) {
+			CHECK_INT(v.f[GD_R_TENSOR].severity, GD_SEV_HIGH);
+			CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "fp32_simt_fraction"), 1.0, 1e-9);
+			CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "kernel1_tensor_fraction"), 0.01, 1e-9);
+			CHECK(strstr(evt(&v.f[GD_R_TENSOR], "kernel1_tensor_fraction"), "tensor pipe 1.0 %") != NULL);
+			CHECK(strstr(evt(&v.f[GD_R_TENSOR], "kernel1_tensor_fraction"), "100.0 % of kernel time") != NULL);
+			CHECK(strstr(v.f[GD_R_TENSOR].headline, "tensor pipe idle (measured") != NULL);
+		}
+		CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "fp32_simt_fraction"), tc == 1 ? 1.0 : 0.0, 1e-9);
+		done(&p, &s);
+	}
+
+	/* no counters in the profile: both name rules judge as before and say why, the latency
+	 * rule has insufficient signal; an old profile (counters not said) says nothing more */
+	for (int why = 0; why < 3; why++) {
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		setup(&p);
+		int64_t t = 1000 * MS;
+		for (int i = 0; i < 100; i++) {
+			t = kern(&p, t, 4 * MS, ew, 1056, 256, 32, 5 * US) + 1 * US;
+			t = kern(&p, t, 4 * MS, "ampere_sgemm_128x64_nn", 528, 256, 120, 5 * US) + 1 * US;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		snprintf(p.counters, sizeof(p.counters), "%s",
+			 why == 0 ? "no counters: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES" : why == 1 ? "off" : "");
+		const char *want = why == 0 ? "no counters: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+				 : why == 1 ? "no counters: switched off (--no-counters)" : NULL;
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_MEMBOUND].basis, GD_BASIS_NAMES);
+		CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "memory_bound_fraction"), 0.5, 1e-9);
+		CHECK_INT(v.f[GD_R_TENSOR].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_TENSOR].severity, GD_SEV_HIGH);
+		CHECK_INT(v.f[GD_R_TENSOR].basis, GD_BASIS_NAMES);
+		CHECK_NEAR(evv(&v.f[GD_R_TENSOR], "fp32_simt_fraction"), 0.5, 1e-9);
+		CHECK_INT(v.f[GD_R_LATENCY].state, GD_INSUFFICIENT);
+		if (want) {
+			CHECK(strstr(evt(&v.f[GD_R_MEMBOUND], "counters"), want) == evt(&v.f[GD_R_MEMBOUND], "counters"));
+			CHECK(strstr(evt(&v.f[GD_R_TENSOR], "counters"), want) != NULL);
+			CHECK(strstr(v.f[GD_R_LATENCY].headline, want) != NULL);
+		} else {
+			CHECK_INT(v.f[GD_R_MEMBOUND].nev, 3); /* as before counters existed */
+			CHECK_INT(v.f[GD_R_TENSOR].nev, 3);
+			CHECK(strstr(v.f[GD_R_LATENCY].headline, "the profile has no GPU counters") != NULL);
 		}
 		done(&p, &s);
 	}
