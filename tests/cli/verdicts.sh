@@ -30,14 +30,15 @@ for s in clean startup_pageable "${!top[@]}"; do
 	[ "$got" = "$want" ] && ok "$s: top finding $got" || bad "$s: top finding '$got', expected '$want'"
 done
 
-# the clean loop: no warning, no insufficient-signal rule, all 12 rules listed
-python3 - "$T/clean.json" <<'PY' && ok "clean: 12 rules, no warning, summary numbers" || bad "clean: checks"
+# the clean loop: no warning, all 13 rules listed, none insufficient but latency_bound (no counters)
+python3 - "$T/clean.json" <<'PY' && ok "clean: 13 rules, no warning, summary numbers" || bad "clean: checks"
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["findings"]
-assert len(f) == 12, len(f)
+assert len(f) == 13, len(f)
 assert d["verdict"]["warnings"] == 0
-assert all(x["state"] == "clear" for x in f), [x["id"] for x in f if x["state"] != "clear"]
+assert all(x["state"] == "clear" for x in f if x["id"] != "latency_bound"), [x["id"] for x in f if x["state"] != "clear"]
+assert [x["state"] for x in f if x["id"] == "latency_bound"] == ["insufficient"]
 s = d["summary"]
 assert s["kernels"] == 400 and s["top_kernels"][0]["count"] == 400
 assert abs(s["top_kernels"][0]["mean_ns"] - 500000) < 1
@@ -150,7 +151,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verdict"]["top"] == "profiler_limits", d["verdict"]
 assert "never initialised CUDA" in d["verdict"]["headline"]
-assert sum(f["state"] == "insufficient" for f in d["findings"]) == 11
+assert sum(f["state"] == "insufficient" for f in d["findings"]) == 12
 PY
 
 # no GPU: the demo fallback renders the shipped sample, labelled
