@@ -41,7 +41,19 @@ static int has_counters(const struct gd_profile *p) { return p->counters[0] || p
 /* The quantities of the terminal's top-kernels table, in column order. */
 static const int top_pm[] = {GD_PM_SM_ACTIVE, GD_PM_SM_ISSUE, GD_PM_TENSOR, GD_PM_DRAM};
 static const char *const top_pm_head[] = {"SM act", "issue", "tensor", "DRAM %"};
+static const char *const top_pm_what[] = {"SMs with a warp resident", "instructions issued", "tensor pipe active",
+					  "DRAM read + write"};
 #define NTOP_PM ((int)(sizeof(top_pm) / sizeof(top_pm[0])))
+
+/* The sampling interval as the user asked for it: "100 µs", not "100.0 µs". */
+static const char *pm_interval(char *b, size_t n, long long ns)
+{
+	if (ns % 1000 == 0)
+		snprintf(b, n, "%lld µs", ns / 1000);
+	else
+		snprintf(b, n, "%lld ns", ns);
+	return b;
+}
 
 /* 1 when quantity m is known for one of the first `n` kernels of s. */
 static int top_has(const struct gd_summary *s, int n, int m)
@@ -248,15 +260,17 @@ static void summary_top_kernels(const struct gd_profile *p, const struct gd_summ
 	gd_table_print(&t, out, 4);
 	gd_table_free(&t);
 	if (npm) {
-		char iv[48];
+		char iv[48], defs[256] = "";
+		size_t len = 0;
+		for (int c = 0; c < npm; c++)
+			len += (size_t)snprintf(defs + len, sizeof(defs) - len, "%s%s = %s", c ? ", " : "", top_pm_head[pm[c]],
+						top_pm_what[pm[c]]);
 		if (p->pm_interval_ns > 0)
-			gd_fmt_time(iv, sizeof(iv), (double)p->pm_interval_ns);
+			pm_interval(iv, sizeof(iv), p->pm_interval_ns);
 		fprintf(out, "    %smeasured: mean of the %s%sPM samples in which the kernel ran alone (%.0f %% of a sample, "
-			     "at least %d samples); SM act = SMs with a warp resident, issue = of the peak issue rate, "
-			     "tensor = tensor pipe active, DRAM = read + write of peak; '-' = too short or always "
-			     "concurrent%s\n",
+			     "at least %d samples);\n    '-' = too short or always concurrent. %% of peak: %s%s\n",
 			gd_dim(), p->pm_interval_ns > 0 ? iv : "", p->pm_interval_ns > 0 ? " " : "",
-			100 * GD_PM_ATTRIB_COVER, GD_PM_ATTRIB_MIN, gd_reset());
+			100 * GD_PM_ATTRIB_COVER, GD_PM_ATTRIB_MIN, defs, gd_reset());
 	}
 }
 
@@ -385,7 +399,7 @@ static void summary_counters(const struct gd_profile *p, const struct gd_summary
 	fprintf(out, "\n  %sGPU counters%s%s%s%s: %ld PM samples", gd_bold(), gd_reset(), odd ? " (" : "",
 		odd ? gd_tty(p->counters) : "", odd ? ")" : "", p->npm);
 	if (p->pm_interval_ns > 0)
-		fprintf(out, " every %s", gd_fmt_time(b, sizeof(b), (double)p->pm_interval_ns));
+		fprintf(out, " every %s", pm_interval(b, sizeof(b), p->pm_interval_ns));
 	fprintf(out, " on %d device%s, %s lost\n", ndev, ndev == 1 ? "" : "s", lost);
 	pm_busy_means(p, s, mean);
 	for (int m = 0; m < GD_PM_COUNT; m++) {
