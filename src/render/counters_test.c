@@ -160,7 +160,7 @@ static void measured(void)
 	j = view(&a, JSON);
 	h = view(&a, HTML);
 	if (getenv("GD_TEST_SHOW")) /* to look at the views */
-		fprintf(stderr, "%s\n%s\n", t, j);
+		fprintf(stderr, "%s\n%s\n%s\n", t, j, h);
 
 	/* terminal: the measured columns (issue: no kernel carries it, so no column) */
 	line_of(t, "grid×block", ln, sizeof(ln));
