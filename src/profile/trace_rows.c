@@ -7,9 +7,11 @@
 #include "profile/dbcheck.h"
 #include "profile/schema.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct gd_trace {
 	sqlite3 *db;
@@ -53,6 +55,7 @@ static const char *const sql[] = {
 	/* the counters in the order of GD_TN_* */
 	[GD_TQ_NVML] = "SELECT t, device, util_gpu, util_mem, sm_mhz, mem_mhz, power_mw, temp_c, mem_used, pcie_tx_kbps, "
 		       "pcie_rx_kbps, clock_reasons FROM nvml_samples ORDER BY device, t",
+	[GD_TQ_PM] = NULL, /* built by pm_sql from the columns the table has */
 };
 
 /* The first column of the first row of text into *v (dflt when none or NULL). GD_OK, or
@@ -143,17 +146,111 @@ void gd_trace_close(struct gd_trace *t)
 	free(t);
 }
 
+/* ---- gpu_metrics (issue 18): an optional table whose quantity columns are those of the
+ * contract (pm_metrics.h) that existed when the profile was written ---- */
+
+/* What sqlite_master says of gpu_metrics: 0 none, 1 a real table, -1 something else (a
+ * view, a virtual table), -2 an error. The same test as dbcheck.c's for the other tables. */
+static int pm_table_kind(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int r, kind = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT type = 'table' AND COALESCE(sql, '') NOT LIKE 'CREATE VIRTUAL%' FROM sqlite_master "
+			       "WHERE name = 'gpu_metrics' COLLATE NOCASE",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -2;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW)
+		if (kind >= 0)
+			kind = sqlite3_column_int(s, 0) ? 1 : -1;
+	sqlite3_finalize(s);
+	return r == SQLITE_DONE ? kind : -2;
+}
+
+/* 1 when gpu_metrics has column c as an ordinary stored column, 0 when not, -1 on error. */
+static int pm_has_column(sqlite3 *db, const char *c)
+{
+	sqlite3_stmt *s;
+	int r, found = 0;
+	if (sqlite3_prepare_v2(db, "SELECT hidden FROM pragma_table_xinfo('gpu_metrics') WHERE name = ? COLLATE NOCASE",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(s, 1, c, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW)
+		found = sqlite3_column_int(s, 0) == 0; /* hidden 2/3: a generated column */
+	sqlite3_finalize(s);
+	return r == SQLITE_DONE ? found : -1;
+}
+
+/* The SELECT of GD_TQ_PM into buf: device, t_start, t_end, then one value per quantity in
+ * the contract's order, NULL for a column the table lacks. A profile without the table gives
+ * a query without rows. GD_OK, or GD_EDATA (a view in the table's place, a missing time
+ * column, a read error) with the reason in why. The column names are the contract's
+ * constants, never text from the file. */
+static int pm_sql(struct gd_trace *t, char *buf, size_t cap, char *why, size_t n)
+{
+	static const char *const need[] = {"device", "t_start", "t_end"};
+	size_t len;
+	int k = pm_table_kind(t->db);
+	if (k == 0) {
+		snprintf(buf, cap, "SELECT 0 WHERE 0");
+		return GD_OK;
+	}
+	if (k < 0) {
+		if (k == -1)
+			snprintf(why, n, "gpu_metrics is not a table");
+		else
+			gd_db_errmsg(t->db, &t->guard, why, n);
+		return GD_EDATA;
+	}
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int h = pm_has_column(t->db, need[i]);
+		if (h != 1) {
+			if (h < 0)
+				gd_db_errmsg(t->db, &t->guard, why, n);
+			else
+				snprintf(why, n, "gpu_metrics has no column %s", need[i]);
+			return GD_EDATA;
+		}
+	}
+	len = (size_t)snprintf(buf, cap, "SELECT device, t_start, t_end");
+	for (int m = 0; m < GD_PM_COUNT && len < cap; m++) {
+		int h = pm_has_column(t->db, gd_pm_metrics[m].column);
+		if (h < 0) {
+			gd_db_errmsg(t->db, &t->guard, why, n);
+			return GD_EDATA;
+		}
+		len += (size_t)snprintf(buf + len, cap - len, ", %s", h ? gd_pm_metrics[m].column : "NULL");
+	}
+	if (len < cap)
+		len += (size_t)snprintf(buf + len, cap - len,
+					" FROM gpu_metrics WHERE t_start IS NOT NULL AND t_end IS NOT NULL ORDER BY device, t_start");
+	if (len >= cap) {
+		snprintf(why, n, "gpu_metrics query too long");
+		return GD_EDATA;
+	}
+	return GD_OK;
+}
+
 int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_q **out, char *why, size_t n)
 {
-	struct gd_trace_q *q = calloc(1, sizeof(*q));
+	char pm[1024];
+	const char *text = sql[kind];
+	struct gd_trace_q *q;
 	*out = NULL;
+	if (kind == GD_TQ_PM) {
+		if (pm_sql(t, pm, sizeof(pm), why, n))
+			return GD_EDATA;
+		text = pm;
+	}
+	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(why, n, "out of memory");
 		return GD_EFAIL;
 	}
 	q->t = t;
 	q->rc = SQLITE_OK;
-	if (sqlite3_prepare_v2(t->db, sql[kind], -1, &q->s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(t->db, text, -1, &q->s, NULL) != SQLITE_OK) {
 		gd_db_errmsg(t->db, &t->guard, why, n);
 		sqlite3_finalize(q->s);
 		free(q);
@@ -292,6 +389,24 @@ int gd_trace_next_nvml(struct gd_trace_q *q, struct gd_trace_nvml *r)
 	for (int i = 0; i < GD_TN_COUNT; i++) {
 		r->has[i] = !is_null(s, 2 + i);
 		r->v[i] = I64(2 + i);
+	}
+	return 1;
+}
+
+int gd_trace_next_pm(struct gd_trace_q *q, struct gd_pm_sample *r)
+{
+	sqlite3_stmt *s = q->s;
+	do
+		if (!next_row(q))
+			return 0;
+	while (skip(q, I64(1), I64(2)));
+	/* a device id beyond int is no CUDA ordinal: it keeps a distinct (negative) track */
+	r->device = I64(0) >= 0 && I64(0) <= 1 << 30 ? INT(0) : -1;
+	r->t_start = I64(1), r->t_end = I64(2);
+	for (int m = 0; m < GD_PM_COUNT; m++) {
+		int ty = sqlite3_column_type(s, 3 + m); /* text or a blob is no measurement */
+		double v = ty == SQLITE_FLOAT || ty == SQLITE_INTEGER ? sqlite3_column_double(s, 3 + m) : NAN;
+		r->v[m] = isfinite(v) ? v : NAN;
 	}
 	return 1;
 }

@@ -9,6 +9,8 @@
 #ifndef GPUDIAG_PROFILE_TRACE_ROWS_H
 #define GPUDIAG_PROFILE_TRACE_ROWS_H
 
+#include "profile/pm_metrics.h"
+
 #include <stddef.h>
 
 struct gd_trace;
@@ -27,6 +29,8 @@ enum gd_trace_kind {
 	GD_TQ_GPU,       /* kernels, copies, memsets: ORDER BY pid, stream, start */
 	GD_TQ_NVTX,      /* ORDER BY pid, tid, start, end DESC */
 	GD_TQ_NVML,      /* ORDER BY device, t */
+	GD_TQ_PM,        /* gpu_metrics (pm_metrics.h): ORDER BY device, t_start; no rows when the
+			    profile has no such table (recorded before counters existed) */
 };
 /* GD_OK, or GD_EDATA with SQLite's message in why. */
 int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_q **q, char *why, size_t n);
@@ -85,11 +89,16 @@ struct gd_trace_nvml {
 	int has[GD_TN_COUNT];
 };
 
+/* A PM sample is the contract's struct gd_pm_sample: v[m] NaN where the column is NULL, not
+ * finite, or absent from the table (a quantity added to the contract after the profile was
+ * written). */
+
 /* 1 with a row filled, 0 at the end or on an error (gd_trace_end tells which). */
 int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r);
 int gd_trace_next_api(struct gd_trace_q *q, struct gd_trace_api *r);
 int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r);
 int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r);
 int gd_trace_next_nvml(struct gd_trace_q *q, struct gd_trace_nvml *r);
+int gd_trace_next_pm(struct gd_trace_q *q, struct gd_pm_sample *r);
 
 #endif

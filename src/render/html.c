@@ -12,6 +12,7 @@
 #include "core/svg.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
+#include "profile/pm_metrics.h"
 #include "roofline/ceilings.h"
 
 #include <math.h>
@@ -37,7 +38,9 @@ static void td(FILE *f, const char *s, int right)
  * most of the bin; copies and host sync time as thinner rows ---- */
 #define BINS 400
 
-static void add_bins(double *bins, int64_t t0, double width, int64_t a, int64_t b)
+/* Adds to each bin the share of it that [a, b) covers, times v; with w, also the share alone
+ * into w (the weights of a time-weighted mean). */
+static void add_bins_v(double *bins, double *w, int64_t t0, double width, int64_t a, int64_t b, double v)
 {
 	if (b <= a || width <= 0)
 		return;
@@ -57,9 +60,158 @@ static void add_bins(double *bins, int64_t t0, double width, int64_t a, int64_t 
 		i1 = BINS - 1;
 	for (int i = i0; i <= i1; i++) {
 		double lo = x0 > i ? x0 : i, hi = x1 < i + 1 ? x1 : i + 1;
-		if (hi > lo)
-			bins[i] += hi - lo;
+		if (hi > lo) {
+			bins[i] += (hi - lo) * v;
+			if (w)
+				w[i] += hi - lo;
+		}
 	}
+}
+
+static void add_bins(double *bins, int64_t t0, double width, int64_t a, int64_t b)
+{
+	add_bins_v(bins, NULL, t0, width, a, b, 1);
+}
+
+/* ---- measured counter tracks under the timeline's rows (issue 18, pm_metrics.h): one per
+ * device and quantity collected, on the timeline's x axis ---- */
+static const int track_pm[] = {GD_PM_SM_ACTIVE, GD_PM_SM_ISSUE,      GD_PM_TENSOR,    GD_PM_DRAM,
+			       GD_PM_L2,        GD_PM_WARPS_ACTIVE, GD_PM_PCIE_READ, GD_PM_PCIE_WRITE};
+#define NTRACK_PM ((int)(sizeof(track_pm) / sizeof(track_pm[0])))
+#define MAX_TRACKS 32
+#define TRACK_H 34
+
+struct pm_track {
+	int device, m;
+};
+
+/* The sampling interval as the user asked for it: "100 µs", not "100.0 µs". */
+static const char *pm_interval(char *b, size_t n, long long ns)
+{
+	if (ns % 1000 == 0)
+		snprintf(b, n, "%lld µs", ns / 1000);
+	else
+		snprintf(b, n, "%lld ns", ns);
+	return b;
+}
+
+static int is_pct(int m) { return !strcmp(gd_pm_metrics[m].unit, "%"); }
+
+/* The tracks to draw: devices in the order of their first sample, each with the quantities
+ * some sample of it carries. Returns how many; *ndev the devices with samples. */
+static int pm_tracks(const struct gd_profile *p, struct pm_track *t, int *ndev)
+{
+	int n = 0, seen[MAX_TRACKS], nseen = 0;
+	*ndev = 0;
+	for (long i = 0; i < p->npm; i++) {
+		int d = p->pm[i].device, j = 0;
+		while (j < nseen && seen[j] != d)
+			j++;
+		if (j < nseen || nseen == MAX_TRACKS)
+			continue;
+		seen[nseen++] = d;
+	}
+	*ndev = nseen;
+	for (int j = 0; j < nseen; j++)
+		for (int q = 0; q < NTRACK_PM; q++) {
+			int has = 0;
+			for (long i = 0; i < p->npm && !has; i++)
+				has = p->pm[i].device == seen[j] && isfinite(p->pm[i].v[track_pm[q]]);
+			if (has && n < MAX_TRACKS)
+				t[n++] = (struct pm_track){seen[j], track_pm[q]};
+		}
+	return n;
+}
+
+/* One track: each bin's time-weighted mean of the samples in it, as a step area; a bin
+ * without a sample is a gap, not a zero. Percentages on 0..100, rates on 0..their maximum. */
+static void pm_track_svg(const struct gd_profile *p, const struct pm_track *tr, int ndev, int64_t t0, double width,
+			 int L, int PW, int y, FILE *f)
+{
+	static double sum[BINS], w[BINS];
+	const struct gd_pm_metric_desc *d = &gd_pm_metrics[tr->m];
+	double top = is_pct(tr->m) ? 100 : 0, h = TRACK_H - 8;
+	char b[48], lab[96];
+	memset(sum, 0, sizeof(sum));
+	memset(w, 0, sizeof(w));
+	for (long i = 0; i < p->npm; i++)
+		if (p->pm[i].device == tr->device && isfinite(p->pm[i].v[tr->m]))
+			add_bins_v(sum, w, t0, width, p->pm[i].t_start, p->pm[i].t_end, p->pm[i].v[tr->m]);
+	for (int i = 0; i < BINS; i++)
+		if (w[i] > 0 && !is_pct(tr->m) && sum[i] / w[i] > top)
+			top = sum[i] / w[i];
+	if (ndev > 1)
+		snprintf(lab, sizeof(lab), "GPU %d %s %s", tr->device, d->label, d->unit);
+	else
+		snprintf(lab, sizeof(lab), "%s %s", d->label, d->unit);
+	fprintf(f, "<g class='pm-track' id='pm-track-%d-%s'><text x='4' y='%d' font-size='10'>", tr->device, d->column,
+		y + TRACK_H / 2);
+	esc(f, lab);
+	fprintf(f, "</text><rect x='%d' y='%d' width='%d' height='%d' fill='#f4f4f4'/>\n", L, y, PW, TRACK_H - 8);
+	for (int i = 0; i < BINS;) {
+		if (!(w[i] > 0)) {
+			i++;
+			continue;
+		}
+		fprintf(f, "<path fill='%s' fill-opacity='0.8' d='M%.1f,%.1f", gd_palette(tr->m), L + (double)PW * i / BINS,
+			y + h);
+		for (; i < BINS && w[i] > 0; i++) {
+			double v = top > 0 ? sum[i] / w[i] / top : 0;
+			v = v < 0 ? 0 : v > 1 ? 1 : v;
+			fprintf(f, "V%.1fH%.1f", y + h * (1 - v), L + (double)PW * (i + 1) / BINS);
+		}
+		fprintf(f, "V%.1fZ'/>", y + h);
+	}
+	if (is_pct(tr->m))
+		snprintf(b, sizeof(b), "100 %%");
+	else
+		gd_fmt_si(b, sizeof(b), top, d->unit);
+	fprintf(f, "<text x='%d' y='%d' font-size='9' fill='#666' text-anchor='end'>", L + PW - 2, y + 9);
+	esc(f, b);
+	fputs("</text></g>\n", f);
+}
+
+/* The legend of the counter tracks: what each quantity counted, in which unit. */
+static void pm_legend(const struct gd_profile *p, const struct pm_track *tr, int ntr, FILE *f)
+{
+	char b[48];
+	fputs("<p class='note' id='pm-legend'>GPU counters (CUPTI PM sampling", f);
+	if (p->pm_interval_ns > 0)
+		fprintf(f, ", a sample every %s", pm_interval(b, sizeof(b), p->pm_interval_ns));
+	fputs("): each column of a track is the time-weighted mean of the samples in it; a gap is a column without a "
+	      "sample. Percentages are of the unit's sustained peak (0 to 100 %), rates on 0 to the track's maximum "
+	      "(top right).</p>\n<table class='note' id='pm-quantities'><tr><th>track</th><th>unit</th><th>what was "
+	      "counted</th></tr>\n",
+	      f);
+	for (int i = 0; i < ntr; i++) {
+		int dup = 0;
+		for (int j = 0; j < i; j++)
+			dup |= tr[j].m == tr[i].m;
+		if (dup)
+			continue;
+		fputs("<tr>", f);
+		td(f, gd_pm_metrics[tr[i].m].label, 0);
+		td(f, gd_pm_metrics[tr[i].m].unit, 0);
+		td(f, gd_pm_metrics[tr[i].m].what, 0);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* Why no counter tracks: counters off or refused (the reason, from the profile, escaped). */
+static void pm_note(const struct gd_profile *p, FILE *f)
+{
+	static const char refused[] = "no counters: ";
+	if (!strcmp(p->counters, "off"))
+		fputs("<p class='note' id='counters-note'>GPU counters were off for this run (gpudiag run "
+		      "--no-counters): no counter tracks.</p>\n",
+		      f);
+	else if (!strncmp(p->counters, refused, strlen(refused))) {
+		fputs("<p class='note' id='counters-note'>GPU counters were not collected: ", f);
+		esc(f, p->counters + strlen(refused));
+		fputs(". The timeline has no counter tracks and the kernels no measured columns.</p>\n", f);
+	} else if (!strcmp(p->counters, "ok") && !p->npm)
+		fputs("<p class='note' id='counters-note'>GPU counters were on, but no sample was recorded.</p>\n", f);
 }
 
 static void timeline(const struct gd_profile *p, const struct gd_summary *s, FILE *f)
@@ -96,9 +248,12 @@ static void timeline(const struct gd_profile *p, const struct gd_summary *s, FIL
 		add_bins(ub, t0, width, s->busy[i].start, s->busy[i].end);
 
 	const int W = 900, L = 110, PW = W - L - 20, RH = 60;
+	struct pm_track tr[MAX_TRACKS];
+	int ndev, ntr = pm_tracks(p, tr, &ndev);
+	const int RB = 3 * RH + ntr * TRACK_H; /* the rows' bottom: lanes, then counter tracks */
 	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' "
 		   "font-family='sans-serif' font-size='11' role='img' aria-label='timeline'>\n",
-		W, 3 * RH + 60, W, 3 * RH + 60);
+		W, RB + 60, W, RB + 60);
 	fputs("<rect width='100%' height='100%' fill='white'/>\n", f);
 	const char *rows[3] = {"GPU busy", "copies", "host in sync"};
 	for (int r = 0; r < 3; r++) {
@@ -129,7 +284,9 @@ static void timeline(const struct gd_profile *p, const struct gd_summary *s, FIL
 				10 + 2 * RH + (RH - 8) * (1 - sy), w, (RH - 8) * sy);
 	}
 	fputc('\n', f);
-	int ly = 3 * RH + 25, lx = L;
+	for (int i = 0; i < ntr; i++)
+		pm_track_svg(p, &tr[i], ndev, t0, width, L, PW, 10 + 3 * RH + i * TRACK_H, f);
+	int ly = RB + 25, lx = L;
 	for (int k = 0; k < GD_KIND_COUNT; k++) {
 		if (!s->kind_n[k])
 			continue;
@@ -137,12 +294,14 @@ static void timeline(const struct gd_profile *p, const struct gd_summary *s, FIL
 			gd_palette(k), lx + 13, ly, gd_kind_name(k));
 		lx += 20 + 7 * (int)strlen(gd_kind_name(k));
 	}
-	fprintf(f, "<text x='%d' y='%d'>0</text><text x='%d' y='%d' text-anchor='end'>%s</text>\n", L, 3 * RH + 45,
-		L + PW, 3 * RH + 45, gd_fmt_time(b1, sizeof(b1), s->span_ns));
+	fprintf(f, "<text x='%d' y='%d'>0</text><text x='%d' y='%d' text-anchor='end'>%s</text>\n", L, RB + 45,
+		L + PW, RB + 45, gd_fmt_time(b1, sizeof(b1), s->span_ns));
 	fputs("</svg>\n", f);
 	fprintf(f, "<p class='note'>Each column is %s of the GPU's active span: its height is the share of that time the "
 		   "GPU was busy (union of kernels and copies), its colour the kernel kind that took most of it.</p>\n",
 		gd_fmt_time(b1, sizeof(b1), width));
+	if (ntr)
+		pm_legend(p, tr, ntr, f);
 }
 
 static void nvml_charts(const struct gd_profile *p, FILE *f)
@@ -351,13 +510,41 @@ static void page_totals(const struct gd_summary *s, FILE *f)
 		gd_fmt_time(b, 48, s->api_ns[GD_API_SYNC] + s->api_ns[GD_API_COPY_SYNC]));
 }
 
-static void page_top_kernels(const struct gd_summary *s, FILE *f)
+/* The measured columns of the top-kernels table (pm_metrics.h), shown when some kernel of the
+ * table carries the quantity. */
+static const int table_pm[] = {GD_PM_SM_ACTIVE, GD_PM_SM_ISSUE, GD_PM_TENSOR, GD_PM_DRAM, GD_PM_L2, GD_PM_WARPS_ACTIVE};
+#define NTABLE_PM ((int)(sizeof(table_pm) / sizeof(table_pm[0])))
+#define TOP_ROWS 20
+
+static int page_pm_columns(const struct gd_summary *s, int *cols)
+{
+	int n = 0;
+	for (int c = 0; c < NTABLE_PM; c++) {
+		int has = 0;
+		for (int i = 0; i < s->nks && i < TOP_ROWS && !has; i++)
+			has = s->ks[i].pm_samples > 0 && isfinite(s->ks[i].pm[table_pm[c]]);
+		if (has)
+			cols[n++] = table_pm[c];
+	}
+	return n;
+}
+
+static void page_top_kernels(const struct gd_profile *p, const struct gd_summary *s, FILE *f)
 {
 	char b[3][48], lim[96];
+	int pm[NTABLE_PM], npm = page_pm_columns(s, pm);
 	fputs("<h3>Top kernels</h3><table id='top-kernels'><tr><th>kernel</th><th>kind</th><th>library</th><th>total</th>"
-	      "<th>count</th><th>mean</th><th>% GPU</th><th>occupancy</th><th>limiter</th><th>grid × block</th></tr>\n",
+	      "<th>count</th><th>mean</th><th>% GPU</th><th>occupancy</th><th>limiter</th><th>grid × block</th>",
 	      f);
-	for (int i = 0; i < s->nks && i < 20; i++) {
+	if (npm)
+		fputs("<th class='pm'>samples</th>", f);
+	for (int c = 0; c < npm; c++) {
+		fputs("<th class='pm'>", f);
+		esc(f, gd_pm_metrics[pm[c]].label);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (int i = 0; i < s->nks && i < TOP_ROWS; i++) {
 		const struct gd_kstat *k = &s->ks[i];
 		char cnt[32], gb[48], occ[32];
 		snprintf(cnt, sizeof(cnt), "%ld", k->count);
@@ -377,9 +564,31 @@ static void page_top_kernels(const struct gd_summary *s, FILE *f)
 		td(f, occ, 1);
 		td(f, k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : "-", 0);
 		td(f, gb, 1);
+		if (npm) {
+			snprintf(cnt, sizeof(cnt), "%ld", k->pm_samples);
+			td(f, k->pm_samples > 0 ? cnt : "-", 1);
+		}
+		for (int c = 0; c < npm; c++) {
+			char v[32];
+			if (k->pm_samples <= 0)
+				snprintf(v, sizeof(v), "-");
+			else if (!isfinite(k->pm[pm[c]]))
+				snprintf(v, sizeof(v), "unknown");
+			else
+				snprintf(v, sizeof(v), "%.0f %%", k->pm[pm[c]]); /* every table quantity is a % */
+			td(f, v, 1);
+		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (npm) {
+		char iv[48];
+		fprintf(f, "<p class='note' id='pm-columns'>Measured columns: the mean of the %s%sPM samples in which the "
+			   "kernel ran alone (%.0f %% of a sample, at least %d samples), in %% of each unit's peak; "
+			   "'-' = the kernel was too short or always ran beside another.</p>\n",
+			p->pm_interval_ns > 0 ? pm_interval(iv, sizeof(iv), p->pm_interval_ns) : "",
+			p->pm_interval_ns > 0 ? " " : "", 100 * GD_PM_ATTRIB_COVER, GD_PM_ATTRIB_MIN);
+	}
 }
 
 /* The rows of kernel time by kind (name = gd_kind_name) or by library (gd_lib_name). */
@@ -443,8 +652,9 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f)
 	page_verdicts(&a->v, f);
 	fputs("<h2>Timeline overview</h2>\n", f);
 	timeline(p, s, f);
+	pm_note(p, f);
 	page_totals(s, f);
-	page_top_kernels(s, f);
+	page_top_kernels(p, s, f);
 	page_kinds(s, f);
 	page_copies(s, f);
 	fputs("<h2>Roofline</h2>\n", f);

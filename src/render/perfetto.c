@@ -3,7 +3,9 @@
  *
  * Layout: one Perfetto process per profiled process; inside it one track per CPU thread (API
  * calls), one per GPU stream (kernels, copies, memsets), one per thread for NVTX ranges and
- * marks; NVML samples are counter tracks of a separate "GPU n (NVML)" process. Complete
+ * marks; NVML samples are counter tracks of a separate "GPU n (NVML)" process, and the GPU's
+ * performance-monitor samples (gpu_metrics, when the profile has them) counter tracks of a
+ * "GPU n (counters)" process, one per quantity ("GPU 0 · SM active %"). Complete
  * ("X") events on one track must nest, so events that partially overlap an earlier one go to
  * an extra lane ("stream 7 #2") instead of being dropped or mis-drawn. Each kernel/copy with
  * a traced API call gets a flow arrow from the call. Times are µs from the run's start, with
@@ -17,6 +19,7 @@
 #include "core/status.h"
 #include "profile/trace_rows.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #define TID_STREAM 0x40000000LL
 #define TID_NVTX 0x20000000LL
 #define PID_NVML 0x7ff00000LL
+#define PID_PM 0x7fe00000LL
 
 struct lanes {
 	long long key; /* track identity; lanes reset when it changes */
@@ -376,6 +380,40 @@ static int nvml_events(struct exp *x)
 	return done(x, q);
 }
 
+/* The PM samples (pm_metrics.h) as one counter track per device and quantity, each value at
+ * its sample's start (a counter holds until its next value). A value the sample did not carry
+ * is left out, never written as NaN or 0. A profile without gpu_metrics adds nothing. */
+static int pm_events(struct exp *x)
+{
+	struct gd_trace_q *q;
+	struct gd_pm_sample r;
+	long long last = -1;
+	int any = 0;
+	if (prep(x, GD_TQ_PM, &q))
+		return GD_EDATA;
+	while (gd_trace_next_pm(q, &r)) {
+		long long pid = wadd(PID_PM, r.device);
+		if (!any || r.device != last) { /* rows come ordered by device */
+			char nm[64];
+			snprintf(nm, sizeof(nm), "GPU %d (counters)", r.device);
+			meta_name(x, "process_name", pid, 0, nm, -1);
+			last = r.device, any = 1;
+		}
+		for (int m = 0; m < GD_PM_COUNT; m++) {
+			char nm[96];
+			if (!isfinite(r.v[m]))
+				continue;
+			snprintf(nm, sizeof(nm), "GPU %d · %s %s", r.device, gd_pm_metrics[m].label, gd_pm_metrics[m].unit);
+			ev_begin(x);
+			fprintf(x->f, "{\"ph\":\"C\",\"cat\":\"gpu_metrics\",\"pid\":%lld,\"name\":", pid);
+			gd_json_escape(x->f, nm);
+			ts(x, "ts", r.t_start);
+			fprintf(x->f, ",\"args\":{\"value\":%.9g}}", r.v[m]);
+		}
+	}
+	return done(x, q);
+}
+
 int gd_export_perfetto(const char *profile, const char *out_path)
 {
 	struct exp x;
@@ -411,6 +449,8 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 		rc = nvtx_events(&x);
 	if (!rc)
 		rc = nvml_events(&x);
+	if (!rc)
+		rc = pm_events(&x);
 	fputs("\n]}\n", x.f);
 	if (rc)
 		gd_atomic_abort(&at);

@@ -105,6 +105,81 @@ static void hostile(const char *dir, const char *db)
 	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
 }
 
+/* The GPU counters (gpu_metrics, issue 18): one counter track per device and quantity, a value
+ * per sample that carries it (NULL, text and impossible times left out), timestamps on the
+ * kernels' base; a table lacking quantity columns still exports; a view in its place, or a
+ * table without its time columns, is refused. */
+static void pm_tracks(const char *dir, const char *db)
+{
+	char v[300], out[300], cmd[2048];
+	static const char cols[] =
+		"device INTEGER, t_start INTEGER, t_end INTEGER, gpc_mhz REAL, gr_active_pct REAL, sm_active_pct REAL, "
+		"sm_issue_pct REAL, tensor_active_pct REAL, dram_pct REAL, dram_read_pct REAL, dram_write_pct REAL, l2_pct REAL, "
+		"warps_active_pct REAL, warps_unused_pct REAL, pcie_read_bps REAL, pcie_write_bps REAL";
+	char sql[4096];
+	snprintf(v, sizeof(v), "%s/pm.sqlite", dir);
+	snprintf(out, sizeof(out), "%s/pm.json", dir);
+	/* 50 samples of device 0 (SM active, DRAM) from 500 µs after the start, 20 of device 1
+	 * (SM active only; its DRAM is text and its L2 NULL), and one row ending before it starts */
+	snprintf(sql, sizeof(sql),
+		 "CREATE TABLE gpu_metrics(%s);"
+		 "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 49) "
+		 "INSERT INTO gpu_metrics(device, t_start, t_end, sm_active_pct, dram_pct) "
+		 "SELECT 0, 1000000500000 + i * 100000, 1000000600000 + i * 100000, 50 + i * 0.5, 12.25 FROM r;"
+		 "WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < 19) "
+		 "INSERT INTO gpu_metrics(device, t_start, t_end, sm_active_pct, dram_pct, l2_pct) "
+		 "SELECT 1, 1000000500000 + i * 100000, 1000000600000 + i * 100000, 7, 'busy', NULL FROM r;"
+		 "INSERT INTO gpu_metrics(device, t_start, t_end, sm_active_pct) VALUES (0, 1000000900000, 1000000800000, 99);",
+		 cols);
+	CHECK_INT(variant(db, v, sql), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
+	snprintf(cmd, sizeof(cmd), "python3 tests/cli/check_trace.py '%s' kernels=600 flows=600 'counter=GPU 0 · SM active %%' >/dev/null", out);
+	CHECK_INT(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys,collections\n"
+		 "ev = json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+		 "c = [e for e in ev if e.get(\"cat\") == \"gpu_metrics\"]\n"
+		 "assert all(e[\"ph\"] == \"C\" for e in c)\n"
+		 "n = collections.Counter(e[\"name\"] for e in c)\n"
+		 "assert n == {\"GPU 0 · SM active %%\": 50, \"GPU 0 · DRAM %%\": 50, \"GPU 1 · SM active %%\": 20}, n\n"
+		 "s0 = sorted((float(e[\"ts\"]), e[\"args\"][\"value\"]) for e in c if e[\"name\"] == \"GPU 0 · SM active %%\")\n"
+		 "assert s0[0] == (500.0, 50) and s0[-1] == (5400.0, 74.5), s0\n"
+		 "assert all(e[\"args\"][\"value\"] == 12.25 for e in c if e[\"name\"] == \"GPU 0 · DRAM %%\")\n"
+		 "names = [e[\"args\"][\"name\"] for e in ev if e.get(\"ph\") == \"M\" and e[\"name\"] == \"process_name\"]\n"
+		 "assert \"GPU 0 (counters)\" in names and \"GPU 1 (counters)\" in names\n"
+		 "k = min(float(e[\"ts\"]) for e in ev if e.get(\"cat\") == \"kernel\")\n"
+		 "assert 0 <= k < 1e6, k' '%s'",
+		 out);
+	CHECK_INT(system(cmd), 0);
+
+	/* a table of an older contract: only SM active besides the times */
+	CHECK_INT(variant(db, v,
+			  "CREATE TABLE gpu_metrics(device INTEGER, t_start INTEGER, t_end INTEGER, sm_active_pct REAL);"
+			  "INSERT INTO gpu_metrics VALUES (0, 1000000500000, 1000000600000, 33), (0, 1000000600000, 1000000700000, NULL);"),
+		  0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
+	snprintf(cmd, sizeof(cmd), "test \"$(grep -c '\"cat\":\"gpu_metrics\"' '%s')\" = 1", out);
+	CHECK_INT(system(cmd), 0);
+	/* an empty table: no track, no counters process */
+	snprintf(sql, sizeof(sql), "CREATE TABLE gpu_metrics(%s);", cols);
+	CHECK_INT(variant(db, v, sql), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
+	snprintf(cmd, sizeof(cmd), "! grep -q 'counters' '%s'", out);
+	CHECK_INT(system(cmd), 0);
+
+	/* refused: a view in the table's place, a table without t_end */
+	unlink(out);
+	CHECK_INT(variant(db, v,
+			  "CREATE VIEW gpu_metrics AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+			  "SELECT 0 AS device, x AS t_start, x AS t_end FROM r;"),
+		  0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+	CHECK_INT(variant(db, v, "CREATE TABLE gpu_metrics(device INTEGER, t_start INTEGER, sm_active_pct REAL);"), 0);
+	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
+	CHECK(access(out, F_OK) != 0);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/gd_perfetto_test.XXXXXX", raw[256], db[256], out[256], cmd[1024], err[256];
@@ -142,6 +217,7 @@ int main(void)
 	/* Not a profile → GD_EDATA, no output file. */
 	CHECK_INT(gd_export_perfetto(raw, out), GD_EDATA);
 	hostile(dir, db);
+	pm_tracks(dir, db);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);
 	return TEST_DONE();

@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
+#include "profile/pm_metrics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,122 @@ static void label_line(const struct gd_profile *p, FILE *out)
 		fprintf(out, "%s%s%s%s\n", gd_bold(), gd_yellow(),
 			p->label[0] ? gd_tty(p->label) : "SYNTHETIC profile (generated, not recorded on a GPU)", gd_reset());
 }
+
+/* ---- measured GPU counters (issue 18; pm_metrics.h) ---- */
+/* The counters part of a report is shown when the profile says anything of counters: old
+ * profiles (no meta.counters, no samples) render exactly as before. */
+static int has_counters(const struct gd_profile *p) { return p->counters[0] || p->npm > 0 || p->nkpm > 0; }
+
+/* The quantities of the terminal's top-kernels table, in column order. */
+static const int top_pm[] = {GD_PM_SM_ACTIVE, GD_PM_SM_ISSUE, GD_PM_TENSOR, GD_PM_DRAM};
+static const char *const top_pm_head[] = {"SM act", "issue", "tensor", "DRAM %"};
+static const char *const top_pm_what[] = {"SMs with a warp resident", "instructions issued", "tensor pipe active",
+					  "DRAM read + write"};
+#define NTOP_PM ((int)(sizeof(top_pm) / sizeof(top_pm[0])))
+
+/* The sampling interval as the user asked for it: "100 µs", not "100.0 µs". */
+static const char *pm_interval(char *b, size_t n, long long ns)
+{
+	if (ns % 1000 == 0)
+		snprintf(b, n, "%lld µs", ns / 1000);
+	else
+		snprintf(b, n, "%lld ns", ns);
+	return b;
+}
+
+/* 1 when quantity m is known for one of the first `n` kernels of s. */
+static int top_has(const struct gd_summary *s, int n, int m)
+{
+	for (int i = 0; i < s->nks && i < n; i++)
+		if (s->ks[i].pm_samples > 0 && isfinite(s->ks[i].pm[m]))
+			return 1;
+	return 0;
+}
+
+/* A quantity's value in its unit: "63 %", "1905 MHz", "12.3 GB/s". */
+static const char *pm_value(char *b, size_t n, int m, double v)
+{
+	if (!isfinite(v))
+		snprintf(b, n, "unknown");
+	else if (!strcmp(gd_pm_metrics[m].unit, "%"))
+		snprintf(b, n, "%.0f %%", v);
+	else if (!strcmp(gd_pm_metrics[m].unit, "MHz"))
+		snprintf(b, n, "%.0f MHz", v);
+	else
+		gd_fmt_si(b, n, v, gd_pm_metrics[m].unit);
+	return b;
+}
+
+/* A measured value as text: "-" for a kernel without attributed samples, "unknown" for a
+ * quantity its samples did not carry. */
+static const char *pm_cell(char *b, size_t n, const struct gd_kstat *k, int m)
+{
+	return k->pm_samples <= 0 ? "-" : pm_value(b, n, m, k->pm[m]);
+}
+
+/* The mean of each quantity over the GPU-busy time (the summary's busy intervals: the union of
+ * every device's kernels, copies and memsets): each sample weighted by how much of it lies in
+ * that time. NaN where no sample in busy time carries the quantity. This is an aggregate and
+ * belongs in the analysis (struct gd_summary); it lives here until the summary carries it. */
+static void pm_busy_means(const struct gd_profile *p, const struct gd_summary *s, double mean[GD_PM_COUNT])
+{
+	double sum[GD_PM_COUNT] = {0}, w[GD_PM_COUNT] = {0};
+	for (long i = 0; i < p->npm; i++) {
+		const struct gd_pm_sample *x = &p->pm[i];
+		long lo = 0, hi = s->nbusy;
+		double ov = 0;
+		while (lo < hi) { /* the first busy interval ending after the sample starts */
+			long mid = lo + (hi - lo) / 2;
+			if (s->busy[mid].end <= x->t_start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (long b = lo; b < s->nbusy && s->busy[b].start < x->t_end; b++) {
+			int64_t a = s->busy[b].start > x->t_start ? s->busy[b].start : x->t_start;
+			int64_t e = s->busy[b].end < x->t_end ? s->busy[b].end : x->t_end;
+			if (e > a)
+				ov += (double)(e - a);
+		}
+		if (!(ov > 0))
+			continue;
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			if (isfinite(x->v[m])) {
+				sum[m] += x->v[m] * ov;
+				w[m] += ov;
+			}
+	}
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		mean[m] = w[m] > 0 ? sum[m] / w[m] : NAN;
+}
+
+/* Devices with at least one sample (a profile has at most GD_PROFILE_MAX_DEVICES). */
+static int pm_devices(const struct gd_profile *p)
+{
+	int seen[GD_PROFILE_MAX_DEVICES], n = 0;
+	for (long i = 0; i < p->npm; i++) {
+		int j = 0;
+		while (j < n && seen[j] != p->pm[i].device)
+			j++;
+		if (j == n && n < GD_PROFILE_MAX_DEVICES)
+			seen[n++] = p->pm[i].device;
+	}
+	return n;
+}
+
+/* 1 when some sample or kernel row carries quantity m. */
+static int pm_collected(const struct gd_profile *p, int m)
+{
+	for (long i = 0; i < p->npm; i++)
+		if (isfinite(p->pm[i].v[m]))
+			return 1;
+	for (long i = 0; i < p->nkpm; i++)
+		if (isfinite(p->kpm[i].v[m]))
+			return 1;
+	return 0;
+}
+
+static const char *const no_counters = "no counters: ";
 
 /* ---- the terminal verdict ---- */
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
@@ -93,21 +210,34 @@ static void summary_totals(const struct gd_summary *s, FILE *out)
 		gd_fmt_time(b[0], 48, s->kernel_ns), s->ncopies, gd_fmt_time(b[1], 48, s->copy_ns));
 }
 
-static void summary_top_kernels(const struct gd_summary *s, FILE *out)
+static void summary_top_kernels(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
 {
-	char b[3][48];
+	char b[3][48], pb[NTOP_PM][48];
 	struct gd_table t;
+	int pm[NTOP_PM], npm = 0;
+	/* measured columns: the quantities some top kernel carries */
+	for (int c = 0; c < NTOP_PM; c++)
+		if (top_has(s, TOP_KERNELS, top_pm[c]))
+			pm[npm++] = c;
 	fprintf(out, "\n  %sTop kernels%s (%% of summed kernel time; occupancy is theoretical, from the launch "
 		     "configuration and the recorded device properties)\n",
 		gd_bold(), gd_reset());
-	gd_table_init(&t, 9);
+	gd_table_init(&t, 9 + npm);
 	for (int c = 2; c <= 7; c++)
 		gd_table_align_right(&t, c);
-	gd_table_rowv(&t, "kernel", "kind / library", "total", "count", "mean", "% GPU", "occupancy", "grid×block",
-		      "limiter");
+	for (int c = 0; c < npm; c++)
+		gd_table_align_right(&t, 9 + c);
+	{
+		const char *head[9 + NTOP_PM] = {"kernel", "kind / library", "total", "count", "mean", "% GPU", "occupancy",
+						 "grid×block", "limiter"};
+		for (int c = 0; c < npm; c++)
+			head[9 + c] = top_pm_head[pm[c]];
+		gd_table_row(&t, head);
+	}
 	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
 		const struct gd_kstat *k = &s->ks[i];
 		char kl[80], occ[32], gb[48], lim[96], cnt[32], name[64];
+		const char *row[9 + NTOP_PM];
 		snprintf(name, sizeof(name), "%.60s", gd_tty(k->short_name));
 		snprintf(kl, sizeof(kl), "%s / %s", gd_kind_name(k->kind), gd_lib_name(k->lib));
 		snprintf(cnt, sizeof(cnt), "%ld", k->count);
@@ -119,12 +249,29 @@ static void summary_top_kernels(const struct gd_summary *s, FILE *out)
 			snprintf(occ, sizeof(occ), "unknown");
 			snprintf(lim, sizeof(lim), "-");
 		}
-		gd_table_rowv(&t, name, kl, gd_fmt_time(b[0], 48, k->total_ns), cnt,
-			      gd_fmt_time(b[1], 48, k->total_ns / k->count),
-			      gd_fmt_pct(b[2], 48, frac(k->total_ns, s->kernel_ns)), occ, gb, lim);
+		row[0] = name, row[1] = kl, row[2] = gd_fmt_time(b[0], 48, k->total_ns), row[3] = cnt;
+		row[4] = gd_fmt_time(b[1], 48, k->total_ns / k->count);
+		row[5] = gd_fmt_pct(b[2], 48, frac(k->total_ns, s->kernel_ns));
+		row[6] = occ, row[7] = gb, row[8] = lim;
+		for (int c = 0; c < npm; c++)
+			row[9 + c] = pm_cell(pb[c], sizeof(pb[c]), k, top_pm[pm[c]]);
+		gd_table_row(&t, row);
 	}
 	gd_table_print(&t, out, 4);
 	gd_table_free(&t);
+	if (npm) {
+		char iv[48], defs[256] = "";
+		size_t len = 0;
+		for (int c = 0; c < npm; c++)
+			len += (size_t)snprintf(defs + len, sizeof(defs) - len, "%s%s = %s", c ? ", " : "", top_pm_head[pm[c]],
+						top_pm_what[pm[c]]);
+		if (p->pm_interval_ns > 0)
+			pm_interval(iv, sizeof(iv), p->pm_interval_ns);
+		fprintf(out, "    %smeasured: mean of the %s%sPM samples in which the kernel ran alone (%.0f %% of a sample, "
+			     "at least %d samples);\n    '-' = too short or always concurrent. %% of peak: %s%s\n",
+			gd_dim(), p->pm_interval_ns > 0 ? iv : "", p->pm_interval_ns > 0 ? " " : "",
+			100 * GD_PM_ATTRIB_COVER, GD_PM_ATTRIB_MIN, defs, gd_reset());
+	}
 }
 
 /* Kernel time by kind or by library: the same table over either breakdown of the summary. */
@@ -225,11 +372,53 @@ static void summary_nvml(const struct gd_profile *p, const struct gd_summary *s,
 		gd_clock_reasons_str(s->reasons_seen, rs, sizeof(rs)), s->throttled_samples);
 }
 
+/* "GPU counters": what meta.counters says, how many samples, and the mean of each quantity
+ * over the GPU-busy time. Nothing for a profile that says nothing of counters. */
+static void summary_counters(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+{
+	char b[48], lost[48];
+	double mean[GD_PM_COUNT];
+	int n = 0, ndev;
+	/* a status other than the three the contract knows is shown as it is */
+	int odd = p->counters[0] && strcmp(p->counters, "ok");
+	if (!has_counters(p))
+		return;
+	if (!strcmp(p->counters, "off")) {
+		fprintf(out, "\n  GPU counters: off (gpudiag run --no-counters)\n");
+		return;
+	}
+	if (!strncmp(p->counters, no_counters, strlen(no_counters))) {
+		fprintf(out, "\n  GPU counters: not collected: %s\n", gd_tty(p->counters + strlen(no_counters)));
+		return;
+	}
+	if (p->pm_lost >= 0)
+		snprintf(lost, sizeof(lost), "%lld", p->pm_lost);
+	else
+		snprintf(lost, sizeof(lost), "unknown");
+	ndev = pm_devices(p);
+	fprintf(out, "\n  %sGPU counters%s%s%s%s: %ld PM samples", gd_bold(), gd_reset(), odd ? " (" : "",
+		odd ? gd_tty(p->counters) : "", odd ? ")" : "", p->npm);
+	if (p->pm_interval_ns > 0)
+		fprintf(out, " every %s", pm_interval(b, sizeof(b), p->pm_interval_ns));
+	fprintf(out, " on %d device%s, %s lost\n", ndev, ndev == 1 ? "" : "s", lost);
+	pm_busy_means(p, s, mean);
+	for (int m = 0; m < GD_PM_COUNT; m++) {
+		if (!isfinite(mean[m]))
+			continue;
+		/* six to a line */
+		fprintf(out, "%s%s %s", !n ? "    mean over GPU-busy time: " : n % 6 ? "   " : "\n      ",
+			gd_pm_metrics[m].label, pm_value(b, sizeof(b), m, mean[m]));
+		n++;
+	}
+	if (n)
+		fputc('\n', out);
+}
+
 static void print_summary(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
 {
 	summary_totals(s, out);
 	if (s->nks) {
-		summary_top_kernels(s, out);
+		summary_top_kernels(p, s, out);
 		summary_breakdown(s, by_kind(s), out);
 		summary_breakdown(s, by_lib(s), out);
 	}
@@ -237,6 +426,7 @@ static void print_summary(const struct gd_profile *p, const struct gd_summary *s
 		summary_copies(s, out);
 	summary_api(p, s, out);
 	summary_nvml(p, s, out);
+	summary_counters(p, s, out);
 }
 
 /* ---- JSON (docs/json.md, "report") ---- */
@@ -322,7 +512,22 @@ static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
 	gd_json_arr_end(j);
 }
 
-static void json_top_kernels(struct gd_json *j, const struct gd_summary *s)
+/* A top kernel's measured counters: null when no sample was attributed to it, else the
+ * number of samples and every quantity (null where its samples did not carry it). */
+static void json_kernel_counters(struct gd_json *j, const struct gd_kstat *k)
+{
+	if (k->pm_samples <= 0) {
+		gd_json_null(j, "counters");
+		return;
+	}
+	gd_json_obj(j, "counters");
+	gd_json_int(j, "samples", k->pm_samples);
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		gd_json_num(j, gd_pm_metrics[m].column, k->pm[m]);
+	gd_json_obj_end(j);
+}
+
+static void json_top_kernels(struct gd_json *j, const struct gd_summary *s, int show_counters)
 {
 	char lim[96];
 	gd_json_arr(j, "top_kernels");
@@ -349,6 +554,8 @@ static void json_top_kernels(struct gd_json *j, const struct gd_summary *s)
 		gd_json_num(j, "occupancy", k->occ_ok ? k->occ.occupancy : NAN);
 		gd_json_str(j, "occupancy_limiter", k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : NULL);
 		gd_json_num(j, "waves", k->waves);
+		if (show_counters)
+			json_kernel_counters(j, k);
 		gd_json_obj_end(j);
 	}
 	gd_json_arr_end(j);
@@ -420,6 +627,39 @@ static void json_nvml(struct gd_json *j, const struct gd_profile *p, const struc
 	gd_json_obj_end(j);
 }
 
+/* summary.counters (docs/json.md): the status of meta.counters, the sampling, the quantities
+ * collected and their means over the GPU-busy time. */
+static void json_counters(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+{
+	double mean[GD_PM_COUNT];
+	int refused = !strncmp(p->counters, no_counters, strlen(no_counters));
+	gd_json_obj(j, "counters");
+	gd_json_str(j, "status", refused ? "no counters" : p->counters[0] ? p->counters : NULL);
+	gd_json_str(j, "reason", refused ? p->counters + strlen(no_counters) : NULL);
+	if (p->pm_interval_ns > 0)
+		gd_json_int(j, "interval_ns", p->pm_interval_ns);
+	else
+		gd_json_null(j, "interval_ns");
+	gd_json_int(j, "samples", p->npm);
+	if (p->pm_lost >= 0)
+		gd_json_int(j, "lost_samples", p->pm_lost);
+	else
+		gd_json_null(j, "lost_samples");
+	gd_json_int(j, "devices", pm_devices(p));
+	gd_json_arr(j, "metrics");
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		if (pm_collected(p, m))
+			gd_json_str(j, NULL, gd_pm_metrics[m].column);
+	gd_json_arr_end(j);
+	pm_busy_means(p, s, mean);
+	gd_json_obj(j, "busy_mean");
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		if (pm_collected(p, m))
+			gd_json_num(j, gd_pm_metrics[m].column, mean[m]);
+	gd_json_obj_end(j);
+	gd_json_obj_end(j);
+}
+
 static void json_summary(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
 {
 	gd_json_obj(j, "summary");
@@ -431,12 +671,14 @@ static void json_summary(struct gd_json *j, const struct gd_profile *p, const st
 	gd_json_num(j, "copy_ns", s->copy_ns);
 	gd_json_int(j, "kernels", s->nkernels);
 	gd_json_int(j, "copies", s->ncopies);
-	json_top_kernels(j, s);
+	json_top_kernels(j, s, has_counters(p));
 	json_breakdown(j, "by_kind", s, by_kind(s));
 	json_breakdown(j, "by_library", s, by_lib(s));
 	json_copies(j, s);
 	json_api(j, p, s);
 	json_nvml(j, p, s);
+	if (has_counters(p))
+		json_counters(j, p, s);
 	gd_json_int(j, "dropped_records", p->dropped);
 	gd_json_obj_end(j);
 }
