@@ -1,8 +1,8 @@
 /* The GPU-metrics timeline in the profile (pm_metrics.h): gd_pw_pm → gpu_metrics → the reader
  * (NULLs, order, the meta keys), the attribution rule of gd_pw_kernel_metrics on hand-built
  * kernels and samples (coverage, two names, too few samples, concurrent kernels, impossible
- * kernels, devices), its cost on a large profile, the capture range, and an old profile
- * without the tables. */
+ * kernels, devices), its cost on a large profile, the capture range, an old profile without
+ * the tables, and the generator's "counters" scenarios (the same rows from Python and C). */
 #include "core/status.h"
 #include "core/test.h"
 #include "profile/profile.h"
@@ -298,6 +298,85 @@ static void test_old_profile(void)
 	gd_profile_free(&p);
 }
 
+/* tests/fixtures/gen_profile.py's "counters" scenario computes its kernel_metrics rows by the
+ * rule in Python; the writer, given the same kernels and samples, writes the same rows. */
+static void test_generated(void)
+{
+	char gen[256], db[256], why[1200], cmd[700];
+	struct gd_profile g, p;
+	struct gd_pw *w;
+	snprintf(gen, sizeof(gen), "%s/gen_counters.sqlite", dir);
+	snprintf(db, sizeof(db), "%s/rewritten.sqlite", dir);
+	snprintf(cmd, sizeof(cmd), "python3 tests/fixtures/gen_profile.py counters '%s'", gen);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(gd_profile_load(gen, &g, why, sizeof(why)), GD_OK);
+	CHECK_STR(g.counters, "ok");
+	CHECK_INT(g.pm_interval_ns, 100000);
+	CHECK_INT(g.pm_lost, 0);
+	CHECK(g.npm > 2000);
+	CHECK_INT(g.nkpm, 3); /* elementwise, GEMM, pointer chase; the 50 µs kernel has none */
+	CHECK_INT(gd_pw_open(&w, db), GD_OK);
+	for (int i = 0; i < g.nnames; i++) {
+		char sql[600];
+		if (!g.names[i] || strchr(g.names[i], '\''))
+			continue;
+		snprintf(sql, sizeof(sql), "INSERT INTO strings VALUES (%d, '%s')", i, g.names[i]);
+		CHECK_INT(gd_pw_sql(w, sql), GD_OK);
+	}
+	for (long i = 0; i < g.nk; i++)
+		kernel(w, g.k[i].device, (int)g.k[i].stream, g.k[i].start, g.k[i].end, g.k[i].name);
+	for (long i = 0; i < g.npm; i++)
+		CHECK_INT(gd_pw_pm(w, &g.pm[i]), GD_OK);
+	CHECK_INT(gd_pw_kernel_metrics(w), 3);
+	CHECK_INT(gd_pw_close(w, 1), GD_OK);
+	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.nkpm, g.nkpm);
+	for (long i = 0; i < g.nkpm; i++) {
+		const struct gd_pm_kernel *a = &g.kpm[i], *b = gd_profile_kernel_counters(&p, a->device, a->name);
+		CHECK(b != NULL);
+		if (!b)
+			continue;
+		CHECK_INT(b->samples, a->samples);
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			if (isnan(a->v[m]))
+				CHECK(isnan(b->v[m]));
+			else
+				CHECK_NEAR(b->v[m], a->v[m], 1e-6 * fabs(a->v[m]) + 1e-9);
+	}
+	/* what the scenario plants: a DRAM-bound, a tensor-core and a latency-bound kernel */
+	for (long i = 0; i < g.nkpm; i++) {
+		const struct gd_pm_kernel *a = &g.kpm[i];
+		const char *n = g.names[a->name];
+		CHECK(a->samples >= 400);
+		CHECK(isnan(a->v[GD_PM_WARPS_UNUSED]));
+		if (strstr(n, "elementwise")) {
+			CHECK_NEAR(a->v[GD_PM_DRAM], 85, 1);
+			CHECK_NEAR(a->v[GD_PM_SM_ISSUE], 20, 1);
+			CHECK_NEAR(a->v[GD_PM_TENSOR], 0, 0);
+		} else if (strstr(n, "gemm")) {
+			CHECK_NEAR(a->v[GD_PM_TENSOR], 70, 1);
+			CHECK_NEAR(a->v[GD_PM_DRAM], 30, 1);
+		} else {
+			CHECK_STR(n, "_Z13pointer_chasePKjPji");
+			CHECK_NEAR(a->v[GD_PM_SM_ACTIVE], 95, 1);
+			CHECK_NEAR(a->v[GD_PM_SM_ISSUE], 8, 1);
+			CHECK_NEAR(a->v[GD_PM_DRAM], 5, 1);
+		}
+	}
+	gd_profile_free(&p);
+	gd_profile_free(&g);
+
+	snprintf(cmd, sizeof(cmd), "python3 tests/fixtures/gen_profile.py counters_refused '%s'", gen);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(gd_profile_load(gen, &g, why, sizeof(why)), GD_OK);
+	CHECK_STR(g.counters, "no counters: profiling is restricted to admin users (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)");
+	CHECK_INT(g.npm, 0);
+	CHECK_INT(g.nkpm, 0);
+	CHECK_INT(g.pm_lost, -1);
+	CHECK(g.nk > 100);
+	gd_profile_free(&g);
+}
+
 /* In memory: gd_profile_finish puts samples in (device, time) order. */
 static void test_finish_order(void)
 {
@@ -329,6 +408,7 @@ int main(void)
 	test_large();
 	test_capture();
 	test_old_profile();
+	test_generated();
 	test_finish_order();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
