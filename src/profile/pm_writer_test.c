@@ -104,7 +104,7 @@ static void test_roundtrip(void)
 }
 
 /* Strings 1.. of the attribution test. */
-enum { KA = 1, KB, KC, KD, KE, KF, KG, KH };
+enum { KA = 1, KB, KC, KD, KE, KF, KG, KH, KN, KX };
 
 static void test_attribution(void)
 {
@@ -116,7 +116,7 @@ static void test_attribution(void)
 	snprintf(db, sizeof(db), "%s/attr.sqlite", dir);
 	CHECK_INT(gd_pw_open(&w, db), GD_OK);
 	CHECK_INT(gd_pw_sql(w, "INSERT INTO strings VALUES (1,'kA'),(2,'kB'),(3,'kC'),(4,'kD'),(5,'kE'),(6,'kF'),"
-			       "(7,'kG'),(8,'kH')"),
+			       "(7,'kG'),(8,'kH'),(9,'kN'),(10,'kX')"),
 		  GD_OK);
 
 	/* A: kA covers 95 % of samples 0-2 (the rest idle), exactly 90 % of sample 4: attributed;
@@ -178,17 +178,37 @@ static void test_attribution(void)
 	for (int i = 0; i < 3; i++)
 		sample(w, 1, t + i * S, t + (i + 1) * S, 60, NAN);
 
+	/* F: kN in three pieces with gaps (92 %), kX at both ends (4 %): the ends alone, or one
+	 * piece, would not name kN; the whole sample does */
+	t = T0 + 600 * S;
+	for (int i = 0; i < 3; i++) {
+		long long u = t + i * S;
+		kernel(w, 0, 1, u, u + 2000, KX);
+		kernel(w, 0, 1, u + 4000, u + 35000, KN);
+		kernel(w, 0, 1, u + 36000, u + 67000, KN);
+		kernel(w, 0, 1, u + 68000, u + 98000, KN);
+		kernel(w, 0, 1, u + 98000, u + S, KX);
+		sample(w, 0, u, u + S, 70 + i, NAN);
+	}
+
 	CHECK_INT(gd_pw_capture(w, "all", T0, T0 + 1000 * S, 0, 0), 1);
-	CHECK_INT(gd_pw_kernel_metrics(w), 3);
-	CHECK_INT(gd_pw_kernel_metrics(w), 3); /* again: the rows are replaced, not doubled */
+	CHECK_INT(gd_pw_kernel_metrics(w), 4);
+	CHECK_INT(gd_pw_kernel_metrics(w), 4); /* again: the rows are replaced, not doubled */
 	CHECK_INT(gd_pw_close(w, 1), GD_OK);
-	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernel_metrics"), 3);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernel_metrics"), 4);
 	CHECK_INT(gd_test_q1(db, "SELECT samples FROM kernel_metrics WHERE device = 0 AND name = 1"), 4);
 	CHECK_INT(gd_test_q1(db, "SELECT tensor_active_pct FROM kernel_metrics WHERE device = 0 AND name = 1"), -1);
 
 	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
-	CHECK_INT(p.nkpm, 3);
+	CHECK_INT(p.nkpm, 4);
 	CHECK_INT(p.bad_rows, 3); /* the impossible sample and two impossible kernels */
+	r = gd_profile_kernel_counters(&p, 0, KN);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->samples, 3);
+		CHECK_NEAR(r->v[GD_PM_DRAM], 71, 1e-9);
+	}
+	CHECK(gd_profile_kernel_counters(&p, 0, KX) == NULL);
 	r = gd_profile_kernel_counters(&p, 0, KA);
 	CHECK(r != NULL);
 	if (r) {
@@ -217,6 +237,120 @@ static void test_attribution(void)
 		CHECK_NEAR(r->v[GD_PM_DRAM], 60, 1e-9);
 	}
 	gd_profile_free(&p);
+}
+
+/* The rule by brute force (every kernel against every sample), for the random check. */
+struct bk {
+	long long s, e;
+	int name;
+};
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const long long *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Length of the union of the parts inside [a, b) of the kernels whose name is (or, with
+ * other, is not) `name`. */
+static long long brute_cover(const struct bk *k, int nk, long long a, long long b, int name, int other,
+			     long long *iv)
+{
+	int n = 0;
+	long long len = 0, last = a;
+	for (int i = 0; i < nk; i++)
+		if ((k[i].name == name) != other && k[i].s < b && k[i].e > a && k[i].e > k[i].s) {
+			iv[2 * n] = k[i].s > a ? k[i].s : a;
+			iv[2 * n + 1] = k[i].e < b ? k[i].e : b;
+			n++;
+		}
+	qsort(iv, (size_t)n, 2 * sizeof(*iv), cmp_iv);
+	for (int i = 0; i < n; i++) {
+		long long s0 = iv[2 * i] > last ? iv[2 * i] : last;
+		if (iv[2 * i + 1] > s0)
+			len += iv[2 * i + 1] - s0;
+		if (iv[2 * i + 1] > last)
+			last = iv[2 * i + 1];
+	}
+	return len;
+}
+
+/* Random kernels (phases where one of 4 names runs long kernels on up to 3 streams, other
+ * names sprinkled beside them, gaps, impossible times) and random samples (10 µs to 1 ms,
+ * overlapping, some inside one segment, some across many): the writer's rows are the brute
+ * force's. */
+static void test_random(void)
+{
+	enum { NK = 3000, NS = 4000, NN = 4 };
+	static struct bk k[NK];
+	static long long iv[2 * NK];
+	long long sa[NS], sb[NS];
+	long nsamp[NN] = {0};
+	double sum[NN] = {0};
+	char db[256], why[1200];
+	struct gd_pw *w;
+	struct gd_profile p;
+	unsigned long long x = 88172645463325252ull;
+	long long t = T0;
+	int expect_rows = 0;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	snprintf(db, sizeof(db), "%s/random.sqlite", dir);
+	CHECK_INT(gd_pw_open(&w, db), GD_OK);
+	CHECK_INT(gd_pw_sql(w, "INSERT INTO strings VALUES (1,'r1'),(2,'r2'),(3,'r3'),(4,'r4')"), GD_OK);
+	for (int i = 0; i < NK;) {
+		int main_name = 1 + (int)(RND() % NN), nmain = 1 + (int)(RND() % 6);
+		for (int j = 0; j < nmain && i < NK; j++, i++) { /* the phase's own kernels */
+			long long d = 20000 + (long long)(RND() % 900000);
+			k[i].s = t, k[i].e = t + d, k[i].name = main_name;
+			if (RND() % 4 == 0) /* an overlapping instance of the same name */
+				k[i].s -= (long long)(RND() % 30000);
+			t = k[i].e + (RND() % 3 ? 0 : (long long)(RND() % 20000));
+		}
+		for (int j = 0; j < (int)(RND() % 4) && i < NK; j++, i++) { /* others beside them */
+			long long a = t - (long long)(RND() % 1000000), d = 1000 + (long long)(RND() % 60000);
+			k[i].s = a, k[i].e = a + d, k[i].name = 1 + (int)(RND() % NN);
+		}
+		if (RND() % 50 == 0 && i < NK) { /* impossible */
+			k[i].s = t, k[i].e = t - 1000000, k[i].name = 1 + (int)(RND() % NN);
+			i++;
+		}
+	}
+	for (int i = 0; i < NK; i++)
+		kernel(w, 0, 1 + i % 3, k[i].s, k[i].e, k[i].name);
+	for (int i = 0; i < NS; i++) {
+		long long len = 10000 + (long long)(RND() % 990000);
+		sa[i] = T0 + (long long)(RND() % (unsigned long long)(t - T0));
+		sb[i] = sa[i] + len;
+		sample(w, 0, sa[i], sb[i], i * 0.25, NAN); /* distinct, and within the reader's 0..1000 % */
+	}
+	CHECK_INT(gd_pw_capture(w, "all", T0, t, 0, 0), 1);
+	for (int i = 0; i < NS; i++) {
+		long long len = sb[i] - sa[i];
+		for (int n = 1; n <= NN; n++) {
+			long long own = brute_cover(k, NK, sa[i], sb[i], n, 0, iv);
+			long long oth = brute_cover(k, NK, sa[i], sb[i], n, 1, iv);
+			if ((double)own >= GD_PM_ATTRIB_COVER * (double)len &&
+			    (double)oth <= (double)len - GD_PM_ATTRIB_COVER * (double)len) {
+				nsamp[n - 1]++;
+				sum[n - 1] += i * 0.25;
+			}
+		}
+	}
+	for (int n = 0; n < NN; n++)
+		expect_rows += nsamp[n] >= GD_PM_ATTRIB_MIN;
+	CHECK(expect_rows >= 3); /* the case means something */
+	CHECK_INT(gd_pw_kernel_metrics(w), expect_rows);
+	CHECK_INT(gd_pw_close(w, 1), GD_OK);
+	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
+	for (int n = 0; n < NN; n++) {
+		const struct gd_pm_kernel *r = gd_profile_kernel_counters(&p, 0, n + 1);
+		printf("random: r%d: %ld samples attributed\n", n + 1, nsamp[n]);
+		CHECK_INT(r ? r->samples : 0, nsamp[n] >= GD_PM_ATTRIB_MIN ? nsamp[n] : 0);
+		if (r && nsamp[n])
+			CHECK_NEAR(r->v[GD_PM_DRAM], sum[n] / (double)nsamp[n], 1e-6);
+	}
+	gd_profile_free(&p);
+#undef RND
 }
 
 /* A profile of the size the brief names: 500 000 back-to-back 10 µs kernels of one name, then
@@ -405,6 +539,7 @@ int main(void)
 		return 1;
 	test_roundtrip();
 	test_attribution();
+	test_random();
 	test_large();
 	test_capture();
 	test_old_profile();

@@ -440,7 +440,7 @@ struct pm_dev {
 	int *seg_c;                /* PM_IDLE, PM_MIXED or the one name's index */
 	long nseg;
 	struct ivlist single, mixed, name_single, name_union;
-	struct bm *tree;           /* segment tree over the segments: leaves at tsize.. */
+	struct bm *tree;           /* segment tree over the segments: leaf i at tsize + i */
 	long tsize;
 	long *nsamp;               /* per name: samples attributed */
 	double *sum;               /* per name × quantity: sum of the non-NULL values */
@@ -698,8 +698,9 @@ static int pm_dev_build(struct pm_dev *d, struct pm_kern *k, long n)
 			goto out;
 		rc = -1;
 	}
-	for (d->tsize = 1; d->tsize < d->nseg; d->tsize *= 2)
-		;
+	/* leaves at [nseg, 2 nseg): the bottom-up tree needs no power of two, since any order of
+	 * Boyer-Moore merges keeps a strict majority's label */
+	d->tsize = d->nseg;
 	d->tree = calloc((size_t)(2 * d->tsize), sizeof(*d->tree));
 	d->nsamp = calloc((size_t)u, sizeof(*d->nsamp));
 	d->sum = calloc((size_t)u * GD_PM_COUNT, sizeof(*d->sum));
