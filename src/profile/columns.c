@@ -14,6 +14,7 @@
 #define GD_RD_I64D 1
 #define GD_RD_TXT 1
 #define GD_RD_STR 1
+#define GD_RD_NUM 1
 #define DESC(col, type, write, read, field, dflt) {#col, #type, GD_RD_##read},
 
 #define COLS(var, list) static const struct gd_col var[] = {list(DESC)};
@@ -33,6 +34,8 @@ COLS(nvml, GD_NVML_COLUMNS)
 COLS(procdev, GD_PROCDEV_COLUMNS)
 COLS(devices, GD_DEVICES_COLUMNS)
 COLS(processes, GD_PROCESSES_COLUMNS)
+COLS(gpu_metrics, GD_GPU_METRICS_COLUMNS)
+COLS(kernel_metrics, GD_KERNEL_METRICS_COLUMNS)
 
 #define N(a) (int)(sizeof(a) / sizeof(a[0]))
 #define LIVE " WHERE start IS NOT NULL AND end IS NOT NULL"
@@ -55,6 +58,10 @@ const struct gd_table gd_tables[GD_T_COUNT] = {
 	[GD_T_PROCDEV] = {"process_devices", "INSERT OR REPLACE", NULL, procdev, N(procdev)},
 	[GD_T_DEVICES] = {"devices", "INSERT OR REPLACE", " ORDER BY id", devices, N(devices)},
 	[GD_T_PROCESSES] = {"processes", "INSERT OR REPLACE", " ORDER BY pid", processes, N(processes)},
+	/* per device in time order: the index gpu_metrics_t */
+	[GD_T_GPU_METRICS] = {"gpu_metrics", "INSERT", " ORDER BY device, t_start", gpu_metrics, N(gpu_metrics)},
+	[GD_T_KERNEL_METRICS] = {"kernel_metrics", "INSERT OR REPLACE", " ORDER BY device, name", kernel_metrics,
+				 N(kernel_metrics)},
 };
 
 int gd_table_insert_sql(const struct gd_table *t, char *buf, size_t n)

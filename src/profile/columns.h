@@ -19,7 +19,8 @@
  *   read     how the reader fills `field` (an lvalue of `o`, the struct being filled, or of `t`,
  *            the reader's scratch for values it derives from): NO (not read), INT, I64, U32,
  *            U64, DBL (NaN when NULL), I64D (an integer as a double), TXT (copied into a char
- *            array), STR (a pointer valid until the next row)
+ *            array), STR (a pointer valid until the next row), NUM (a stored number as a
+ *            double: NaN when NULL, text or a blob, so a hostile 'abc' never reads as 0)
  *   default  the value read when the column is NULL (ignored by DBL, TXT, STR)
  * String ids are read whole (I64) into the scratch and checked against the strings table by
  * the reader, so an id beyond int range cannot alias a real string.
@@ -261,11 +262,47 @@
 	X(raw_records, INTEGER, V(st->records), NO, _, 0)                             \
 	X(raw_truncated, INTEGER, V(st->truncated), NO, _, 0)
 
+/* The GPU-metrics quantities (pm_metrics.h) as profile columns, one line each:
+ * Q(X, column, enum). The column is gd_pm_metrics[enum].column (columns_test.c checks the two
+ * lists agree, in enum order); gpu_metrics and kernel_metrics both end with these columns. */
+#define GD_PM_QUANTITIES(Q, X)                          \
+	Q(X, gpc_mhz, GD_PM_GPC_MHZ)                    \
+	Q(X, gr_active_pct, GD_PM_GR_ACTIVE)            \
+	Q(X, sm_active_pct, GD_PM_SM_ACTIVE)            \
+	Q(X, sm_issue_pct, GD_PM_SM_ISSUE)              \
+	Q(X, tensor_active_pct, GD_PM_TENSOR)           \
+	Q(X, dram_pct, GD_PM_DRAM)                      \
+	Q(X, dram_read_pct, GD_PM_DRAM_READ)            \
+	Q(X, dram_write_pct, GD_PM_DRAM_WRITE)          \
+	Q(X, l2_pct, GD_PM_L2)                          \
+	Q(X, warps_active_pct, GD_PM_WARPS_ACTIVE)      \
+	Q(X, warps_unused_pct, GD_PM_WARPS_UNUSED)      \
+	Q(X, pcie_read_bps, GD_PM_PCIE_READ)            \
+	Q(X, pcie_write_bps, GD_PM_PCIE_WRITE)
+/* A quantity's column line: r->v[m] written as a real, NULL when not finite (NaN = not
+ * collected); read into o->v[m] (NaN when NULL; the reader then drops absurd values). */
+#define GD_PM_COLUMN(X, col, m) X(col, REAL, DBL(r->v[m], isfinite(r->v[m])), NUM, o->v[m], 0)
+
+/* r: a gd_pm_sample. A row with a NULL time reads as -1, an impossible time: counted, left out. */
+#define GD_GPU_METRICS_COLUMNS(X)                               \
+	X(device, INTEGER, V(r->device), INT, o->device, 0)     \
+	X(t_start, INTEGER, V(r->t_start), I64, o->t_start, -1) \
+	X(t_end, INTEGER, V(r->t_end), I64, o->t_end, -1)       \
+	GD_PM_QUANTITIES(GD_PM_COLUMN, X)
+
+/* r: a gd_pm_kernel whose name is the kernel's string id (the reader checks the id, in the
+ * scratch, against the strings table). */
+#define GD_KERNEL_METRICS_COLUMNS(X)                            \
+	X(device, INTEGER, V(r->device), INT, o->device, 0)     \
+	X(name, INTEGER, SID(r->name), I64, t.name, -1)         \
+	X(samples, INTEGER, V(r->samples), I64, o->samples, 0)  \
+	GD_PM_QUANTITIES(GD_PM_COLUMN, X)
+
 /* The tables, in the order of gd_tables[]. */
 enum gd_table_id {
 	GD_T_KERNELS, GD_T_MEMCPY, GD_T_MEMSET, GD_T_API, GD_T_SYNC, GD_T_NVTX, GD_T_MEMORY, GD_T_OVERHEAD,
 	GD_T_CONTEXTS, GD_T_STREAMS, GD_T_DROPPED, GD_T_STRINGS, GD_T_NVML, GD_T_PROCDEV, GD_T_DEVICES,
-	GD_T_PROCESSES, GD_T_COUNT
+	GD_T_PROCESSES, GD_T_GPU_METRICS, GD_T_KERNEL_METRICS, GD_T_COUNT
 };
 
 struct gd_col {

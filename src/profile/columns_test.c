@@ -1,9 +1,10 @@
 /* The column declarations (columns.h) against schema.sql, the statements built from them, and
  * the fields that reach memory only through them: kernels.graph_id, non-blocking streams, the
- * process list; and gd_profile_peek. */
+ * process list; the GPU-metrics columns against pm_metrics.c; and gd_profile_peek. */
 #include "core/status.h"
 #include "core/test.h"
 #include "profile/columns.h"
+#include "profile/pm_metrics.h"
 #include "profile/profile.h"
 #include "profile/schema.h"
 #include "profile/writer.h"
@@ -70,6 +71,36 @@ static void test_declarations(void)
 	CHECK_INT(gd_table_insert_sql(&gd_tables[GD_T_KERNELS], sql, 40), -1);
 	CHECK_INT(gd_table_select_sql(&gd_tables[GD_T_KERNELS], sql, 40), -1);
 	sqlite3_close(db);
+}
+
+/* The GPU-metrics columns are pm_metrics.c's quantities, each once, in enum order, at the
+ * end of both tables (the writer's attribution reads quantity m from column 3 + m). */
+#define PM_NAME(X, col, m) {#col, m},
+static void test_pm_columns(void)
+{
+	static const struct {
+		const char *col;
+		int m;
+	} q[] = {GD_PM_QUANTITIES(PM_NAME, _)};
+	static const int tables[] = {GD_T_GPU_METRICS, GD_T_KERNEL_METRICS};
+	CHECK_INT(sizeof(q) / sizeof(q[0]), GD_PM_COUNT);
+	for (int i = 0; i < (int)(sizeof(q) / sizeof(q[0])); i++) {
+		CHECK_INT(q[i].m, i);
+		if (q[i].m >= 0 && q[i].m < GD_PM_COUNT)
+			CHECK_STR(q[i].col, gd_pm_metrics[q[i].m].column);
+	}
+	for (int t = 0; t < 2; t++) {
+		const struct gd_table *tb = &gd_tables[tables[t]];
+		CHECK_INT(tb->ncols, 3 + GD_PM_COUNT);
+		for (int m = 0; m < GD_PM_COUNT && 3 + m < tb->ncols; m++) {
+			CHECK_STR(tb->cols[3 + m].name, gd_pm_metrics[m].column);
+			CHECK_STR(tb->cols[3 + m].type, "REAL");
+		}
+	}
+	CHECK_STR(gd_tables[GD_T_GPU_METRICS].name, "gpu_metrics");
+	CHECK_STR(gd_tables[GD_T_GPU_METRICS].cols[1].name, "t_start");
+	CHECK_STR(gd_tables[GD_T_KERNEL_METRICS].name, "kernel_metrics");
+	CHECK_STR(gd_tables[GD_T_KERNEL_METRICS].cols[2].name, "samples");
 }
 
 static int exec(const char *path, const char *sql)
@@ -167,6 +198,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_declarations();
+	test_pm_columns();
 	test_new_fields(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

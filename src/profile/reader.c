@@ -180,6 +180,13 @@ static int cmp_m(const void *x, const void *y)
 	const struct gd_pmem *a = x, *b = y;
 	return a->t < b->t ? -1 : a->t > b->t;
 }
+static int cmp_pm(const void *x, const void *y)
+{
+	const struct gd_pm_sample *a = x, *b = y;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	return a->t_start < b->t_start ? -1 : a->t_start > b->t_start;
+}
 
 #define SORT_IF_NEEDED(arr, n, key, cmp)                                             \
 	do {                                                                         \
@@ -197,6 +204,12 @@ void gd_profile_finish(struct gd_profile *p)
 	SORT_IF_NEEDED(p->a, p->na, start, cmp_a);
 	SORT_IF_NEEDED(p->s, p->ns, t, cmp_s);
 	SORT_IF_NEEDED(p->m, p->nm, t, cmp_m);
+	/* PM samples: per device, in time order (as the reader selects them) */
+	for (long i = 1; i < p->npm; i++)
+		if (cmp_pm(&p->pm[i - 1], &p->pm[i]) > 0) {
+			qsort(p->pm, (size_t)p->npm, sizeof(*p->pm), cmp_pm);
+			break;
+		}
 	if (!p->t_start || !p->t_end) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN;
 		for (long i = 0; i < p->nk; i++) {
@@ -247,6 +260,12 @@ static double col_dbl(sqlite3_stmt *s, int i)
 {
 	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
 }
+/* A stored number; text or a blob is not one (sqlite3_column_double would read 'abc' as 0). */
+static double col_num(sqlite3_stmt *s, int i)
+{
+	int ty = sqlite3_column_type(s, i);
+	return ty == SQLITE_INTEGER || ty == SQLITE_FLOAT ? sqlite3_column_double(s, i) : NAN;
+}
 static void col_txt(sqlite3_stmt *s, int i, char *buf, size_t n)
 {
 	const char *t = (const char *)sqlite3_column_text(s, i);
@@ -266,6 +285,7 @@ static void col_txt(sqlite3_stmt *s, int i, char *buf, size_t n)
 #define RD_I64D(lv, d) lv = (double)col_i64(s, i_++, d);
 #define RD_TXT(lv, d) col_txt(s, i_++, lv, sizeof(lv));
 #define RD_STR(lv, d) lv = (const char *)sqlite3_column_text(s, i_++);
+#define RD_NUM(lv, d) lv = col_num(s, i_++);
 #define FILL(col, type, write, read, field, dflt) RD_##read(field, dflt)
 #define READ_ROW(list)              \
 	do {                        \
@@ -440,8 +460,9 @@ static int load_open(struct loader *L)
 	 * of the same name could compute anything (an unbounded recursive query). The process
 	 * and stream tables are optional facts, so only their kind is checked. */
 	{
-		static const int full[] = {GD_T_STRINGS, GD_T_DEVICES, GD_T_CONTEXTS, GD_T_KERNELS, GD_T_MEMCPY,
-					   GD_T_MEMSET,  GD_T_API,     GD_T_SYNC,     GD_T_NVML,    GD_T_MEMORY};
+		static const int full[] = {GD_T_STRINGS, GD_T_DEVICES, GD_T_CONTEXTS,    GD_T_KERNELS,
+					   GD_T_MEMCPY,  GD_T_MEMSET,  GD_T_API,         GD_T_SYNC,
+					   GD_T_NVML,    GD_T_MEMORY,  GD_T_GPU_METRICS, GD_T_KERNEL_METRICS};
 		static const int kind[] = {GD_T_STREAMS, GD_T_DROPPED, GD_T_PROCESSES};
 		if (gd_db_check_tables(L->db, &L->guard, L->path, full, (int)(sizeof(full) / sizeof(full[0])), 1, L->why,
 				       L->n) ||
@@ -454,6 +475,21 @@ static int load_open(struct loader *L)
 		return GD_EDATA;
 	}
 	return GD_OK;
+}
+
+/* A meta count: the decimal digits of a number in [0, 2^62), else -1 ("12abc", "-3", "" and
+ * "1e9" are not counts). */
+static long long meta_count(const char *v)
+{
+	long long x = 0;
+	if (!*v)
+		return -1;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || x > (GD_TIME_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (*v - '0');
+	}
+	return x;
 }
 
 static int load_meta(struct loader *L)
@@ -484,6 +520,15 @@ static int load_meta(struct loader *L)
 		p->cupti_ok = atoi(v) != 0;
 	if (meta(L->db, "api_trace", v, sizeof(v)))
 		p->have_api = strcmp(v, "none") != 0;
+	/* the GPU-metrics timeline: whether counters were taken, at what interval, how many lost */
+	if (meta(L->db, "counters", v, sizeof(v)))
+		snprintf(p->counters, sizeof(p->counters), "%.255s", v);
+	if (meta(L->db, "counters_interval_ns", v, sizeof(v))) {
+		long long x = meta_count(v);
+		p->pm_interval_ns = x > 0 ? x : 0; /* 0: unknown */
+	}
+	if (meta(L->db, "counters_lost_samples", v, sizeof(v)))
+		p->pm_lost = meta_count(v); /* -1: unknown */
 	return GD_OK;
 }
 
@@ -848,6 +893,82 @@ static int load_memory(struct loader *L)
 	return step_done(L, r);
 }
 
+/* What a quantity may read as: beyond these bounds a value is not a measurement (a damaged or
+ * made-up profile) and reads as unknown. Percentages run a little past 100 when counters of
+ * one sample are read a few cycles apart, never to 1000; no SM clock reaches 100 GHz and no
+ * GPU link 1 PB/s. */
+static void pm_bounds(double lo[GD_PM_COUNT], double hi[GD_PM_COUNT])
+{
+	for (int m = 0; m < GD_PM_COUNT; m++) {
+		const char *u = gd_pm_metrics[m].unit;
+		lo[m] = 0;
+		hi[m] = !strcmp(u, "%") ? 1000 : !strcmp(u, "MHz") ? 1e5 : 1e15;
+	}
+}
+
+static void pm_clean(double *v, const double *lo, const double *hi)
+{
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		if (!(v[m] >= lo[m] && v[m] <= hi[m])) /* NaN fails too */
+			v[m] = NAN;
+}
+
+/* gpu_metrics: absent in profiles recorded before counters (no samples) */
+static int load_pm(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	double lo[GD_PM_COUNT], hi[GD_PM_COUNT];
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "gpu_metrics"))
+		return GD_OK;
+	pm_bounds(lo, hi);
+	reserve((void **)&p->pm, &p->cap_pm, count_rows(L->db, "SELECT COUNT(*) FROM gpu_metrics"), sizeof(*p->pm));
+	if (query_table(L, GD_T_GPU_METRICS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pm_sample *o = gd_profile_add_pm(p);
+		READ_ROW(GD_GPU_METRICS_COLUMNS);
+		if (bad_time(L, o->t_start, o->t_end)) {
+			p->npm--;
+			continue;
+		}
+		pm_clean(o->v, lo, hi);
+	}
+	return step_done(L, r);
+}
+
+/* kernel_metrics: a row naming no string, or of fewer than one sample, is corrupt */
+static int load_kpm(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	double lo[GD_PM_COUNT], hi[GD_PM_COUNT];
+	struct {
+		int64_t name;
+	} t;
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "kernel_metrics"))
+		return GD_OK;
+	pm_bounds(lo, hi);
+	if (query_table(L, GD_T_KERNEL_METRICS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pm_kernel *o = gd_profile_add_kpm(p);
+		READ_ROW(GD_KERNEL_METRICS_COLUMNS);
+		o->name = sid(p, t.name);
+		if (o->name < 0 || o->samples < 1 || o->samples >= GD_TIME_MAX) {
+			p->nkpm--;
+			p->bad_rows++;
+			continue;
+		}
+		pm_clean(o->v, lo, hi);
+	}
+	return step_done(L, r);
+}
+
 static int load_dropped(struct loader *L)
 {
 	int r;
@@ -935,6 +1056,10 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		rc = load_nvml(&L);
 	if (!rc)
 		rc = load_memory(&L);
+	if (!rc)
+		rc = load_pm(&L);
+	if (!rc)
+		rc = load_kpm(&L);
 	if (!rc)
 		rc = load_dropped(&L);
 	if (!rc)

@@ -201,6 +201,83 @@ static void hostile(const char *f)
 		  GD_EDATA);
 	CHECK(strstr(why, "(meta is not a table)") != NULL);
 
+	/* GPU metrics: impossible times left out and counted; absurd values unknown; per-kernel
+	 * rows naming no string, or of no sample, left out and counted. */
+	CHECK_INT(load_with(f,
+			    /* the same table without NOT NULL, as another tool might write it */
+			    "CREATE TABLE g2 AS SELECT * FROM gpu_metrics; DROP TABLE gpu_metrics;"
+			    "ALTER TABLE g2 RENAME TO gpu_metrics;"
+			    "INSERT INTO gpu_metrics (device,t_start,t_end,dram_pct,sm_issue_pct,gpc_mhz,pcie_read_bps,"
+			    "  l2_pct,tensor_active_pct) VALUES"
+			    "  (0,2000,1000,50,50,1980,1,1,1),(0,-5,100,50,50,1980,1,1,1),"
+			    "  (0,4611686018427387904,4611686018427387905,50,50,1980,1,1,1),"
+			    "  (0,1000+400000000000000000,1000+400000000000000001,50,50,1980,1,1,1),"
+			    "  (0,NULL,1000,50,50,1980,1,1,1),"
+			    "  (0,200000,300000,99.5,1000,1980,3e9,12,0),"
+			    "  (0,100000,200000,1e999,-5,-1,-2,'abc',1000.5);"
+			    "INSERT INTO kernel_metrics (device,name,samples,dram_pct,sm_issue_pct) VALUES"
+			    "  (0,99,5,50,1),(0,-1,5,50,1),(0,3,0,50,1),(0,1,4,2000,1),(0,2,3,-1e999,7);"
+			    "INSERT INTO meta VALUES ('counters','ok'),('counters_interval_ns','1e5'),"
+			    "  ('counters_lost_samples','-3');",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.bad_rows, 5 + 3);
+	CHECK_INT(p.npm, 2);
+	if (p.npm == 2) {
+		CHECK_INT(p.pm[0].t_start, 100000); /* in time order */
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			CHECK(isnan(p.pm[0].v[m])); /* inf, negative, negative MHz and B/s, text, > 1000 % */
+		CHECK_NEAR(p.pm[1].v[GD_PM_DRAM], 99.5, 0);
+		CHECK_NEAR(p.pm[1].v[GD_PM_SM_ISSUE], 1000, 0);
+		CHECK_NEAR(p.pm[1].v[GD_PM_GPC_MHZ], 1980, 0);
+		CHECK_NEAR(p.pm[1].v[GD_PM_PCIE_READ], 3e9, 0);
+		CHECK_NEAR(p.pm[1].v[GD_PM_L2], 12, 0);
+		CHECK_NEAR(p.pm[1].v[GD_PM_TENSOR], 0, 0); /* measured 0 stays 0 */
+		CHECK(isnan(p.pm[1].v[GD_PM_DRAM_READ]));  /* not collected */
+	}
+	CHECK_INT(p.nkpm, 2);
+	if (p.nkpm == 2) {
+		CHECK_INT(p.kpm[0].name, 1);
+		CHECK_INT(p.kpm[0].samples, 4);
+		CHECK(isnan(p.kpm[0].v[GD_PM_DRAM]));
+		CHECK_NEAR(p.kpm[0].v[GD_PM_SM_ISSUE], 1, 0);
+		CHECK_INT(p.kpm[1].name, 2);
+		CHECK(isnan(p.kpm[1].v[GD_PM_DRAM]));
+		CHECK_NEAR(p.kpm[1].v[GD_PM_SM_ISSUE], 7, 0);
+	}
+	CHECK_STR(p.counters, "ok");
+	CHECK_INT(p.pm_interval_ns, 0); /* not a count: unknown */
+	CHECK_INT(p.pm_lost, -1);
+	gd_profile_free(&p);
+	/* without the tables (a profile from before them): no samples, nothing else changes */
+	CHECK_INT(load_with(f, "DROP TABLE gpu_metrics; DROP TABLE kernel_metrics;", &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.npm, 0);
+	CHECK_INT(p.nkpm, 0);
+	CHECK_INT(p.nk, 2);
+	CHECK_STR(p.counters, "");
+	CHECK_INT(p.pm_lost, -1);
+	gd_profile_free(&p);
+	/* and in other shapes: refused like the other tables */
+	CHECK_INT(load_with(f,
+			    "DROP TABLE gpu_metrics; CREATE VIEW gpu_metrics AS WITH RECURSIVE r(x) AS (SELECT 1 UNION "
+			    "ALL SELECT x + 1 FROM r) SELECT 0 AS device, x AS t_start, x + 1 AS t_end FROM r;",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "not a gpudiag profile (gpu_metrics is not a table)") != NULL);
+	CHECK(strchr(why, '\n') == NULL);
+	CHECK_INT(load_with(f, "DROP TABLE kernel_metrics; CREATE TABLE kernel_metrics (device INTEGER, name INTEGER);",
+			    &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "(kernel_metrics has no column samples)") != NULL);
+	CHECK_INT(load_with(f, "ALTER TABLE gpu_metrics DROP COLUMN pcie_write_bps;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "(gpu_metrics has no column pcie_write_bps)") != NULL);
+	CHECK_INT(load_with(f, "INSERT INTO meta VALUES ('counters_interval_ns','100000'),('counters_lost_samples','12');",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.pm_interval_ns, 100000);
+	CHECK_INT(p.pm_lost, 12);
+	gd_profile_free(&p);
+
 	/* The time limit stops a read that runs too long, with a reason. */
 	gd_profile_set_time_limit(1e-9);
 	CHECK_INT(load_with(f,

@@ -93,6 +93,20 @@ CREATE TABLE dropped (
 CREATE TABLE capture_ranges (
   start INTEGER NOT NULL, end INTEGER NOT NULL,
   source TEXT NOT NULL);          -- 'all', 'delay/duration', 'cudaProfilerApi', 'nvtx:NAME'
+CREATE TABLE gpu_metrics (       -- PM sampling (CUPTI) of one device over [t_start, t_end)
+  device INTEGER NOT NULL, t_start INTEGER NOT NULL, t_end INTEGER NOT NULL,
+  -- one column per quantity of src/profile/pm_metrics.h; NULL = not collected
+  gpc_mhz REAL, gr_active_pct REAL, sm_active_pct REAL, sm_issue_pct REAL, tensor_active_pct REAL,
+  dram_pct REAL, dram_read_pct REAL, dram_write_pct REAL, l2_pct REAL, warps_active_pct REAL,
+  warps_unused_pct REAL, pcie_read_bps REAL, pcie_write_bps REAL);
+CREATE TABLE kernel_metrics (    -- mean of the gpu_metrics samples attributed to one kernel name
+  device INTEGER NOT NULL,
+  name INTEGER NOT NULL,          -- strings: as kernels.name
+  samples INTEGER NOT NULL,       -- samples attributed (at least 3)
+  gpc_mhz REAL, gr_active_pct REAL, sm_active_pct REAL, sm_issue_pct REAL, tensor_active_pct REAL,
+  dram_pct REAL, dram_read_pct REAL, dram_write_pct REAL, l2_pct REAL, warps_active_pct REAL,
+  warps_unused_pct REAL, pcie_read_bps REAL, pcie_write_bps REAL,
+  PRIMARY KEY (device, name));
 
 CREATE INDEX kernels_start ON kernels(start);
 CREATE INDEX kernels_name ON kernels(name);
@@ -105,6 +119,7 @@ CREATE INDEX api_corr ON api(pid, correlation);
 CREATE INDEX sync_start ON sync(start);
 CREATE INDEX nvtx_start ON nvtx(start);
 CREATE INDEX nvml_t ON nvml_samples(t);
+CREATE INDEX gpu_metrics_t ON gpu_metrics(device, t_start);
 
 CREATE VIEW kernels_v AS
   SELECT k.*, n.value AS name_str, d.value AS demangled_str, s.value AS short_name_str,

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,543 @@ int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *r)
 {
 	ROW(GD_NVML_COLUMNS);
 	return INSERT(w, GD_T_NVML, v_);
+}
+
+/* ---- GPU metrics (pm_metrics.h) */
+
+int gd_pw_pm(struct gd_pw *w, const struct gd_pm_sample *r)
+{
+	ROW(GD_GPU_METRICS_COLUMNS);
+	return INSERT(w, GD_T_GPU_METRICS, v_);
+}
+
+/* The attribution of samples to kernels (gd_pw_kernel_metrics), per device:
+ *
+ * 1. The device's kernels cut time into segments in which the set of running kernels does
+ *    not change; each segment is idle, "single" (every kernel running has one name) or
+ *    "mixed" (two names or more).
+ * 2. For a sample [a, b) of length L and a name N, N's instances cover cover_N (the union of
+ *    N's intervals, from N's merged intervals) and the other kernels cover
+ *    single time of other names + mixed time (a mixed segment always runs another name).
+ * 3. Where N is attributed its single time is at least 0.9 L - 0.1 L = 0.8 L, a strict
+ *    majority of the window, so the one candidate is the weighted majority label of the
+ *    segments in [a, b), found by a segment tree of Boyer-Moore (label, weight) pairs.
+ * Every quantity is a difference of two lookups in sorted interval lists with the length
+ * before each interval: O(log) per sample, O((kernels + samples) log) in all, whatever the
+ * kernels' lengths or the samples' overlap. */
+
+struct pm_kern {
+	int64_t start, end, name;
+	int device;
+	int idx; /* dense index of name within the device */
+};
+
+/* Disjoint intervals sorted by start in slices [off[i], off[i + 1]), with the covered length
+ * before each interval within its slice. */
+struct ivlist {
+	int64_t *s, *e, *before;
+	long n, cap;
+	long *off; /* NULL: one slice, all of it */
+};
+
+enum { PM_IDLE = -1, PM_MIXED = -2 };
+
+struct bm {
+	int label;
+	int64_t w;
+};
+
+struct pm_dev {
+	int nnames;
+	int64_t *names;            /* dense index → string id */
+	int64_t *seg_s, *seg_e;    /* segments in time order, contiguous */
+	int *seg_c;                /* PM_IDLE, PM_MIXED or the one name's index */
+	long nseg;
+	struct ivlist single, mixed, name_single, name_union;
+	struct bm *tree;           /* segment tree over the segments: leaf i at tsize + i */
+	long tsize;
+	long *nsamp;               /* per name: samples attributed */
+	double *sum;               /* per name × quantity: sum of the non-NULL values */
+	long *cnt;                 /*   and how many there were */
+};
+
+static int iv_add(struct ivlist *l, int64_t s, int64_t e, int64_t before)
+{
+	if (l->n == l->cap) {
+		long cap = l->cap ? l->cap * 2 : 1024;
+		int64_t *ns = realloc(l->s, (size_t)cap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		l->s = ns;
+		ns = realloc(l->e, (size_t)cap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		l->e = ns;
+		ns = realloc(l->before, (size_t)cap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		l->before = ns;
+		l->cap = cap;
+	}
+	l->s[l->n] = s, l->e[l->n] = e, l->before[l->n] = before;
+	l->n++;
+	return 0;
+}
+
+static void iv_free(struct ivlist *l)
+{
+	free(l->s);
+	free(l->e);
+	free(l->before);
+	free(l->off);
+}
+
+/* Length of slice [lo, hi) of l below t. */
+static int64_t iv_below(const struct ivlist *l, long lo, long hi, int64_t t)
+{
+	long a = lo, b = hi, j;
+	while (a < b) { /* first interval starting at or after t */
+		long m = a + (b - a) / 2;
+		if (l->s[m] < t)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == lo)
+		return 0;
+	j = a - 1;
+	return l->before[j] + (t < l->e[j] ? t : l->e[j]) - l->s[j];
+}
+
+/* Length of [a, b) that slice i of l (or all of l) covers. */
+static int64_t iv_cover(const struct ivlist *l, int slice, int64_t a, int64_t b)
+{
+	long lo = l->off ? l->off[slice] : 0, hi = l->off ? l->off[slice + 1] : l->n;
+	return iv_below(l, lo, hi, b) - iv_below(l, lo, hi, a);
+}
+
+static struct bm bm_merge(struct bm x, struct bm y)
+{
+	struct bm r;
+	if (x.label == y.label) {
+		r.label = x.label, r.w = x.w + y.w;
+	} else if (x.w >= y.w) {
+		r.label = x.label, r.w = x.w - y.w;
+	} else {
+		r.label = y.label, r.w = y.w - x.w;
+	}
+	return r;
+}
+
+/* The Boyer-Moore pair of segments [l, r] (inclusive). */
+static struct bm bm_query(const struct pm_dev *d, long l, long r)
+{
+	struct bm acc = {PM_IDLE, 0};
+	for (l += d->tsize, r += d->tsize + 1; l < r; l /= 2, r /= 2) {
+		if (l & 1)
+			acc = bm_merge(acc, d->tree[l++]);
+		if (r & 1)
+			acc = bm_merge(acc, d->tree[--r]);
+	}
+	return acc;
+}
+
+static void pm_dev_free(struct pm_dev *d)
+{
+	free(d->names);
+	free(d->seg_s);
+	free(d->seg_e);
+	free(d->seg_c);
+	iv_free(&d->single);
+	iv_free(&d->mixed);
+	iv_free(&d->name_single);
+	iv_free(&d->name_union);
+	free(d->tree);
+	free(d->nsamp);
+	free(d->sum);
+	free(d->cnt);
+	memset(d, 0, sizeof(*d));
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	return *a < *b ? -1 : *a > *b;
+}
+
+static int cmp_pm_kern(const void *x, const void *y)
+{
+	const struct pm_kern *a = x, *b = y;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+struct pm_ev {
+	int64_t t;
+	int idx, delta;
+};
+
+static int cmp_pm_ev(const void *x, const void *y)
+{
+	const struct pm_ev *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+/* Builds the per-name slices of `out` from intervals (s, e) with name index c[], given in
+ * time order: a stable counting sort by name, then each name's overlapping intervals merged. */
+static int name_slices(struct ivlist *out, int nnames, long n, const int64_t *s, const int64_t *e, const int *c)
+{
+	long *pos = calloc((size_t)nnames + 1, sizeof(*pos)), *ord = malloc((size_t)(n ? n : 1) * sizeof(*ord));
+	int rc = -1;
+	out->off = calloc((size_t)nnames + 1, sizeof(*out->off));
+	if (!pos || !ord || !out->off)
+		goto out;
+	for (long i = 0; i < n; i++)
+		pos[c[i] + 1]++;
+	for (int i = 0; i < nnames; i++)
+		pos[i + 1] += pos[i];
+	for (long i = 0; i < n; i++)
+		ord[pos[c[i]]++] = i;
+	for (long i = 0, k = 0; i < nnames; i++) { /* pos[i] is now the end of name i */
+		int64_t before = 0;
+		out->off[i] = out->n;
+		for (; k < pos[i]; k++) {
+			long j = ord[k];
+			if (out->n > out->off[i] && s[j] <= out->e[out->n - 1]) {
+				if (e[j] > out->e[out->n - 1]) {
+					before += e[j] - out->e[out->n - 1];
+					out->e[out->n - 1] = e[j];
+				}
+				continue;
+			}
+			if (iv_add(out, s[j], e[j], before))
+				goto out;
+			before += e[j] - s[j];
+		}
+	}
+	out->off[nnames] = out->n;
+	rc = 0;
+out:
+	free(pos);
+	free(ord);
+	return rc;
+}
+
+/* The segments, interval lists and tree of one device's kernels k[0..n) (sorted by start). */
+static int pm_dev_build(struct pm_dev *d, struct pm_kern *k, long n)
+{
+	struct pm_ev *ev = malloc((size_t)(2 * n) * sizeof(*ev));
+	int *cnt = NULL, *kc = NULL;
+	int64_t *ks = NULL, *ke = NULL;
+	long nev = 0, nd = 0, u = 0;
+	int64_t namesum = 0, before_single = 0, before_mixed = 0;
+	int rc = -1;
+	memset(d, 0, sizeof(*d));
+	d->names = malloc((size_t)n * sizeof(*d->names));
+	d->seg_s = malloc((size_t)(2 * n) * sizeof(*d->seg_s));
+	d->seg_e = malloc((size_t)(2 * n) * sizeof(*d->seg_e));
+	d->seg_c = malloc((size_t)(2 * n) * sizeof(*d->seg_c));
+	ks = malloc((size_t)n * sizeof(*ks));
+	ke = malloc((size_t)n * sizeof(*ke));
+	kc = malloc((size_t)n * sizeof(*kc));
+	if (!ev || !d->names || !d->seg_s || !d->seg_e || !d->seg_c || !ks || !ke || !kc)
+		goto out;
+	/* dense name indexes */
+	for (long i = 0; i < n; i++)
+		d->names[i] = k[i].name;
+	qsort(d->names, (size_t)n, sizeof(*d->names), cmp_i64);
+	for (long i = 0; i < n; i++)
+		if (!u || d->names[i] != d->names[u - 1])
+			d->names[u++] = d->names[i];
+	d->nnames = (int)u;
+	for (long i = 0; i < n; i++) {
+		const int64_t *f = bsearch(&k[i].name, d->names, (size_t)u, sizeof(*d->names), cmp_i64);
+		k[i].idx = (int)(f - d->names);
+		ks[i] = k[i].start, ke[i] = k[i].end, kc[i] = k[i].idx;
+		ev[nev++] = (struct pm_ev){k[i].start, k[i].idx, 1};
+		ev[nev++] = (struct pm_ev){k[i].end, k[i].idx, -1};
+	}
+	if (name_slices(&d->name_union, d->nnames, n, ks, ke, kc))
+		goto out;
+	/* sweep: which names run between consecutive event times */
+	qsort(ev, (size_t)nev, sizeof(*ev), cmp_pm_ev);
+	cnt = calloc((size_t)u, sizeof(*cnt));
+	if (!cnt)
+		goto out;
+	for (long i = 0; i < nev;) {
+		int64_t t = ev[i].t;
+		int c;
+		for (; i < nev && ev[i].t == t; i++) {
+			int x = ev[i].idx;
+			if (ev[i].delta > 0 && cnt[x]++ == 0)
+				nd++, namesum += x;
+			else if (ev[i].delta < 0 && --cnt[x] == 0)
+				nd--, namesum -= x;
+		}
+		if (i == nev)
+			break;
+		c = nd == 0 ? PM_IDLE : nd == 1 ? (int)namesum : PM_MIXED;
+		if (d->nseg && d->seg_c[d->nseg - 1] == c) {
+			d->seg_e[d->nseg - 1] = ev[i].t;
+		} else {
+			d->seg_s[d->nseg] = t, d->seg_e[d->nseg] = ev[i].t, d->seg_c[d->nseg] = c;
+			d->nseg++;
+		}
+	}
+	for (long i = 0; i < d->nseg; i++) {
+		int64_t len = d->seg_e[i] - d->seg_s[i];
+		if (d->seg_c[i] >= 0) {
+			if (iv_add(&d->single, d->seg_s[i], d->seg_e[i], before_single))
+				goto out;
+			before_single += len;
+		} else if (d->seg_c[i] == PM_MIXED) {
+			if (iv_add(&d->mixed, d->seg_s[i], d->seg_e[i], before_mixed))
+				goto out;
+			before_mixed += len;
+		}
+	}
+	/* single segments per name (the same intervals, sliced by name) */
+	{
+		long m = d->single.n, j = 0;
+		int *sc = malloc((size_t)(m ? m : 1) * sizeof(*sc));
+		if (!sc)
+			goto out;
+		for (long i = 0; i < d->nseg; i++)
+			if (d->seg_c[i] >= 0)
+				sc[j++] = d->seg_c[i];
+		rc = name_slices(&d->name_single, d->nnames, m, d->single.s, d->single.e, sc);
+		free(sc);
+		if (rc)
+			goto out;
+		rc = -1;
+	}
+	/* leaves at [nseg, 2 nseg): the bottom-up tree needs no power of two, since any order of
+	 * Boyer-Moore merges keeps a strict majority's label */
+	d->tsize = d->nseg;
+	d->tree = calloc((size_t)(2 * d->tsize), sizeof(*d->tree));
+	d->nsamp = calloc((size_t)u, sizeof(*d->nsamp));
+	d->sum = calloc((size_t)u * GD_PM_COUNT, sizeof(*d->sum));
+	d->cnt = calloc((size_t)u * GD_PM_COUNT, sizeof(*d->cnt));
+	if (!d->tree || !d->nsamp || !d->sum || !d->cnt)
+		goto out;
+	for (long i = 0; i < 2 * d->tsize; i++)
+		d->tree[i].label = PM_IDLE;
+	for (long i = 0; i < d->nseg; i++)
+		d->tree[d->tsize + i] = (struct bm){d->seg_c[i], d->seg_e[i] - d->seg_s[i]};
+	for (long i = d->tsize - 1; i >= 1; i--)
+		d->tree[i] = bm_merge(d->tree[2 * i], d->tree[2 * i + 1]);
+	rc = 0;
+out:
+	free(ev);
+	free(cnt);
+	free(ks);
+	free(ke);
+	free(kc);
+	return rc;
+}
+
+/* The name index sample [a, b) is attributed to on this device, or -1 (pm_metrics.h). */
+static int pm_attribute(const struct pm_dev *d, int64_t a, int64_t b)
+{
+	long lo = 0, hi = d->nseg, i0, i1;
+	int64_t len = b - a, cover_n, cover_o, single_n;
+	struct bm cand;
+	int n;
+	if (!d->nseg || len <= 0)
+		return -1;
+	while (lo < hi) { /* first segment ending after a */
+		long m = lo + (hi - lo) / 2;
+		if (d->seg_e[m] <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	i0 = lo;
+	lo = i0, hi = d->nseg;
+	while (lo < hi) { /* first segment starting at or after b */
+		long m = lo + (hi - lo) / 2;
+		if (d->seg_s[m] < b)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	i1 = lo - 1;
+	if (i0 >= d->nseg || i1 < i0)
+		return -1;
+	/* the end segments count only their part inside [a, b) */
+	cand = (struct bm){d->seg_c[i0], (d->seg_e[i0] < b ? d->seg_e[i0] : b) - (d->seg_s[i0] > a ? d->seg_s[i0] : a)};
+	if (i1 > i0) {
+		struct bm last = {d->seg_c[i1], (d->seg_e[i1] < b ? d->seg_e[i1] : b) - d->seg_s[i1]};
+		if (i1 > i0 + 1)
+			cand = bm_merge(cand, bm_query(d, i0 + 1, i1 - 1));
+		cand = bm_merge(cand, last);
+	}
+	n = cand.label;
+	if (n < 0)
+		return -1;
+	cover_n = iv_cover(&d->name_union, n, a, b);
+	single_n = iv_cover(&d->name_single, n, a, b);
+	cover_o = iv_cover(&d->single, 0, a, b) - single_n + iv_cover(&d->mixed, 0, a, b);
+	if ((double)cover_n >= GD_PM_ATTRIB_COVER * (double)len &&
+	    (double)cover_o <= (double)len - GD_PM_ATTRIB_COVER * (double)len)
+		return n;
+	return -1;
+}
+
+/* Writes the kernel_metrics rows of one device; returns the rows written or -1. */
+static long pm_dev_write(struct gd_pw *w, const struct pm_dev *d, int device)
+{
+	long rows = 0;
+	for (int i = 0; i < d->nnames; i++) {
+		struct gd_pm_kernel rec, *r = &rec;
+		if (d->nsamp[i] < GD_PM_ATTRIB_MIN)
+			continue;
+		rec.device = device;
+		rec.name = (int)d->names[i];
+		rec.samples = d->nsamp[i];
+		for (int m = 0; m < GD_PM_COUNT; m++) {
+			long c = d->cnt[(size_t)i * GD_PM_COUNT + m];
+			rec.v[m] = c ? d->sum[(size_t)i * GD_PM_COUNT + m] / (double)c : NAN;
+		}
+		{
+			ROW(GD_KERNEL_METRICS_COLUMNS);
+			if (INSERT(w, GD_T_KERNEL_METRICS, v_))
+				return -1;
+		}
+		rows++;
+	}
+	return rows;
+}
+
+/* The kernels with possible times and a name, sorted by (device, start). */
+static long pm_kernels(struct gd_pw *w, struct pm_kern **out)
+{
+	sqlite3_stmt *s;
+	struct pm_kern *k = NULL;
+	long n = 0, cap = 0;
+	int r;
+	*out = NULL;
+	if (sqlite3_prepare_v2(w->db,
+			       "SELECT device, start, end, name FROM kernels WHERE device IS NOT NULL AND start IS NOT NULL "
+			       "AND end IS NOT NULL AND name IS NOT NULL AND start >= 0 AND end > start AND end < ?",
+			       -1, &s, NULL))
+		return db_err(w, "kernel_metrics"), -1;
+	bi(s, 1, INT64_C(1) << 62);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			long nc = cap ? cap * 2 : 4096;
+			struct pm_kern *nk = realloc(k, (size_t)nc * sizeof(*nk));
+			if (!nk) {
+				sqlite3_finalize(s);
+				free(k);
+				return gd_error(GD_EFAIL, "out of memory"), -1;
+			}
+			k = nk, cap = nc;
+		}
+		k[n].device = sqlite3_column_int(s, 0);
+		k[n].start = sqlite3_column_int64(s, 1);
+		k[n].end = sqlite3_column_int64(s, 2);
+		k[n].name = sqlite3_column_int64(s, 3);
+		k[n].idx = 0;
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (r != SQLITE_DONE) {
+		free(k);
+		return db_err(w, "kernel_metrics"), -1;
+	}
+	if (n > 1)
+		qsort(k, (size_t)n, sizeof(*k), cmp_pm_kern);
+	*out = k;
+	return n;
+}
+
+long gd_pw_kernel_metrics(struct gd_pw *w)
+{
+	struct pm_kern *k;
+	struct pm_dev d;
+	sqlite3_stmt *s;
+	char sql[1024];
+	long nk, kg = 0, rows = 0;
+	int r, cur = 0, have = 0; /* have: d is built for device cur */
+	if (exec(w, "DELETE FROM kernel_metrics"))
+		return -1;
+	nk = pm_kernels(w, &k);
+	if (nk < 0)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	/* The samples, device by device (each device's kernels are one run of k), as the reader
+	 * selects them: device, t_start, t_end, then quantity m in column 3 + m. */
+	if (gd_table_select_sql(&gd_tables[GD_T_GPU_METRICS], sql, sizeof(sql)) < 0 ||
+	    sqlite3_prepare_v2(w->db, sql, -1, &s, NULL)) {
+		free(k);
+		return db_err(w, "kernel_metrics"), -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		int dev = sqlite3_column_int(s, 0), x;
+		int64_t a = sqlite3_column_int64(s, 1), b = sqlite3_column_int64(s, 2);
+		if (!have || dev != cur) {
+			long kl;
+			if (have) {
+				long wr = pm_dev_write(w, &d, cur);
+				pm_dev_free(&d);
+				have = 0;
+				if (wr < 0)
+					goto fail;
+				rows += wr;
+			}
+			cur = dev;
+			while (kg < nk && k[kg].device < dev)
+				kg++;
+			for (kl = kg; kl < nk && k[kl].device == dev; kl++)
+				;
+			if (kl == kg)
+				continue; /* no kernel ran on this device: nothing to attribute */
+			if (pm_dev_build(&d, k + kg, kl - kg)) {
+				pm_dev_free(&d);
+				gd_error(GD_EFAIL, "out of memory");
+				goto fail;
+			}
+			kg = kl;
+			have = 1;
+		}
+		if (!have || a < 0 || b <= a || b >= INT64_C(1) << 62 || sqlite3_column_type(s, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(s, 2) == SQLITE_NULL)
+			continue;
+		if ((x = pm_attribute(&d, a, b)) < 0)
+			continue;
+		d.nsamp[x]++;
+		for (int m = 0; m < GD_PM_COUNT; m++) {
+			double v;
+			if (sqlite3_column_type(s, 3 + m) == SQLITE_NULL)
+				continue;
+			v = sqlite3_column_double(s, 3 + m);
+			if (!isfinite(v))
+				continue;
+			d.sum[(size_t)x * GD_PM_COUNT + m] += v;
+			d.cnt[(size_t)x * GD_PM_COUNT + m]++;
+		}
+	}
+	if (r != SQLITE_DONE) {
+		db_err(w, "kernel_metrics");
+		goto fail;
+	}
+	if (have) {
+		long wr = pm_dev_write(w, &d, cur);
+		if (wr < 0)
+			goto fail;
+		rows += wr;
+	}
+	pm_dev_free(&d);
+	sqlite3_finalize(s);
+	free(k);
+	return rows;
+fail:
+	pm_dev_free(&d); /* idempotent: a freed device is zeroed */
+	sqlite3_finalize(s);
+	free(k);
+	return -1;
 }
 
 /* ---- raw files */
@@ -886,7 +1424,7 @@ int gd_pw_capture(struct gd_pw *w, const char *mode, long long t0, long long t1,
 	static const char *const timed[][2] = {
 		{"kernels", "start"}, {"memcpy", "start"}, {"memset", "start"}, {"api", "start"},
 		{"sync", "start"},    {"nvtx", "start"},   {"memory", "time"},  {"overhead", "start"},
-		{"nvml_samples", "t"},
+		{"nvml_samples", "t"}, {"gpu_metrics", "t_start"},
 	};
 	char sql[512];
 	int n = 0;
