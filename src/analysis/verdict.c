@@ -570,9 +570,52 @@ static void top_line(const struct ctx *c, struct gd_verdicts *v)
 		snprintf(v->top_line, sizeof(v->top_line), "%s", top->headline);
 		return;
 	}
+	if (!c->p->cupti_ok && !strcmp(c->p->untraced_status, "light")) {
+		int nj = 0;
+		for (int r = 0; r < GD_R_COUNT; r++)
+			nj += v->f[r].state == GD_INSUFFICIENT;
+		snprintf(v->top_line, sizeof(v->top_line),
+			 "Light mode: no trace, by request; nothing NVML and the GPU counters show raised a warning "
+			 "(%d checks need a trace and were not judged).",
+			 nj);
+		return;
+	}
 	startup_sentence(c, why, sizeof(why));
 	snprintf(v->top_line, sizeof(v->top_line), "No problem found: none of the %d checks raised a warning%s%s%s",
 		 GD_R_COUNT, v->nfired ? " (notes below)" : "", *why ? ". " : ".", why);
+}
+
+/* Light mode (gpudiag run --light): no trace, by request. What the GPU counters say of the
+ * whole run is the evidence; the rules that need a trace say so. */
+static void light_mode(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_profile *p = c->p;
+	double sum[GD_PM_COUNT] = {0};
+	long n[GD_PM_COUNT] = {0};
+	for (long i = 0; i < p->npm; i++)
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			if (isfinite(p->pm[i].v[m])) {
+				sum[m] += p->pm[i].v[m];
+				n[m]++;
+			}
+	if (p->npm > 0) {
+		static const int shown[] = {GD_PM_SM_ACTIVE, GD_PM_SM_ISSUE, GD_PM_TENSOR, GD_PM_DRAM};
+		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+			int m = shown[i];
+			if (n[m])
+				ev(f, gd_pm_metrics[m].column, sum[m] / (double)n[m], "%",
+				   "%s %.1f %% on average over %ld samples of the whole run (GPU counters)", gd_pm_metrics[m].label,
+				   sum[m] / (double)n[m], n[m]);
+		}
+	} else {
+		ev(f, "counters", NAN, "", "%s", p->counters[0] ? p->counters : "no GPU counters either");
+	}
+	f->basis = p->npm > 0 ? GD_BASIS_COUNTERS : GD_BASIS_TRACE;
+	fire(f, GD_SEV_INFO, NAN,
+	     "Run without --light on a representative slice (--delay S --duration S) to have every rule judged; "
+	     "keep --light for long production runs (§14).",
+	     "Light mode (--light): no trace was recorded, by request, so only NVML and the GPU counters were; "
+	     "the rules that need a trace were not judged.");
 }
 
 static void rule_profiler(struct ctx *c, struct gd_finding *f)
@@ -584,6 +627,10 @@ static void rule_profiler(struct ctx *c, struct gd_finding *f)
 	if (!p->cupti_ok && !strcmp(p->untraced_status, "no_cuda")) {
 		fire(f, GD_SEV_WARN, NAN, "Check that the program uses the GPU (a CPU-only build, CUDA_VISIBLE_DEVICES).",
 		     "The program never initialised CUDA: nothing ran on the GPU, so nothing could be judged.");
+		return;
+	}
+	if (!p->cupti_ok && !strcmp(p->untraced_status, "light")) {
+		light_mode(c, f);
 		return;
 	}
 	if (!p->cupti_ok) {
@@ -2197,7 +2244,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
 			if (r != GD_R_PROFILER)
-				insufficient(&v->f[r], "Nothing was traced (see \"What the profile could not show\").");
+				insufficient(&v->f[r], !strcmp(p->untraced_status, "light")
+							       ? "Needs a trace: light mode (--light) recorded none."
+							       : "Nothing was traced (see \"What the profile could not show\").");
 	} else {
 		rule_idle(&c, &v->f[GD_R_IDLE]);
 		rule_launch(&c, &v->f[GD_R_LAUNCH]);

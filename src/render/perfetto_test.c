@@ -25,7 +25,10 @@ static int variant(const char *src, const char *dst, const char *sql)
 		return 0;
 	if (sqlite3_open(dst, &h) != SQLITE_OK)
 		return -1;
-	rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
+	/* the writer creates gpu_metrics empty: a variant of it replaces that table */
+	rc = strstr(sql, "gpu_metrics") ? sqlite3_exec(h, "DROP TABLE IF EXISTS gpu_metrics;", NULL, NULL, NULL) : SQLITE_OK;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
 	sqlite3_close(h);
 	return rc;
 }
