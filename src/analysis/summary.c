@@ -50,6 +50,67 @@ static void range_end(struct gd_range *r)
 		r->min = r->mean = r->max = NAN;
 }
 
+/* The mean of each quantity over the GPU-busy time (the busy intervals: the union of every
+ * device's kernels, copies and memsets): each sample weighted by how much of it lies in that
+ * time. NaN where no sample in busy time carries the quantity. */
+static void pm_busy_means(const struct gd_profile *p, const struct gd_summary *s, double mean[GD_PM_COUNT])
+{
+	double sum[GD_PM_COUNT] = {0}, w[GD_PM_COUNT] = {0};
+	for (long i = 0; i < p->npm; i++) {
+		const struct gd_pm_sample *x = &p->pm[i];
+		long lo = 0, hi = s->nbusy;
+		double ov = 0;
+		while (lo < hi) { /* the first busy interval ending after the sample starts */
+			long mid = lo + (hi - lo) / 2;
+			if (s->busy[mid].end <= x->t_start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (long b = lo; b < s->nbusy && s->busy[b].start < x->t_end; b++) {
+			int64_t a = s->busy[b].start > x->t_start ? s->busy[b].start : x->t_start;
+			int64_t e = s->busy[b].end < x->t_end ? s->busy[b].end : x->t_end;
+			if (e > a)
+				ov += (double)(e - a);
+		}
+		if (!(ov > 0))
+			continue;
+		for (int m = 0; m < GD_PM_COUNT; m++)
+			if (isfinite(x->v[m])) {
+				sum[m] += x->v[m] * ov;
+				w[m] += ov;
+			}
+	}
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		mean[m] = w[m] > 0 ? sum[m] / w[m] : NAN;
+}
+
+/* Devices with at least one sample (a profile has at most GD_PROFILE_MAX_DEVICES). */
+static int pm_devices(const struct gd_profile *p)
+{
+	int seen[GD_PROFILE_MAX_DEVICES], n = 0;
+	for (long i = 0; i < p->npm; i++) {
+		int j = 0;
+		while (j < n && seen[j] != p->pm[i].device)
+			j++;
+		if (j == n && n < GD_PROFILE_MAX_DEVICES)
+			seen[n++] = p->pm[i].device;
+	}
+	return n;
+}
+
+/* 1 when some sample or kernel row carries quantity m. */
+static int pm_collected(const struct gd_profile *p, int m)
+{
+	for (long i = 0; i < p->npm; i++)
+		if (isfinite(p->pm[i].v[m]))
+			return 1;
+	for (long i = 0; i < p->nkpm; i++)
+		if (isfinite(p->kpm[i].v[m]))
+			return 1;
+	return 0;
+}
+
 /* The sample-weighted mean of a kernel's kernel_metrics rows over every device. */
 static void kernel_counters(const struct gd_profile *p, struct gd_kstat *st)
 {
@@ -206,6 +267,10 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	}
 	if (!isfinite(s->wall_ns) && isfinite(s->span_ns))
 		s->wall_ns = s->span_ns;
+	pm_busy_means(p, s, s->pm_busy);
+	s->pm_devices = pm_devices(p);
+	for (int m = 0; m < GD_PM_COUNT; m++)
+		s->pm_collected[m] = pm_collected(p, m);
 
 	for (i = 0; i < p->na; i++) {
 		if (p->a[i].cat < 0 || p->a[i].cat >= GD_API_CAT_COUNT)

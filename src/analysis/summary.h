@@ -72,6 +72,12 @@ struct gd_summary {
 	unsigned long long reasons_seen; /* OR of every known mask */
 	long throttled_samples;
 
+	/* the GPU-metrics timeline (issue 18): devices with samples, the quantities some sample or
+	 * kernel row carries, and each quantity's mean over the GPU-busy time (NaN none) */
+	int pm_devices;
+	int pm_collected[GD_PM_COUNT];
+	double pm_busy[GD_PM_COUNT];
+
 	/* merged busy intervals, in time order */
 	struct gd_interval *busy;
 	long nbusy;

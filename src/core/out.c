@@ -203,3 +203,12 @@ void gd_table_free(struct gd_table *t)
 	free(t->cells);
 	memset(t, 0, sizeof(*t));
 }
+
+char *gd_fmt_interval(char *b, size_t n, long long ns)
+{
+	if (ns % 1000 == 0)
+		snprintf(b, n, "%lld µs", ns / 1000);
+	else
+		snprintf(b, n, "%lld ns", ns);
+	return b;
+}

@@ -23,6 +23,8 @@ const char *gd_reset(void);
 
 /* Number formatting into caller buffers; each returns buf. "unknown" for NaN. */
 char *gd_fmt_si(char *buf, size_t n, double v, const char *unit);   /* 4.81 TB/s (10^3 steps) */
+/* A sampling interval as a user asked for it: "100 µs" (whole µs), else "1500 ns". */
+char *gd_fmt_interval(char *buf, size_t n, long long ns);
 char *gd_fmt_bytes(char *buf, size_t n, double bytes);              /* 60 MiB (2^10 steps) */
 char *gd_fmt_time(char *buf, size_t n, double ns);                  /* 2.51 µs */
 char *gd_fmt_pct(char *buf, size_t n, double frac);                 /* 81.2 % */

@@ -65,9 +65,7 @@ const char *gd_db_errmsg(sqlite3 *db, const struct gd_db_guard *g, char *buf, si
 	return oneline(sqlite3_errmsg(db), buf, n);
 }
 
-/* The row of sqlite_master named t (SQLite resolves names without regard to case). 0: none,
- * 1: a real table, -1: something else (view, virtual table, index, trigger), -2: error. */
-static int object_kind(sqlite3 *db, const char *t)
+int gd_db_object_kind(sqlite3 *db, const char *t)
 {
 	sqlite3_stmt *s;
 	int r, kind = 0;
@@ -104,7 +102,7 @@ static int check_table(sqlite3 *db, const struct gd_db_guard *g, const char *pat
 		       const struct gd_col *cols, int ncols, char *why, size_t n)
 {
 	char msg[256];
-	int k = object_kind(db, name);
+	int k = gd_db_object_kind(db, name);
 	if (k == -2) {
 		snprintf(why, n, "'%s' is corrupt: %s", path, gd_db_errmsg(db, g, msg, sizeof(msg)));
 		return GD_EDATA;
@@ -136,7 +134,7 @@ int gd_db_check_version(sqlite3 *db, const struct gd_db_guard *g, const char *pa
 {
 	sqlite3_stmt *s;
 	char ver[64], want[16], shown[64];
-	int found = 0, r, k = object_kind(db, "meta");
+	int found = 0, r, k = gd_db_object_kind(db, "meta");
 	if (k == -1) {
 		snprintf(why, n, "'%s' is not a gpudiag profile (meta is not a table)", path);
 		return GD_EDATA;

@@ -51,6 +51,10 @@ int gd_db_check_version(sqlite3 *db, const struct gd_db_guard *g, const char *pa
 int gd_db_check_tables(sqlite3 *db, const struct gd_db_guard *g, const char *path, const int *tables, int ntables,
 		       int columns, char *why, size_t n);
 
+/* The row of sqlite_master named t (SQLite resolves names without regard to case). 0: none,
+ * 1: a real table, -1: something else (view, virtual table, index, trigger), -2: error. */
+int gd_db_object_kind(sqlite3 *db, const char *t);
+
 /* 1 when an event [start, end] is plausible: 0 <= start <= end < GD_TIME_MAX and, when t0
  * (the profile's recorded start) is not 0, both within GD_TIME_SPREAD of t0. An instant
  * event passes start = end. */

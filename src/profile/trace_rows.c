@@ -149,24 +149,6 @@ void gd_trace_close(struct gd_trace *t)
 /* ---- gpu_metrics (issue 18): an optional table whose quantity columns are those of the
  * contract (pm_metrics.h) that existed when the profile was written ---- */
 
-/* What sqlite_master says of gpu_metrics: 0 none, 1 a real table, -1 something else (a
- * view, a virtual table), -2 an error. The same test as dbcheck.c's for the other tables. */
-static int pm_table_kind(sqlite3 *db)
-{
-	sqlite3_stmt *s;
-	int r, kind = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT type = 'table' AND COALESCE(sql, '') NOT LIKE 'CREATE VIRTUAL%' FROM sqlite_master "
-			       "WHERE name = 'gpu_metrics' COLLATE NOCASE",
-			       -1, &s, NULL) != SQLITE_OK)
-		return -2;
-	while ((r = sqlite3_step(s)) == SQLITE_ROW)
-		if (kind >= 0)
-			kind = sqlite3_column_int(s, 0) ? 1 : -1;
-	sqlite3_finalize(s);
-	return r == SQLITE_DONE ? kind : -2;
-}
-
 /* 1 when gpu_metrics has column c as an ordinary stored column, 0 when not, -1 on error. */
 static int pm_has_column(sqlite3 *db, const char *c)
 {
@@ -191,7 +173,7 @@ static int pm_sql(struct gd_trace *t, char *buf, size_t cap, char *why, size_t n
 {
 	static const char *const need[] = {"device", "t_start", "t_end"};
 	size_t len;
-	int k = pm_table_kind(t->db);
+	int k = gd_db_object_kind(t->db, "gpu_metrics");
 	if (k == 0) {
 		snprintf(buf, cap, "SELECT 0 WHERE 0");
 		return GD_OK;

@@ -85,16 +85,6 @@ struct pm_track {
 	int device, m;
 };
 
-/* The sampling interval as the user asked for it: "100 µs", not "100.0 µs". */
-static const char *pm_interval(char *b, size_t n, long long ns)
-{
-	if (ns % 1000 == 0)
-		snprintf(b, n, "%lld µs", ns / 1000);
-	else
-		snprintf(b, n, "%lld ns", ns);
-	return b;
-}
-
 static int is_pct(int m) { return !strcmp(gd_pm_metrics[m].unit, "%"); }
 
 /* The tracks to draw: devices in the order of their first sample, each with the quantities
@@ -177,7 +167,7 @@ static void pm_legend(const struct gd_profile *p, const struct pm_track *tr, int
 	char b[48];
 	fputs("<p class='note' id='pm-legend'>GPU counters (CUPTI PM sampling", f);
 	if (p->pm_interval_ns > 0)
-		fprintf(f, ", a sample every %s", pm_interval(b, sizeof(b), p->pm_interval_ns));
+		fprintf(f, ", a sample every %s", gd_fmt_interval(b, sizeof(b), p->pm_interval_ns));
 	fputs("): each column of a track is the time-weighted mean of the samples in it; a gap is a column without a "
 	      "sample. Percentages are of the unit's sustained peak (0 to 100 %), rates on 0 to the track's maximum "
 	      "(top right).</p>\n<table class='note' id='pm-quantities'><tr><th>track</th><th>unit</th><th>what was "
@@ -586,7 +576,7 @@ static void page_top_kernels(const struct gd_profile *p, const struct gd_summary
 		fprintf(f, "<p class='note' id='pm-columns'>Measured columns: the mean of the %s%sPM samples in which the "
 			   "kernel ran alone (%.0f %% of a sample, at least %d samples), in %% of each unit's peak; "
 			   "'-' = the kernel was too short or always ran beside another.</p>\n",
-			p->pm_interval_ns > 0 ? pm_interval(iv, sizeof(iv), p->pm_interval_ns) : "",
+			p->pm_interval_ns > 0 ? gd_fmt_interval(iv, sizeof(iv), p->pm_interval_ns) : "",
 			p->pm_interval_ns > 0 ? " " : "", 100 * GD_PM_ATTRIB_COVER, GD_PM_ATTRIB_MIN);
 	}
 }

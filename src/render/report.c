@@ -45,16 +45,6 @@ static const char *const top_pm_what[] = {"SMs with a warp resident", "instructi
 					  "DRAM read + write"};
 #define NTOP_PM ((int)(sizeof(top_pm) / sizeof(top_pm[0])))
 
-/* The sampling interval as the user asked for it: "100 µs", not "100.0 µs". */
-static const char *pm_interval(char *b, size_t n, long long ns)
-{
-	if (ns % 1000 == 0)
-		snprintf(b, n, "%lld µs", ns / 1000);
-	else
-		snprintf(b, n, "%lld ns", ns);
-	return b;
-}
-
 /* 1 when quantity m is known for one of the first `n` kernels of s. */
 static int top_has(const struct gd_summary *s, int n, int m)
 {
@@ -83,68 +73,6 @@ static const char *pm_value(char *b, size_t n, int m, double v)
 static const char *pm_cell(char *b, size_t n, const struct gd_kstat *k, int m)
 {
 	return k->pm_samples <= 0 ? "-" : pm_value(b, n, m, k->pm[m]);
-}
-
-/* The mean of each quantity over the GPU-busy time (the summary's busy intervals: the union of
- * every device's kernels, copies and memsets): each sample weighted by how much of it lies in
- * that time. NaN where no sample in busy time carries the quantity. This is an aggregate and
- * belongs in the analysis (struct gd_summary); it lives here until the summary carries it. */
-static void pm_busy_means(const struct gd_profile *p, const struct gd_summary *s, double mean[GD_PM_COUNT])
-{
-	double sum[GD_PM_COUNT] = {0}, w[GD_PM_COUNT] = {0};
-	for (long i = 0; i < p->npm; i++) {
-		const struct gd_pm_sample *x = &p->pm[i];
-		long lo = 0, hi = s->nbusy;
-		double ov = 0;
-		while (lo < hi) { /* the first busy interval ending after the sample starts */
-			long mid = lo + (hi - lo) / 2;
-			if (s->busy[mid].end <= x->t_start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (long b = lo; b < s->nbusy && s->busy[b].start < x->t_end; b++) {
-			int64_t a = s->busy[b].start > x->t_start ? s->busy[b].start : x->t_start;
-			int64_t e = s->busy[b].end < x->t_end ? s->busy[b].end : x->t_end;
-			if (e > a)
-				ov += (double)(e - a);
-		}
-		if (!(ov > 0))
-			continue;
-		for (int m = 0; m < GD_PM_COUNT; m++)
-			if (isfinite(x->v[m])) {
-				sum[m] += x->v[m] * ov;
-				w[m] += ov;
-			}
-	}
-	for (int m = 0; m < GD_PM_COUNT; m++)
-		mean[m] = w[m] > 0 ? sum[m] / w[m] : NAN;
-}
-
-/* Devices with at least one sample (a profile has at most GD_PROFILE_MAX_DEVICES). */
-static int pm_devices(const struct gd_profile *p)
-{
-	int seen[GD_PROFILE_MAX_DEVICES], n = 0;
-	for (long i = 0; i < p->npm; i++) {
-		int j = 0;
-		while (j < n && seen[j] != p->pm[i].device)
-			j++;
-		if (j == n && n < GD_PROFILE_MAX_DEVICES)
-			seen[n++] = p->pm[i].device;
-	}
-	return n;
-}
-
-/* 1 when some sample or kernel row carries quantity m. */
-static int pm_collected(const struct gd_profile *p, int m)
-{
-	for (long i = 0; i < p->npm; i++)
-		if (isfinite(p->pm[i].v[m]))
-			return 1;
-	for (long i = 0; i < p->nkpm; i++)
-		if (isfinite(p->kpm[i].v[m]))
-			return 1;
-	return 0;
 }
 
 static const char *const no_counters = "no counters: ";
@@ -266,7 +194,7 @@ static void summary_top_kernels(const struct gd_profile *p, const struct gd_summ
 			len += (size_t)snprintf(defs + len, sizeof(defs) - len, "%s%s = %s", c ? ", " : "", top_pm_head[pm[c]],
 						top_pm_what[pm[c]]);
 		if (p->pm_interval_ns > 0)
-			pm_interval(iv, sizeof(iv), p->pm_interval_ns);
+			gd_fmt_interval(iv, sizeof(iv), p->pm_interval_ns);
 		fprintf(out, "    %smeasured: mean of the %s%sPM samples in which the kernel ran alone (%.0f %% of a sample, "
 			     "at least %d samples);\n    '-' = too short or always concurrent. %% of peak: %s%s\n",
 			gd_dim(), p->pm_interval_ns > 0 ? iv : "", p->pm_interval_ns > 0 ? " " : "",
@@ -377,7 +305,7 @@ static void summary_nvml(const struct gd_profile *p, const struct gd_summary *s,
 static void summary_counters(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
 {
 	char b[48], lost[48];
-	double mean[GD_PM_COUNT];
+	const double *mean = s->pm_busy;
 	int n = 0, ndev;
 	/* a status other than the three the contract knows is shown as it is */
 	int odd = p->counters[0] && strcmp(p->counters, "ok");
@@ -395,13 +323,12 @@ static void summary_counters(const struct gd_profile *p, const struct gd_summary
 		snprintf(lost, sizeof(lost), "%lld", p->pm_lost);
 	else
 		snprintf(lost, sizeof(lost), "unknown");
-	ndev = pm_devices(p);
+	ndev = s->pm_devices;
 	fprintf(out, "\n  %sGPU counters%s%s%s%s: %ld PM samples", gd_bold(), gd_reset(), odd ? " (" : "",
 		odd ? gd_tty(p->counters) : "", odd ? ")" : "", p->npm);
 	if (p->pm_interval_ns > 0)
-		fprintf(out, " every %s", pm_interval(b, sizeof(b), p->pm_interval_ns));
+		fprintf(out, " every %s", gd_fmt_interval(b, sizeof(b), p->pm_interval_ns));
 	fprintf(out, " on %d device%s, %s lost\n", ndev, ndev == 1 ? "" : "s", lost);
-	pm_busy_means(p, s, mean);
 	for (int m = 0; m < GD_PM_COUNT; m++) {
 		if (!isfinite(mean[m]))
 			continue;
@@ -631,7 +558,7 @@ static void json_nvml(struct gd_json *j, const struct gd_profile *p, const struc
  * collected and their means over the GPU-busy time. */
 static void json_counters(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
 {
-	double mean[GD_PM_COUNT];
+	const double *mean = s->pm_busy;
 	int refused = !strncmp(p->counters, no_counters, strlen(no_counters));
 	gd_json_obj(j, "counters");
 	gd_json_str(j, "status", refused ? "no counters" : p->counters[0] ? p->counters : NULL);
@@ -645,16 +572,15 @@ static void json_counters(struct gd_json *j, const struct gd_profile *p, const s
 		gd_json_int(j, "lost_samples", p->pm_lost);
 	else
 		gd_json_null(j, "lost_samples");
-	gd_json_int(j, "devices", pm_devices(p));
+	gd_json_int(j, "devices", s->pm_devices);
 	gd_json_arr(j, "metrics");
 	for (int m = 0; m < GD_PM_COUNT; m++)
-		if (pm_collected(p, m))
+		if (s->pm_collected[m])
 			gd_json_str(j, NULL, gd_pm_metrics[m].column);
 	gd_json_arr_end(j);
-	pm_busy_means(p, s, mean);
 	gd_json_obj(j, "busy_mean");
 	for (int m = 0; m < GD_PM_COUNT; m++)
-		if (pm_collected(p, m))
+		if (s->pm_collected[m])
 			gd_json_num(j, gd_pm_metrics[m].column, mean[m]);
 	gd_json_obj_end(j);
 	gd_json_obj_end(j);
