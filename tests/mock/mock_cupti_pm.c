@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 /* A stand-in for libcupti's PM-sampling entry points, for the CPU tier of the GPU-metrics
  * sampler (src/gpu/pmsample.c; loaded through GPUDIAG_CUPTI). It hands out one synthetic
  * sample per interval of wall time between decodes, with CLOCK_REALTIME stamps, and values
@@ -8,6 +7,7 @@
  * "busy" (enable → HARDWARE_BUSY), "nochip" (chip name → NOT_SUPPORTED), "overflow" (the
  * third decode reports a full hardware buffer), "passes" (more than 8 metrics need two
  * passes). MOCK_PM_REJECT=SUBSTR refuses metric names containing SUBSTR. */
+#define _GNU_SOURCE /* clock_gettime */
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
