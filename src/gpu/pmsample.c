@@ -29,41 +29,47 @@
 #define GD_PM_IMAGE_SAMPLES 4000   /* counter-data image per device: 40 rounds at the default */
 #define GD_PM_MAX_DEV 64
 
-/* Each quantity's CUPTI metric names, the first one the GPU accepts wins, and how its value
- * becomes the column's unit: 0 as is (percent), 1 per second → MHz, 2 bytes in the sample →
- * bytes per second. */
-enum { AS_IS = 0, HZ_TO_MHZ, BYTES_TO_BPS };
+/* Each quantity's CUPTI metric names in order of preference, and how each name's value becomes
+ * the column's unit: as is (percent), per second → MHz, bytes in the sample → bytes per
+ * second, or a fraction → percent. The first name the GPU accepts is used, unless the set then
+ * needs more than one pass and a later accepted name makes it fit (build_config). */
+enum { AS_IS = 0, HZ_TO_MHZ, BYTES_TO_BPS, FRACTION_TO_PCT };
+#define GD_PM_ALTS 3
 static const struct {
-	const char *names[3];
-	int conv;
+	const char *names[GD_PM_ALTS];
+	int conv[GD_PM_ALTS];
 } want[GD_PM_COUNT] = {
-	[GD_PM_GPC_MHZ] = {{"gpc__cycles_elapsed.avg.per_second"}, HZ_TO_MHZ},
-	[GD_PM_GR_ACTIVE] = {{"gr__cycles_active.sum.pct_of_peak_sustained_elapsed"}, AS_IS},
-	[GD_PM_SM_ACTIVE] = {{"sm__cycles_active.avg.pct_of_peak_sustained_elapsed"}, AS_IS},
-	[GD_PM_SM_ISSUE] = {{"sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed"}, AS_IS},
-	[GD_PM_TENSOR] = {{"sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"}, AS_IS},
-	[GD_PM_DRAM] = {{"dram__throughput.avg.pct_of_peak_sustained_elapsed"}, AS_IS},
+	[GD_PM_GPC_MHZ] = {{"gpc__cycles_elapsed.avg.per_second"}, {HZ_TO_MHZ}},
+	[GD_PM_GR_ACTIVE] = {{"gr__cycles_active.sum.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	[GD_PM_SM_ACTIVE] = {{"sm__cycles_active.avg.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	[GD_PM_SM_ISSUE] = {{"sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	[GD_PM_TENSOR] = {{"sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	[GD_PM_DRAM] = {{"dram__throughput.avg.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	/* dramc__ reads as a fraction: read 0.785 + write 0.073 beside dram__throughput 82.3 %
+	 * in one sample on the H200 (cupti-notes §4); the counters area checks read + write
+	 * against the total */
 	[GD_PM_DRAM_READ] = {{"dram__read_throughput.avg.pct_of_peak_sustained_elapsed",
 			      "dramc__read_throughput.avg.pct_of_peak_sustained_elapsed"},
-			     AS_IS},
+			     {AS_IS, FRACTION_TO_PCT}},
 	[GD_PM_DRAM_WRITE] = {{"dram__write_throughput.avg.pct_of_peak_sustained_elapsed",
 			       "dramc__write_throughput.avg.pct_of_peak_sustained_elapsed"},
-			      AS_IS},
+			      {AS_IS, FRACTION_TO_PCT}},
 	[GD_PM_L2] = {{"lts__throughput.avg.pct_of_peak_sustained_elapsed",
 		       "lts__t_sectors.avg.pct_of_peak_sustained_elapsed"},
-		      AS_IS},
+		      {AS_IS, AS_IS}},
 	[GD_PM_WARPS_ACTIVE] = {{"tpc__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
 				 "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed",
 				 "sm__warps_active.avg.pct_of_peak_sustained_elapsed"},
-				AS_IS},
-	[GD_PM_WARPS_UNUSED] = {{"tpc__warps_inactive_sm_active_realtime.avg.pct_of_peak_sustained_elapsed"}, AS_IS},
-	[GD_PM_PCIE_READ] = {{"pcie__read_bytes.sum"}, BYTES_TO_BPS},
-	[GD_PM_PCIE_WRITE] = {{"pcie__write_bytes.sum"}, BYTES_TO_BPS},
+				{AS_IS, AS_IS, AS_IS}},
+	[GD_PM_WARPS_UNUSED] = {{"tpc__warps_inactive_sm_active_realtime.avg.pct_of_peak_sustained_elapsed"}, {AS_IS}},
+	[GD_PM_PCIE_READ] = {{"pcie__read_bytes.sum"}, {BYTES_TO_BPS}},
+	[GD_PM_PCIE_WRITE] = {{"pcie__write_bytes.sum"}, {BYTES_TO_BPS}},
 };
-/* When the accepted set needs more than one pass, quantities are dropped in this order
- * (least needed by the verdicts first). */
-static const int drop_order[] = {GD_PM_PCIE_WRITE, GD_PM_PCIE_READ, GD_PM_WARPS_UNUSED, GD_PM_GR_ACTIVE,
-				 GD_PM_L2, GD_PM_DRAM_WRITE, GD_PM_DRAM_READ, GD_PM_WARPS_ACTIVE};
+/* When no choice of names fits one pass, quantities are dropped in this order: L2 ("if it
+ * fits", issue 18) and the engine-busy figure first, then the read/write split (the DRAM
+ * total stays), then the warp and PCIe figures the verdicts use least. */
+static const int drop_order[] = {GD_PM_L2, GD_PM_GR_ACTIVE, GD_PM_DRAM_WRITE, GD_PM_DRAM_READ,
+				 GD_PM_WARPS_UNUSED, GD_PM_WARPS_ACTIVE, GD_PM_PCIE_WRITE, GD_PM_PCIE_READ};
 
 /* ---- libcupti, loaded at run time */
 static struct {
@@ -109,7 +115,9 @@ struct gd_pm {
 	CUpti_Profiler_Host_Object *host;
 	uint8_t *config;
 	size_t config_size;
-	const char *names[GD_PM_COUNT]; /* the accepted metric of each quantity, NULL = none */
+	const char *names[GD_PM_COUNT]; /* the metric in use for each quantity, NULL = none */
+	int alt[GD_PM_COUNT];           /* its index in want[q].names */
+	unsigned char ok[GD_PM_COUNT][GD_PM_ALTS]; /* names the GPU accepts */
 	const char *eval_names[GD_PM_COUNT];
 	int eval_q[GD_PM_COUNT], neval;
 	struct dev dev[GD_PM_MAX_DEV];
@@ -229,106 +237,155 @@ static void host_free(CUpti_Profiler_Host_Object *h)
 	cu.host_deinit(&dp);
 }
 
-/* A host object holding the chosen metrics and its config image; 0 or -1 with why. */
-static int build_config(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
+/* One attempt: a host object holding the names in use and its config image. The passes it
+ * needs, or 0 with why on an error (pm->host is then NULL). */
+static size_t try_config(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
 {
 	CUptiResult r;
-	for (;;) {
-		const char *list[GD_PM_COUNT];
-		int nl = 0;
+	const char *list[GD_PM_COUNT];
+	int nl = 0;
+	host_free(pm->host);
+	pm->host = NULL;
+	for (int q = 0; q < GD_PM_COUNT; q++)
+		if (pm->names[q])
+			list[nl++] = pm->names[q];
+	if (!nl) {
+		snprintf(why, n, "this GPU accepts none of the metrics gpudiag samples");
+		return 0;
+	}
+	pm->host = host_new(chip, avail, &r);
+	if (!pm->host) {
+		refusal(why, n, "cuptiProfilerHostInitialize", r);
+		return 0;
+	}
+	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	ap.pHostObject = pm->host;
+	ap.ppMetricNames = list;
+	ap.numMetrics = (size_t)nl;
+	CUpti_Profiler_Host_GetConfigImageSize_Params sp = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	sp.pHostObject = pm->host;
+	if ((r = cu.add(&ap)) != CUPTI_SUCCESS || (r = cu.cfg_size(&sp)) != CUPTI_SUCCESS) {
+		refusal(why, n, "adding the metrics", r);
+		return 0;
+	}
+	free(pm->config);
+	pm->config = malloc(sp.configImageSize);
+	if (!pm->config) {
+		snprintf(why, n, "out of memory");
+		return 0;
+	}
+	pm->config_size = sp.configImageSize;
+	CUpti_Profiler_Host_GetConfigImage_Params ip = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	ip.pHostObject = pm->host;
+	ip.configImageSize = pm->config_size;
+	ip.pConfigImage = pm->config;
+	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	pp.configImageSize = pm->config_size;
+	pp.pConfigImage = pm->config;
+	if ((r = cu.cfg(&ip)) != CUPTI_SUCCESS || (r = cu.passes(&pp)) != CUPTI_SUCCESS) {
+		refusal(why, n, "building the counter configuration", r);
+		return 0;
+	}
+	return pp.numOfPasses ? pp.numOfPasses : 1;
+}
+
+/* Later accepted names that make the set fit one pass: one quantity's alone, else every
+ * quantity on its last accepted name, then each put back on its preferred name where the set
+ * still fits. 1 when found (and in use), 0 when not (the names are as before). */
+static int swap_to_fit(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
+{
+	int was[GD_PM_COUNT], last[GD_PM_COUNT], any = 0;
+	for (int q = 0; q < GD_PM_COUNT; q++) {
+		was[q] = last[q] = pm->alt[q];
+		for (int a = was[q] + 1; pm->names[q] && a < GD_PM_ALTS && want[q].names[a]; a++)
+			if (pm->ok[q][a])
+				last[q] = a;
+		any |= last[q] != was[q];
+	}
+	if (!any)
+		return 0;
+#define USE(q, a) (pm->alt[q] = (a), pm->names[q] = want[q].names[a])
+	for (int q = 0; q < GD_PM_COUNT; q++) {
+		if (!pm->names[q])
+			continue;
+		for (int a = was[q] + 1; a <= last[q]; a++)
+			if (pm->ok[q][a] && (USE(q, a), try_config(pm, chip, avail, why, n) == 1))
+				return 1;
+		USE(q, was[q]);
+	}
+	for (int q = 0; q < GD_PM_COUNT; q++)
+		if (pm->names[q])
+			USE(q, last[q]);
+	if (try_config(pm, chip, avail, why, n) == 1) {
 		for (int q = 0; q < GD_PM_COUNT; q++)
-			if (pm->names[q])
-				list[nl++] = pm->names[q];
-		if (!nl) {
-			snprintf(why, n, "this GPU accepts none of the metrics gpudiag samples");
+			if (pm->names[q] && last[q] != was[q] &&
+			    (USE(q, was[q]), try_config(pm, chip, avail, why, n) != 1))
+				USE(q, last[q]);
+		return try_config(pm, chip, avail, why, n) == 1;
+	}
+	for (int q = 0; q < GD_PM_COUNT; q++)
+		if (pm->names[q])
+			USE(q, was[q]);
+#undef USE
+	return 0;
+}
+
+/* A host object and config image of one pass: the preferred names; else one quantity on a
+ * later accepted name; else quantities dropped in drop_order, trying the names again after
+ * each. 0, or -1 with why. */
+static int build_config(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
+{
+	for (size_t next = 0;; next++) {
+		size_t passes = try_config(pm, chip, avail, why, n);
+		if (passes == 0)
 			return -1;
-		}
-		pm->host = host_new(chip, avail, &r);
-		if (!pm->host) {
-			refusal(why, n, "cuptiProfilerHostInitialize", r);
-			return -1;
-		}
-		CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-		ap.pHostObject = pm->host;
-		ap.ppMetricNames = list;
-		ap.numMetrics = (size_t)nl;
-		CUpti_Profiler_Host_GetConfigImageSize_Params sp = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-		sp.pHostObject = pm->host;
-		if ((r = cu.add(&ap)) != CUPTI_SUCCESS || (r = cu.cfg_size(&sp)) != CUPTI_SUCCESS) {
-			refusal(why, n, "adding the metrics", r);
-			return -1;
-		}
-		free(pm->config);
-		pm->config = malloc(sp.configImageSize);
-		if (!pm->config) {
-			snprintf(why, n, "out of memory");
-			return -1;
-		}
-		pm->config_size = sp.configImageSize;
-		CUpti_Profiler_Host_GetConfigImage_Params ip = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-		ip.pHostObject = pm->host;
-		ip.configImageSize = pm->config_size;
-		ip.pConfigImage = pm->config;
-		CUpti_Profiler_Host_GetNumOfPasses_Params pp = {.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-		pp.configImageSize = pm->config_size;
-		pp.pConfigImage = pm->config;
-		if ((r = cu.cfg(&ip)) != CUPTI_SUCCESS || (r = cu.passes(&pp)) != CUPTI_SUCCESS) {
-			refusal(why, n, "building the counter configuration", r);
-			return -1;
-		}
-		if (pp.numOfPasses <= 1)
+		if (passes == 1 || swap_to_fit(pm, chip, avail, why, n))
 			return 0;
-		/* PM sampling has one pass: drop the least needed quantity and try again */
-		host_free(pm->host);
-		pm->host = NULL;
-		int dropped = 0;
-		for (size_t i = 0; i < sizeof(drop_order) / sizeof(drop_order[0]) && !dropped; i++)
-			if (pm->names[drop_order[i]]) {
-				size_t len = strlen(pm->note);
-				snprintf(pm->note + len, sizeof(pm->note) - len, "%s%s left out (more than one pass)",
-					 len ? "; " : "", gd_pm_metrics[drop_order[i]].label);
-				pm->names[drop_order[i]] = NULL;
-				dropped = 1;
-			}
-		if (!dropped) {
-			snprintf(why, n, "the metrics need %zu passes; PM sampling has one", pp.numOfPasses);
+		while (next < sizeof(drop_order) / sizeof(drop_order[0]) && !pm->names[drop_order[next]])
+			next++;
+		if (next == sizeof(drop_order) / sizeof(drop_order[0])) {
+			snprintf(why, n, "the metrics need %zu passes; PM sampling has one", passes);
 			return -1;
 		}
+		size_t len = strlen(pm->note);
+		snprintf(pm->note + len, sizeof(pm->note) - len, "%s%s left out (more than one pass)", len ? "; " : "",
+			 gd_pm_metrics[drop_order[next]].label);
+		pm->names[drop_order[next]] = NULL;
 	}
 }
 
-/* Picks each quantity's first accepted metric name, trying each alone on a scratch host
- * object (an unknown name must not spoil the real configuration). */
+/* Tries every metric name alone on a scratch host object (an unknown name must not spoil the
+ * real configuration) and picks each quantity's first accepted one. */
 static int choose_metrics(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
 {
-	int nok = 0;
 	for (int q = 0; q < GD_PM_COUNT; q++) {
 		pm->names[q] = NULL;
-		for (int a = 0; a < 3 && want[q].names[a] && !pm->names[q]; a++) {
+		for (int a = 0; a < GD_PM_ALTS && want[q].names[a]; a++) {
 			CUptiResult r;
 			CUpti_Profiler_Host_Object *h = host_new(chip, avail, &r);
 			if (!h) {
 				refusal(why, n, "cuptiProfilerHostInitialize", r);
 				return -1;
 			}
-			CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+			CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {
+				.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
 			ap.pHostObject = h;
 			const char *one = want[q].names[a];
 			ap.ppMetricNames = &one;
 			ap.numMetrics = 1;
-			if (cu.add(&ap) == CUPTI_SUCCESS)
-				pm->names[q] = want[q].names[a];
+			pm->ok[q][a] = cu.add(&ap) == CUPTI_SUCCESS;
 			host_free(h);
+			if (pm->ok[q][a] && !pm->names[q]) {
+				pm->names[q] = want[q].names[a];
+				pm->alt[q] = a;
+			}
 		}
-		if (pm->names[q]) {
-			nok++;
-		} else {
+		if (!pm->names[q]) {
 			size_t len = strlen(pm->note);
 			snprintf(pm->note + len, sizeof(pm->note) - len, "%s%s not offered by this GPU", len ? "; " : "",
 				 gd_pm_metrics[q].label);
 		}
 	}
-	(void)nok;
 	return 0;
 }
 
@@ -450,10 +507,13 @@ static void take(struct gd_pm *pm, struct dev *d)
 			double v = val[i];
 			if (!isfinite(v))
 				continue;
-			if (want[q].conv == HZ_TO_MHZ)
+			int conv = want[q].conv[pm->alt[q]];
+			if (conv == HZ_TO_MHZ)
 				v *= 1e-6;
-			else if (want[q].conv == BYTES_TO_BPS)
+			else if (conv == BYTES_TO_BPS)
 				v = dt > 0 ? v / dt : NAN;
+			else if (conv == FRACTION_TO_PCT)
+				v *= 100.0;
 			s.v[q] = v;
 		}
 		if (s.t_end > s.t_start)
@@ -508,6 +568,8 @@ static int setup(struct gd_pm *pm)
 {
 	char why[256] = "", cuwhy[256];
 	CUptiResult r;
+	int want_dev = pm->ndev;
+	pm->ndev = 0; /* no device set up yet: what gd_pm_stop reports on */
 	if (gd_cu_open(cuwhy, sizeof(cuwhy)) != 0) {
 		snprintf(pm->status, sizeof(pm->status), "no counters: %s", cuwhy);
 		return -1;
@@ -522,7 +584,7 @@ static int setup(struct gd_pm *pm)
 		snprintf(pm->status, sizeof(pm->status), "no counters: %s", why);
 		return -1;
 	}
-	int ndev = pm->ndev < gd_cu_count() ? pm->ndev : gd_cu_count();
+	int ndev = want_dev < gd_cu_count() ? want_dev : gd_cu_count();
 	if (ndev > GD_PM_MAX_DEV)
 		ndev = GD_PM_MAX_DEV;
 	/* one configuration for every device: the first device's chip (a node of mixed GPUs
@@ -570,8 +632,8 @@ static int setup(struct gd_pm *pm)
 		pm->dev[i].id = i;
 		if (dev_start(pm, &pm->dev[i]) == 0)
 			on++;
+		pm->ndev = i + 1;
 	}
-	pm->ndev = ndev;
 	if (!on) {
 		snprintf(pm->status, sizeof(pm->status), "no counters: %s", ndev ? pm->dev[0].why : "no device");
 		for (int i = 0; i < ndev; i++)

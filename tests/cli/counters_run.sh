@@ -29,7 +29,7 @@ n=$(q "$T/a.sqlite" "select count(*) from gpu_metrics")
 check "samples over 0.2 s at 100 µs (≥ 2000)" 1 "$([ "$n" -ge 2000 ] && echo 1 || echo 0)"
 check "values as the mock gives them (DRAM 80 %, SM 90 %, 1980 MHz, PCIe 20 MB/s)" "80.0|90.0|1980.0|20000000.0" \
 	"$(q "$T/a.sqlite" "select printf('%.1f|%.1f|%.1f|%.1f', avg(dram_pct), avg(sm_active_pct), avg(gpc_mhz), avg(pcie_read_bps)) from gpu_metrics")"
-check "a name the GPU refuses is NULL, not 0 (mock: no dram__read_ → dramc__ fallback)" "0.6" \
+check "a name the GPU refuses: the next one (mock: no dram__read_, dramc__ as a fraction → %)" "60.0" \
 	"$(q "$T/a.sqlite" "select printf('%.1f', avg(dram_read_pct)) from gpu_metrics")"
 check "samples on the run's clock" 1 "$(q "$T/a.sqlite" "select min(t_start) >= (select value from meta where key='start_ns') - 1000000000 and max(t_end) <= (select value from meta where key='end_ns') + 1000000000 from gpu_metrics")"
 "$G" report "$T/a.sqlite" >"$T/rep" 2>&1
@@ -50,10 +50,15 @@ check "busy: another profiler named" 1 "$(grep 'warning: run: no counters' "$T/e
 MOCK_PM=overflow "$G" run -o "$T/o.sqlite" -- sleep 0.3 2>/dev/null
 check "overflow: samples kept" 1 "$([ "$(q "$T/o.sqlite" "select count(*) from gpu_metrics")" -gt 0 ] && echo 1 || echo 0)"
 check "overflow: note" 1 "$(meta "$T/o.sqlite" counters_note | grep -c 'OUT_OF_MEMORY')"
-# more than one pass: quantities dropped (least needed first), said in the note
+# more than one pass: quantities dropped (least needed first: L2 before PCIe), said in the note
 MOCK_PM=passes "$G" run -o "$T/p.sqlite" -- sleep 0.1 2>/dev/null
-check "passes: PCIe left out, NULL" "1|0" "$(meta "$T/p.sqlite" counters_note | grep -c 'PCIe read left out')|$(q "$T/p.sqlite" "select count(pcie_read_bps) from gpu_metrics")"
-check "passes: SM active kept" 1 "$(q "$T/p.sqlite" "select count(sm_active_pct) > 0 from gpu_metrics")"
+check "passes: L2 left out, NULL" "1|0" "$(meta "$T/p.sqlite" counters_note | grep -c 'L2 left out')|$(q "$T/p.sqlite" "select count(l2_pct) from gpu_metrics")"
+check "passes: PCIe and SM active kept" 1 "$(q "$T/p.sqlite" "select count(sm_active_pct) > 0 and count(pcie_read_bps) > 0 from gpu_metrics")"
+# ... unless a later accepted name makes it fit: nothing dropped
+MOCK_PM=passes_dramc "$G" run -o "$T/p2.sqlite" -- sleep 0.1 2>/dev/null
+check "passes: the dramc__ names make one pass" 1 "$(meta "$T/p2.sqlite" counters_metrics | grep -c 'dramc__read_throughput')"
+check "passes: nothing left out" 0 "$(meta "$T/p2.sqlite" counters_note | grep -c 'left out')"
+check "passes: DRAM read as percent" "60.0" "$(q "$T/p2.sqlite" "select printf('%.1f', avg(dram_read_pct)) from gpu_metrics")"
 
 # --no-counters: nothing sampled, nothing said
 "$G" run --no-counters -o "$T/n.sqlite" -- true 2>"$T/err"

@@ -6,7 +6,8 @@
  * MOCK_PM selects a refusal: "privileges" (counter availability → INSUFFICIENT_PRIVILEGES),
  * "busy" (enable → HARDWARE_BUSY), "nochip" (chip name → NOT_SUPPORTED), "overflow" (the
  * third decode reports a full hardware buffer), "passes" (more than 8 metrics need two
- * passes). MOCK_PM_REJECT=SUBSTR refuses metric names containing SUBSTR. */
+ * passes), "passes_dramc" (the dram__read/write_throughput names are accepted but need a
+ * second pass; the dramc__ ones fit). MOCK_PM_REJECT=SUBSTR refuses metric names containing SUBSTR. */
 #define _GNU_SOURCE /* clock_gettime */
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
@@ -33,7 +34,7 @@ static uint64_t now_ns(void)
 }
 
 struct CUpti_Profiler_Host_Object {
-	int nmetrics;
+	int nmetrics, dram_split;
 };
 struct CUpti_PmSampling_Object {
 	uint64_t interval, last;
@@ -98,9 +99,11 @@ API CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddM
 		/* names the real GH100 has (cupti-notes §4): accept them; invent nothing else */
 		if (rej && *rej && strstr(p->ppMetricNames[i], rej))
 			return CUPTI_ERROR_INVALID_METRIC_NAME;
-		if (strstr(p->ppMetricNames[i], "dram__read") || strstr(p->ppMetricNames[i], "dram__write") ||
-		    strstr(p->ppMetricNames[i], "tpc__warps_active") || strstr(p->ppMetricNames[i], "sm__warps_active_realtime"))
+		int split = strstr(p->ppMetricNames[i], "dram__read") || strstr(p->ppMetricNames[i], "dram__write");
+		if ((split && strcmp(mode(), "passes_dramc")) || strstr(p->ppMetricNames[i], "tpc__warps_active") ||
+		    strstr(p->ppMetricNames[i], "sm__warps_active_realtime"))
 			return CUPTI_ERROR_INVALID_METRIC_NAME;
+		p->pHostObject->dram_split |= split;
 	}
 	p->pHostObject->nmetrics += (int)p->numMetrics;
 	return CUPTI_SUCCESS;
@@ -116,12 +119,16 @@ API CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigIma
 {
 	memset(p->pConfigImage, 0, p->configImageSize);
 	p->pConfigImage[0] = (uint8_t)p->pHostObject->nmetrics; /* read back by GetNumOfPasses */
+	p->pConfigImage[1] = (uint8_t)p->pHostObject->dram_split;
 	return CUPTI_SUCCESS;
 }
 
 API CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
 {
-	p->numOfPasses = !strcmp(mode(), "passes") && p->pConfigImage[0] > 8 ? 2 : 1;
+	p->numOfPasses = (!strcmp(mode(), "passes") && p->pConfigImage[0] > 8) ||
+				 (!strcmp(mode(), "passes_dramc") && p->pConfigImage[1])
+			 ? 2
+			 : 1;
 	return CUPTI_SUCCESS;
 }
 

@@ -61,6 +61,19 @@ def main(d):
             ok = abs(g - n) <= TOL
             bad += not ok
             print(f"{label:22} {col:18} {g:8.1f} {n:8.1f} {g - n:+6.1f}  {'ok' if ok else 'FAIL'}  ({row[0]} samples)")
+    # DRAM read + write against the total, on the DRAM-bound add: checks the scale of whichever
+    # read/write names the sampler chose (dramc__ reads as a fraction and is scaled to %)
+    db = sqlite3.connect(os.path.join(d, "phases.sqlite"))
+    r = db.execute("select k.dram_pct, k.dram_read_pct, k.dram_write_pct from kernel_metrics k join strings s "
+                   "on s.id = k.name where s.value like '%vectorized_elementwise_kernel%' order by k.samples desc "
+                   "limit 1").fetchone()
+    if r and None not in r:
+        ok = abs(r[1] + r[2] - r[0]) <= TOL
+        bad += not ok
+        print(f"{'DRAM-bound add':22} {'read + write':18} {r[1] + r[2]:8.1f} {r[0]:8.1f} {r[1] + r[2] - r[0]:+6.1f}  "
+              f"{'ok' if ok else 'FAIL'}  (against gpudiag's own DRAM total)")
+    else:
+        print(f"{'DRAM-bound add':22} read + write: not collected")
     print(f"agreement: {'all within' if not bad else str(bad) + ' outside'} {TOL} points")
     return 1 if bad else 0
 
