@@ -714,8 +714,9 @@ void gd_pm_stop(struct gd_pm *pm)
 	pthread_mutex_unlock(&pm->lock);
 	pthread_join(pm->thread, NULL);
 	pm->started = 0;
-	qsort(pm->s, (size_t)pm->n, sizeof(*pm->s), cmp_sample);
-	/* lost: overflows, and gaps of more than 1.5 intervals between samples of one device */
+	if (pm->n > 1)
+		qsort(pm->s, (size_t)pm->n, sizeof(*pm->s), cmp_sample);
+	/* lost: overflows, and gaps of more than half an interval between samples of one device */
 	for (int i = 0; i < pm->ndev; i++)
 		pm->lost += pm->dev[i].overflows;
 	for (long i = 1; i < pm->n; i++) {
