@@ -93,6 +93,9 @@
 				      pointer chase on the H200 read DRAM at 31 % with issue at 0.2 %
 				      (docs/gpu-metrics.md) — while bandwidth-bound kernels sit far
 				      above (a copy: 86 %) */
+#define PM_IDLE_SAMPLE_PCT 5.0     /* light mode: a PM sample whose SMs held warps < 5 % of their
+				      cycles had no work to speak of (a launch or two); from the first
+				      to the last sample above it is the run's active span */
 #define LATENCY_WARN 0.25          /* latency-bound hot kernels, share of the span: a quarter of the
 				      run (the idle rule's line) is worth restructuring kernels for;
 				      below, a note */
@@ -583,6 +586,62 @@ static void top_line(const struct ctx *c, struct gd_verdicts *v)
 	startup_sentence(c, why, sizeof(why));
 	snprintf(v->top_line, sizeof(v->top_line), "No problem found: none of the %d checks raised a warning%s%s%s",
 		 GD_R_COUNT, v->nfired ? " (notes below)" : "", *why ? ". " : ".", why);
+}
+
+/* Light mode: is the GPU busy? From the PM samples, as the trace-based rule asks it of the
+ * kernels: SM active averaged over the active span (first to last sample with work, so the
+ * program's start-up and tear-down are not judged). SM active is low both when the GPU waits
+ * for work and when grids are too small to fill it; the finding says both. */
+static void rule_idle_light(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_profile *p = c->p;
+	char b1[32], b2[32], b3[32];
+	long first = -1, last = -1, nidle = 0, n = 0;
+	double sum = 0, w = 0;
+	for (long i = 0; i < p->npm; i++)
+		if (p->pm[i].v[GD_PM_SM_ACTIVE] >= PM_IDLE_SAMPLE_PCT) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	if (first < 0) {
+		insufficient(f, p->npm ? "No PM sample shows the SMs at work: nothing ran on the GPU to judge."
+				       : "Needs a trace or GPU counters: light mode recorded neither.");
+		return;
+	}
+	for (long i = first; i <= last; i++) {
+		const struct gd_pm_sample *x = &p->pm[i];
+		double d = (double)(x->t_end - x->t_start);
+		if (!isfinite(x->v[GD_PM_SM_ACTIVE]) || !(d > 0))
+			continue;
+		sum += x->v[GD_PM_SM_ACTIVE] / 100.0 * d;
+		w += d;
+		n++;
+		nidle += x->v[GD_PM_SM_ACTIVE] < PM_IDLE_SAMPLE_PCT;
+	}
+	if (!(w > 0)) {
+		insufficient(f, "The PM samples carry no SM activity.");
+		return;
+	}
+	double busy = clamp01(sum / w), idle = 1 - busy;
+	f->basis = GD_BASIS_COUNTERS;
+	ev(f, "busy_fraction", busy, "fraction",
+	   "SM active %s on average over %ld PM samples (%s, from the first to the last sample with work)",
+	   pc(b1, busy), n, t(b2, w));
+	ev(f, "idle_samples_fraction", (double)nidle / (double)n, "fraction",
+	   "%s of those samples with the SMs all but idle (SM active < %.0f %%)", pc(b3, (double)nidle / (double)n),
+	   PM_IDLE_SAMPLE_PCT);
+	if (idle < IDLE_WARN) {
+		clear(f, "The SMs were active %s of the active span (GPU counters).", pc(b1, busy));
+		return;
+	}
+	fire(f, idle >= IDLE_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, idle,
+	     "Find what the GPU waits for: run without --light on a slice of the job (--delay S --duration S) so the "
+	     "idle gaps, their host-side causes (data loading, syncs, launches) and the grid sizes can be traced "
+	     "(§2, §9, §14).",
+	     "The SMs were without work %s of the active span (GPU counters: SM active %s on average): the GPU waited "
+	     "for work, or ran grids too small to fill it.",
+	     pc(b1, idle), pc(b2, busy));
 }
 
 /* Light mode (gpudiag run --light): no trace, by request. What the GPU counters say of the
@@ -2247,6 +2306,8 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 				insufficient(&v->f[r], !strcmp(p->untraced_status, "light")
 							       ? "Needs a trace: light mode (--light) recorded none."
 							       : "Nothing was traced (see \"What the profile could not show\").");
+		if (!strcmp(p->untraced_status, "light"))
+			rule_idle_light(&c, &v->f[GD_R_IDLE]);
 	} else {
 		rule_idle(&c, &v->f[GD_R_IDLE]);
 		rule_launch(&c, &v->f[GD_R_LAUNCH]);

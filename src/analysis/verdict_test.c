@@ -154,6 +154,41 @@ static void idle_case(double idle, int *state, int *sev, double *busy)
 	done(&p, &s);
 }
 
+/* Light mode (gpudiag run --light): no trace; the idle question answered from the PM samples
+ * of the active span only (the 1 s of start-up at 0 % is not judged). */
+static void light_case(double sm_pct, int *state, int *sev, double *busy)
+{
+	struct gd_profile p;
+	struct gd_summary s;
+	struct gd_verdicts v;
+	setup(&p);
+	p.cupti_ok = 0;
+	snprintf(p.untraced_status, sizeof(p.untraced_status), "light");
+	snprintf(p.counters, sizeof(p.counters), "ok");
+	for (int i = 0; i < 30000; i++) {
+		struct gd_pm_sample *x = gd_profile_add_pm(&p);
+		x->t_start = 1000 * MS + i * 100 * US;
+		x->t_end = x->t_start + 100 * US;
+		/* 1 s of start-up with idle SMs, then the job */
+		x->v[GD_PM_SM_ACTIVE] = i < 10000 ? 0 : sm_pct;
+	}
+	/* the job's last sample with work, then 0.5 s of tear-down */
+	for (int i = 0; i < 5000; i++) {
+		struct gd_pm_sample *x = gd_profile_add_pm(&p);
+		x->t_start = 4000 * MS + i * 100 * US;
+		x->t_end = x->t_start + 100 * US;
+		x->v[GD_PM_SM_ACTIVE] = 1;
+	}
+	run(&p, &s, &v);
+	*state = v.f[GD_R_IDLE].state;
+	*sev = v.f[GD_R_IDLE].severity;
+	*busy = evv(&v.f[GD_R_IDLE], "busy_fraction");
+	CHECK_INT(v.f[GD_R_SYNC].state, GD_INSUFFICIENT);
+	CHECK_INT(v.f[GD_R_PROFILER].state, GD_FIRED);
+	CHECK_INT(v.f[GD_R_PROFILER].severity, GD_SEV_INFO);
+	done(&p, &s);
+}
+
 int main(void)
 {
 	struct gd_profile p;
@@ -749,5 +784,18 @@ int main(void)
 	CHECK_INT(v.f[GD_R_IDLE].state, GD_INSUFFICIENT);
 	CHECK(isnan(s.span_ns));
 	done(&p, &s);
+	{
+		int lst, lsev;
+		double lbusy;
+		light_case(20, &lst, &lsev, &lbusy);
+		CHECK_INT(lst, GD_FIRED);
+		CHECK_INT(lsev, GD_SEV_HIGH);
+		CHECK_NEAR(lbusy, 0.20, 1e-9); /* the start-up and tear-down samples are not judged */
+		light_case(95, &lst, &lsev, &lbusy);
+		CHECK_INT(lst, GD_CLEAR);
+		CHECK_NEAR(lbusy, 0.95, 1e-9);
+		light_case(0, &lst, &lsev, &lbusy); /* no sample with work */
+		CHECK_INT(lst, GD_INSUFFICIENT);
+	}
 	return TEST_DONE();
 }

@@ -84,6 +84,7 @@ check "--light: no 'never initialised CUDA' warning" 0 "$(grep -c 'never initial
 "$G" report "$T/l.sqlite" --json >"$T/l.json"
 check "--light: verdict line" 1 "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(int(d['verdict']['headline'].startswith('Light mode: no trace, by request')))" "$T/l.json")"
 check "--light: profiler_limits info with counters evidence" "info counters" "$(python3 -c "import json,sys; f=[x for x in json.load(open(sys.argv[1]))['findings'] if x['id']=='profiler_limits'][0]; print(f['severity'], f['basis'])" "$T/l.json")"
+check "--light: the idle question answered from the counters" 1 "$(python3 -c "import json,sys; f=[x for x in json.load(open(sys.argv[1]))['findings'] if x['id']=='gpu_idle'][0]; print(int(f['state']=='clear' and 'GPU counters' in f['headline']))" "$T/l.json")"
 check "--light: trace rules not judged" 1 "$(python3 -c "import json,sys; f=[x for x in json.load(open(sys.argv[1]))['findings'] if x['id']=='sync_in_loop'][0]; print(int(f['state']=='insufficient' and 'light mode' in f['headline']))" "$T/l.json")"
 "$G" run --light --capture-range cudaProfilerApi -o "$T/l2.sqlite" -- true 2>"$T/err"; check "--light --capture-range refused" 2 $?
 "$G" run --light --no-counters --nvml-hz 0 -o "$T/l3.sqlite" -- true 2>"$T/err"; check "--light recording nothing refused" 2 $?
