@@ -6,6 +6,7 @@
  * counters "off" and a refusal with a hostile reason, and a profile that says nothing of
  * counters (no new keys, no new lines). */
 #include "render/report.h"
+#include "render/test_view.h"
 
 #include "analysis/analysis.h"
 #include "core/status.h"
@@ -21,22 +22,7 @@
 #define MS 1000000LL
 #define T0 (1000 * 1000 * MS) /* 1000 s: a realistic CLOCK_REALTIME-like start */
 
-enum { TEXT, JSON, HTML };
 
-static char *view(const struct gd_analysis *a, int which)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-	if (!f)
-		return NULL;
-	if (which == HTML)
-		gd_report_html_write(a, f);
-	else
-		gd_report_render(a, &(struct gd_render_opts){.json = which == JSON}, f);
-	fclose(f);
-	return buf;
-}
 
 static void kern(struct gd_profile *p, int device, int64_t t, int64_t dur, const char *name)
 {

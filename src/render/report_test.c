@@ -5,6 +5,7 @@
  * summary, a headline in the verdicts) shows in all three views, which a renderer that
  * recomputed the summary or the verdicts would not show. */
 #include "render/report.h"
+#include "render/test_view.h"
 
 #include "analysis/analysis.h"
 #include "commands.h"
@@ -17,23 +18,7 @@
 
 static const char *FIXTURE = "tests/fixtures/sample.gpudiag.sqlite";
 
-enum { TEXT, JSON, HTML, VIEWS };
 
-/* One view of a into a malloc'd string. */
-static char *view(const struct gd_analysis *a, int which)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-	if (!f)
-		return NULL;
-	if (which == HTML)
-		gd_report_html_write(a, f);
-	else
-		gd_report_render(a, &(struct gd_render_opts){.json = which == JSON}, f);
-	fclose(f);
-	return buf;
-}
 
 static char *printed(int json)
 {
