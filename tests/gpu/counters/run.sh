@@ -9,6 +9,8 @@
 #     (counters on), gpudiag run --light; ratios from this run.
 #  3. the sampler at 50 µs (info: samples, lost).
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (ncu missing: agreement skipped).
+# The profiles it leaves in $OUT/counters are large (PM samples: ~100 MB each); delete the
+# *.sqlite before bringing $OUT back, keep phases.html and phases.report.
 set -u
 cd "$(dirname "$0")/../../.."
 W=$OUT/counters; mkdir -p "$W"
