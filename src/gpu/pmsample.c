@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,19 @@ struct gd_pm {
 	long long lost, started_ns;
 	char status[300], note[600], metric_list[1400];
 };
+
+/* Appends one clause to pm->note ("; " between clauses). */
+static void note(struct gd_pm *pm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct gd_pm *pm, const char *fmt, ...)
+{
+	size_t len = strlen(pm->note);
+	va_list ap;
+	if (len && len + 2 < sizeof(pm->note))
+		len += (size_t)snprintf(pm->note + len, sizeof(pm->note) - len, "; ");
+	va_start(ap, fmt);
+	vsnprintf(pm->note + len, sizeof(pm->note) - len, fmt, ap);
+	va_end(ap);
+}
 
 static const char *err_name(CUptiResult r)
 {
@@ -347,9 +361,7 @@ static int build_config(struct gd_pm *pm, const char *chip, const uint8_t *avail
 			snprintf(why, n, "the metrics need %zu passes; PM sampling has one", passes);
 			return -1;
 		}
-		size_t len = strlen(pm->note);
-		snprintf(pm->note + len, sizeof(pm->note) - len, "%s%s left out (more than one pass)", len ? "; " : "",
-			 gd_pm_metrics[drop_order[next]].label);
+		note(pm, "%s left out (more than one pass)", gd_pm_metrics[drop_order[next]].label);
 		pm->names[drop_order[next]] = NULL;
 	}
 }
@@ -381,12 +393,22 @@ static int choose_metrics(struct gd_pm *pm, const char *chip, const uint8_t *ava
 			}
 		}
 		if (!pm->names[q]) {
-			size_t len = strlen(pm->note);
-			snprintf(pm->note + len, sizeof(pm->note) - len, "%s%s not offered by this GPU", len ? "; " : "",
-				 gd_pm_metrics[q].label);
+			note(pm, "%s not offered by this GPU", gd_pm_metrics[q].label);
 		}
 	}
 	return 0;
+}
+
+/* Empties d's counter-data image (at the start, and whenever its samples are taken). */
+static CUptiResult image_reset(struct dev *d)
+{
+	CUpti_PmSampling_CounterDataImage_Initialize_Params ip = {
+		.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ip.pPmSamplingObject = d->obj;
+	ip.counterDataSize = d->image_size;
+	ip.pCounterData = d->image;
+	d->done = 0;
+	return cu.data_init(&ip);
 }
 
 /* Enables, configures and starts one device; 0 or -1 with d->why. */
@@ -423,13 +445,9 @@ static int dev_start(struct gd_pm *pm, struct dev *d)
 		snprintf(d->why, sizeof(d->why), "out of memory for the counter-data image");
 		return -1;
 	}
-	CUpti_PmSampling_CounterDataImage_Initialize_Params ip = {.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-	ip.pPmSamplingObject = d->obj;
-	ip.counterDataSize = d->image_size;
-	ip.pCounterData = d->image;
 	CUpti_PmSampling_Start_Params stp = {.structSize = CUpti_PmSampling_Start_Params_STRUCT_SIZE};
 	stp.pPmSamplingObject = d->obj;
-	if ((r = cu.data_init(&ip)) != CUPTI_SUCCESS || (r = cu.start(&stp)) != CUPTI_SUCCESS) {
+	if ((r = image_reset(d)) != CUPTI_SUCCESS || (r = cu.start(&stp)) != CUPTI_SUCCESS) {
 		refusal(d->why, sizeof(d->why), "starting PM sampling", r);
 		return -1;
 	}
@@ -546,17 +564,9 @@ static void decode(struct gd_pm *pm, struct dev *d, int at_end)
 		/* Start the image again once half of it is taken, so a decode round never finds it
 		 * full: on the H200, samples decoded into a full image were lost (7-60 ms gaps
 		 * after every 4000 samples, docs/gpu-tier.md, sixth session). */
-		if (full || d->done >= GD_PM_IMAGE_SAMPLES / 2) {
-			CUpti_PmSampling_CounterDataImage_Initialize_Params ip = {
-				.structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-			ip.pPmSamplingObject = d->obj;
-			ip.counterDataSize = d->image_size;
-			ip.pCounterData = d->image;
-			if (cu.data_init(&ip) != CUPTI_SUCCESS) {
-				d->on = 0;
-				return;
-			}
-			d->done = 0;
+		if ((full || d->done >= GD_PM_IMAGE_SAMPLES / 2) && image_reset(d) != CUPTI_SUCCESS) {
+			d->on = 0;
+			return;
 		}
 		if (!full && (!at_end || dp.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS))
 			return;
@@ -725,17 +735,9 @@ void gd_pm_stop(struct gd_pm *pm)
 		if (a->device == b->device && pm->interval_ns > 0 && gap > 0.5 * (double)pm->interval_ns)
 			pm->lost += (long long)(gap / (double)pm->interval_ns + 0.5);
 	}
-	int sampled = 0;
-	for (int i = 0; i < pm->ndev; i++) {
-		const struct dev *d = &pm->dev[i];
-		if (!d->why[0]) {
-			sampled++;
-			continue;
-		}
-		size_t len = strlen(pm->note);
-		snprintf(pm->note + len, sizeof(pm->note) - len, "%sGPU %d: %s", len ? "; " : "", d->id, d->why);
-	}
-	(void)sampled;
+	for (int i = 0; i < pm->ndev; i++)
+		if (pm->dev[i].why[0])
+			note(pm, "GPU %d: %s", pm->dev[i].id, pm->dev[i].why);
 }
 
 void gd_pm_free(struct gd_pm *pm)
