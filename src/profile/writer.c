@@ -478,17 +478,23 @@ static void iv_free(struct ivlist *l)
 	free(l->off);
 }
 
+/* The first index i in [lo, hi) of the ascending v with v[i] >= t (hi when none). */
+static long first_at_least(const int64_t *v, long lo, long hi, int64_t t)
+{
+	while (lo < hi) {
+		long m = lo + (hi - lo) / 2;
+		if (v[m] < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
 /* Length of slice [lo, hi) of l below t. */
 static int64_t iv_below(const struct ivlist *l, long lo, long hi, int64_t t)
 {
-	long a = lo, b = hi, j;
-	while (a < b) { /* first interval starting at or after t */
-		long m = a + (b - a) / 2;
-		if (l->s[m] < t)
-			a = m + 1;
-		else
-			b = m;
-	}
+	long a = first_at_least(l->s, lo, hi, t), j; /* first interval starting at or after t */
 	if (a == lo)
 		return 0;
 	j = a - 1;
@@ -732,23 +738,8 @@ static int pm_attribute(const struct pm_dev *d, int64_t a, int64_t b)
 	int n;
 	if (!d->nseg || len <= 0)
 		return -1;
-	while (lo < hi) { /* first segment ending after a */
-		long m = lo + (hi - lo) / 2;
-		if (d->seg_e[m] <= a)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	i0 = lo;
-	lo = i0, hi = d->nseg;
-	while (lo < hi) { /* first segment starting at or after b */
-		long m = lo + (hi - lo) / 2;
-		if (d->seg_s[m] < b)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	i1 = lo - 1;
+	i0 = first_at_least(d->seg_e, lo, hi, a + 1);          /* first segment ending after a */
+	i1 = first_at_least(d->seg_s, i0, d->nseg, b) - 1;     /* last segment starting before b */
 	if (i0 >= d->nseg || i1 < i0)
 		return -1;
 	/* the end segments count only their part inside [a, b) */
