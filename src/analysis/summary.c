@@ -114,8 +114,8 @@ static int pm_collected(const struct gd_profile *p, int m)
 /* The sample-weighted mean of a kernel's kernel_metrics rows over every device. */
 static void kernel_counters(const struct gd_profile *p, struct gd_kstat *st)
 {
-	double sum[GD_PM_COUNT] = {0};
-	long n[GD_PM_COUNT] = {0};
+	double sum[GD_PM_COUNT] = {0}, bps = 0;
+	long n[GD_PM_COUNT] = {0}, nbps = 0;
 	st->pm_samples = 0;
 	for (long i = 0; i < p->nkpm; i++) {
 		const struct gd_pm_kernel *r = &p->kpm[i];
@@ -127,9 +127,15 @@ static void kernel_counters(const struct gd_profile *p, struct gd_kstat *st)
 				sum[m] += r->v[m] * (double)r->samples;
 				n[m] += r->samples;
 			}
+		if (isfinite(r->dram_bps)) {
+			bps += r->dram_bps * (double)r->samples;
+			nbps += r->samples;
+		} else if (isfinite(r->v[GD_PM_DRAM]))
+			nbps = LONG_MIN / 2; /* a device's peak unknown: B/s of the mean unknown, not of a part */
 	}
 	for (int m = 0; m < GD_PM_COUNT; m++)
 		st->pm[m] = n[m] ? sum[m] / (double)n[m] : NAN;
+	st->pm_dram_bps = nbps > 0 ? bps / (double)nbps : NAN;
 }
 
 int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)

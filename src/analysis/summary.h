@@ -29,6 +29,7 @@ struct gd_kstat {
 	 * none were attributed */
 	long pm_samples;
 	double pm[GD_PM_COUNT];
+	double pm_dram_bps;    /* pm[GD_PM_DRAM] in bytes/s (gd_pm_kernel.dram_bps), NaN unknown */
 };
 
 enum { GD_CPY_HTOD, GD_CPY_DTOH, GD_CPY_DTOD, GD_CPY_PTOP, GD_CPY_MEMSET, GD_CPY_OTHER, GD_CPY_COUNT };

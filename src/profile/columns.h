@@ -240,8 +240,8 @@
 	X(reserved_smem_per_block, INTEGER, NN(r->reserved_smem_per_block), INT, t.smem_reserved, -1)  \
 	X(l2_bytes, INTEGER, NN(r->l2_bytes), NO, _, 0)                                                \
 	X(global_mem_bytes, INTEGER, NN(r->global_mem_bytes), DBL, o->mem_total, 0)                    \
-	X(mem_bus_width_bits, INTEGER, NN(r->mem_bus_width_bits), NO, _, 0)                            \
-	X(mem_clock_khz, INTEGER, NN(r->mem_clock_khz), NO, _, 0)                                      \
+	X(mem_bus_width_bits, INTEGER, NN(r->mem_bus_width_bits), INT, o->mem_bus_bits, -1)            \
+	X(mem_clock_khz, INTEGER, NN(r->mem_clock_khz), INT, o->mem_clock_khz, -1)                     \
 	X(sm_clock_khz, INTEGER, NN(r->sm_clock_khz), INT, t.sm_clock_khz, -1000)                      \
 	X(async_engines, INTEGER, NN(r->async_engines), NO, _, 0)                                      \
 	X(mem_bandwidth_kbps, INTEGER, NUL, NO, _, 0)
@@ -296,7 +296,8 @@
 	X(device, INTEGER, V(r->device), INT, o->device, 0)     \
 	X(name, INTEGER, SID(r->name), I64, t.name, -1)         \
 	X(samples, INTEGER, V(r->samples), I64, o->samples, 0)  \
-	GD_PM_QUANTITIES(GD_PM_COLUMN, X)
+	GD_PM_QUANTITIES(GD_PM_COLUMN, X)                       \
+	X(dram_bps, REAL, DBL(r->dram_bps, isfinite(r->dram_bps)), NO, _, 0)
 
 /* The tables, in the order of gd_tables[]. */
 enum gd_table_id {

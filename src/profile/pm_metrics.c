@@ -2,6 +2,8 @@
  * The CUPTI metric names behind each are in src/gpu/pmsample.c. */
 #include "profile/pm_metrics.h"
 
+#include <math.h>
+
 const struct gd_pm_metric_desc gd_pm_metrics[GD_PM_COUNT] = {
 	[GD_PM_GPC_MHZ] = {"gpc_mhz", "SM clock", "MHz", "GPC clock cycles elapsed per second (PM sampling)"},
 	[GD_PM_GR_ACTIVE] = {"gr_active_pct", "GPU active", "%",
@@ -22,3 +24,10 @@ const struct gd_pm_metric_desc gd_pm_metrics[GD_PM_COUNT] = {
 	[GD_PM_PCIE_READ] = {"pcie_read_bps", "PCIe read", "B/s", "bytes the GPU read over PCIe, per second"},
 	[GD_PM_PCIE_WRITE] = {"pcie_write_bps", "PCIe write", "B/s", "bytes the GPU wrote over PCIe, per second"},
 };
+
+double gd_pm_dram_peak_bps(int mem_clock_khz, int bus_bits)
+{
+	if (mem_clock_khz <= 0 || bus_bits <= 0)
+		return NAN;
+	return 2.0 * mem_clock_khz * 1e3 * bus_bits / 8.0;
+}

@@ -60,6 +60,14 @@ struct gd_pm_kernel {
 	int name;         /* the kernel's interned name (profile strings), as gd_pkernel.name */
 	long samples;     /* samples attributed */
 	double v[GD_PM_COUNT];
+	double dram_bps;  /* derived: dram_pct of the device's DRAM peak (gd_pm_dram_peak_bps),
+			     bytes/s; NaN when either is unknown */
 };
+
+/* A device's DRAM peak from its memory clock and bus width (two transfers per clock, as HBM
+ * and GDDR are quoted): the peak PM sampling's DRAM % is read against, bytes/s; NaN when
+ * either is unknown (<= 0). H200: 3.201 GHz × 6016 bits → 4.81 TB/s, the figure
+ * dram__bytes.sum.peak_sustained × dram__cycles_elapsed gave there (cupti-notes §5). */
+double gd_pm_dram_peak_bps(int mem_clock_khz, int bus_bits);
 
 #endif

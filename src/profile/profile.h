@@ -8,7 +8,9 @@
 #ifndef GPUDIAG_PROFILE_H
 #define GPUDIAG_PROFILE_H
 
+#include "gpu/arch.h"
 #include "gpu/occupancy.h"
+#include "profile/kc_metrics.h"
 #include "profile/pm_metrics.h"
 
 #include <stdint.h>
@@ -76,11 +78,24 @@ struct gd_pmem {
 	double bytes;
 };
 
+/* The ceilings `gpudiag roofline` measured on a GPU (its cache), copied into the profile by
+ * `gpudiag run --metrics` (table ceilings, issue 19) so that a report anywhere places kernels
+ * against what that card reached. NaN = not measured; measured_at 0 = no ceilings at all. */
+struct gd_pceilings {
+	double dram_bps, l2_bps;         /* DRAM copy (read + write) and L2 read, bytes/s */
+	double cuda_core[GD_P_COUNT];    /* FLOP/s */
+	double tensor[GD_P_COUNT];       /* FLOP/s: best of the project's tensor kernels and cuBLASLt */
+	double measured_at;              /* unix time */
+	int sm_clock_mhz;                /* median SM clock while measuring; -1 unknown */
+};
+
 struct gd_pdevice {
 	char name[96], uuid[96];
 	int major, minor, sm_count;
 	double mem_total;                /* bytes, NaN unknown */
 	int max_sm_mhz;                  /* -1 unknown */
+	int mem_bus_bits, mem_clock_khz; /* memory bus width and clock; -1 unknown */
+	struct gd_pceilings ceil;        /* the ceilings table's row, or all NaN / measured_at 0 */
 	struct gd_occ_device occ;        /* filled from the profile's properties (or arch table) */
 	int occ_ok;
 };
@@ -92,6 +107,29 @@ struct gd_pprocess {
 	int exit_signal;                 /* -1 unknown or none */
 	int traced;                      /* 1: CUPTI records were taken */
 	char status[32];                 /* "ok", or why not traced: "no_cuda", "cupti_busy", ... */
+};
+
+/* One launch the range profiler was asked to profile (issue 19, `gpudiag run --metrics`;
+ * tables metric_launches and metric_values): profiled (status GD_KL_OK) or skipped, and why. */
+struct gd_klaunch {
+	int pid;
+	uint32_t corr;                   /* correlation id: the kernel record and launch call */
+	int device;
+	int name;                        /* the kernel's name as recorded (mangled), as gd_pkernel.name */
+	long kernel;                     /* index into p->k of its kernel record, -1 when none (set by
+					    gd_profile_finish; the replayed launch's times are one pass) */
+	int nth;                         /* 0-based launch index of this kernel name in its process */
+	int passes;                      /* replay passes; 0 when skipped */
+	int status;                      /* enum gd_kl_status */
+	int detail;                      /* interned: why skipped / CUPTI's error text; 0 none */
+	int64_t profile_ns;              /* wall time the profiling of this launch took, -1 unknown */
+	double q[GD_KC_COUNT];           /* the quantities of kc_metrics.h; NaN = not collected */
+	long extra, nextra;              /* other metrics of the launch: p->kx[extra .. extra+nextra) */
+};
+/* A metric value outside the quantities (a name given with --metrics=a,b). */
+struct gd_kextra {
+	int metric;                      /* interned CUPTI metric name */
+	double value;
 };
 
 struct gd_profile {
@@ -144,6 +182,16 @@ struct gd_profile {
 	char counters[256];
 	long long pm_interval_ns;        /* requested sampling interval; 0 unknown */
 	long long pm_lost;               /* samples lost (hardware buffer overflow); -1 unknown */
+
+	/* Per-launch counters (issue 19; kc_metrics.h), in (pid, corr) order after finish. */
+	struct gd_klaunch *kl;
+	long nkl, cap_kl;
+	struct gd_kextra *kx;
+	long nkx, cap_kx;
+	/* meta.metrics: "" no --metrics run (or not said), else the set asked for ("default",
+	 * "basic", or the list); meta.metrics_rejected: CUPTI names this GPU refused, space-
+	 * separated; meta.metrics_note: why none were taken ("" when some were) */
+	char metrics[512], metrics_rejected[1024], metrics_note[256];
 };
 
 /* More devices than this in one profile is refused as corrupt (a node has 8 or 16 GPUs; a
@@ -187,6 +235,10 @@ struct gd_pm_sample *gd_profile_add_pm(struct gd_profile *p);
 struct gd_pm_kernel *gd_profile_add_kpm(struct gd_profile *p);
 /* The counters of kernel name `name` on `device`, or NULL when none were attributed. */
 const struct gd_pm_kernel *gd_profile_kernel_counters(const struct gd_profile *p, int device, int name);
+/* A profiled launch appended (every q NaN, kernel -1, profile_ns -1, no extras), and an
+ * extra metric value appended to the last launch added. */
+struct gd_klaunch *gd_profile_add_klaunch(struct gd_profile *p);
+int gd_profile_add_kextra(struct gd_profile *p, int metric, double value);
 /* A zeroed device appended to p->dev (p->ndev grows by one). */
 struct gd_pdevice *gd_profile_add_device(struct gd_profile *p);
 /* Sorts events by start time, fills the capture window if unknown, and derives each device's

@@ -55,7 +55,9 @@ enum gd_raw_type {
 	GD_RAW_PROCESS = 15,
 	GD_RAW_END = 16,
 	GD_RAW_STATUS = 17,
-	GD_RAW_TYPE_MAX = 18,
+	GD_RAW_KLAUNCH = 18,
+	GD_RAW_KREJECT = 19,
+	GD_RAW_TYPE_MAX = 20,
 };
 
 struct gd_raw_rec {
@@ -174,6 +176,31 @@ struct gd_raw_end {
 struct gd_raw_status_rec {
 	struct gd_raw_rec h;
 	uint32_t status, detail;
+};
+
+/* One launch the range profiler was asked about (issue 19, kc_metrics.h): profiled
+ * (status GD_KL_OK, nvalues values follow) or skipped. size = sizeof + nvalues * 16. */
+struct gd_raw_klaunch {
+	struct gd_raw_rec h;
+	uint64_t api_start;            /* when the launch call entered, ns */
+	uint64_t profile_ns;           /* wall time spent profiling it (set-up to decode), ns */
+	uint32_t correlation, device, context, name; /* name: string id, the kernel's (mangled) name */
+	uint32_t nth;                  /* 0-based launch index of this name in the process */
+	uint32_t passes;               /* replay passes (0 when skipped) */
+	uint32_t status;               /* enum gd_kl_status */
+	uint32_t detail;               /* string id: why skipped / CUPTI's error text; 0 none */
+	uint32_t nvalues, pad;
+};
+struct gd_raw_kvalue {
+	uint32_t metric;               /* string id: the CUPTI metric name */
+	uint32_t pad;
+	double value;                  /* as CUPTI evaluated it (NaN when it gave none) */
+};
+
+/* A metric name this GPU's counters refused (once per process and name). */
+struct gd_raw_kreject {
+	struct gd_raw_rec h;
+	uint32_t metric, reason;       /* string ids: the name, CUPTI's text (0 none) */
 };
 
 #endif

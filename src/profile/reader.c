@@ -87,6 +87,7 @@ struct gd_pm_kernel *gd_profile_add_kpm(struct gd_profile *p)
 	memset(e, 0, sizeof(*e));
 	for (int m = 0; m < GD_PM_COUNT; m++)
 		e->v[m] = NAN;
+	e->dram_bps = NAN;
 	return e;
 }
 
@@ -106,6 +107,11 @@ struct gd_pdevice *gd_profile_add_device(struct gd_profile *p)
 	p->cap_dev = (int)cap;
 	e = &p->dev[p->ndev++];
 	memset(e, 0, sizeof(*e));
+	e->max_sm_mhz = e->mem_bus_bits = e->mem_clock_khz = -1;
+	e->ceil.dram_bps = e->ceil.l2_bps = NAN;
+	for (int i = 0; i < GD_P_COUNT; i++)
+		e->ceil.cuda_core[i] = e->ceil.tensor[i] = NAN;
+	e->ceil.sm_clock_mhz = -1;
 	return e;
 }
 
@@ -204,6 +210,14 @@ void gd_profile_finish(struct gd_profile *p)
 	SORT_IF_NEEDED(p->a, p->na, start, cmp_a);
 	SORT_IF_NEEDED(p->s, p->ns, t, cmp_s);
 	SORT_IF_NEEDED(p->m, p->nm, t, cmp_m);
+	/* DRAM B/s of the per-kernel counters: their % of the device's peak */
+	for (long i = 0; i < p->nkpm; i++) {
+		struct gd_pm_kernel *r = &p->kpm[i];
+		double peak = r->device >= 0 && r->device < p->ndev
+				      ? gd_pm_dram_peak_bps(p->dev[r->device].mem_clock_khz, p->dev[r->device].mem_bus_bits)
+				      : NAN;
+		r->dram_bps = isfinite(r->v[GD_PM_DRAM]) ? r->v[GD_PM_DRAM] / 100.0 * peak : NAN;
+	}
 	/* PM samples: per device, in time order (as the reader selects them) */
 	for (long i = 1; i < p->npm; i++)
 		if (cmp_pm(&p->pm[i - 1], &p->pm[i]) > 0) {

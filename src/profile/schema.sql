@@ -106,6 +106,7 @@ CREATE TABLE kernel_metrics (    -- mean of the gpu_metrics samples attributed t
   gpc_mhz REAL, gr_active_pct REAL, sm_active_pct REAL, sm_issue_pct REAL, tensor_active_pct REAL,
   dram_pct REAL, dram_read_pct REAL, dram_write_pct REAL, l2_pct REAL, warps_active_pct REAL,
   warps_unused_pct REAL, pcie_read_bps REAL, pcie_write_bps REAL,
+  dram_bps REAL,                  -- dram_pct of the device's DRAM peak (2 x mem clock x bus width)
   PRIMARY KEY (device, name));
 
 CREATE INDEX kernels_start ON kernels(start);

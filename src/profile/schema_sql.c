@@ -110,6 +110,7 @@ const char gd_profile_schema_sql[] =
 	"  gpc_mhz REAL, gr_active_pct REAL, sm_active_pct REAL, sm_issue_pct REAL, tensor_active_pct REAL,\n"
 	"  dram_pct REAL, dram_read_pct REAL, dram_write_pct REAL, l2_pct REAL, warps_active_pct REAL,\n"
 	"  warps_unused_pct REAL, pcie_read_bps REAL, pcie_write_bps REAL,\n"
+	"  dram_bps REAL,                  -- dram_pct of the device's DRAM peak (2 x mem clock x bus width)\n"
 	"  PRIMARY KEY (device, name));\n"
 	"\n"
 	"CREATE INDEX kernels_start ON kernels(start);\n"

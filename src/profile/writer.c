@@ -762,10 +762,30 @@ static int pm_attribute(const struct pm_dev *d, int64_t a, int64_t b)
 	return -1;
 }
 
+/* The DRAM peak of a device of the devices table (gd_pm_dram_peak_bps), NaN unknown. */
+static double dev_dram_peak(struct gd_pw *w, int device)
+{
+	sqlite3_stmt *s;
+	double peak = NAN;
+	if (sqlite3_prepare_v2(w->db, "SELECT mem_clock_khz, mem_bus_width_bits FROM devices WHERE id = ?", -1, &s,
+			       NULL))
+		return NAN;
+	sqlite3_bind_int(s, 1, device);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER &&
+	    sqlite3_column_type(s, 1) == SQLITE_INTEGER) {
+		sqlite3_int64 khz = sqlite3_column_int64(s, 0), bits = sqlite3_column_int64(s, 1);
+		if (khz > 0 && khz < INT32_MAX && bits > 0 && bits < INT32_MAX)
+			peak = gd_pm_dram_peak_bps((int)khz, (int)bits);
+	}
+	sqlite3_finalize(s);
+	return peak;
+}
+
 /* Writes the kernel_metrics rows of one device; returns the rows written or -1. */
 static long pm_dev_write(struct gd_pw *w, const struct pm_dev *d, int device)
 {
 	long rows = 0;
+	const double peak = dev_dram_peak(w, device);
 	for (int i = 0; i < d->nnames; i++) {
 		struct gd_pm_kernel rec, *r = &rec;
 		if (d->nsamp[i] < GD_PM_ATTRIB_MIN)
@@ -777,6 +797,7 @@ static long pm_dev_write(struct gd_pw *w, const struct pm_dev *d, int device)
 			long c = d->cnt[(size_t)i * GD_PM_COUNT + m];
 			rec.v[m] = c ? d->sum[(size_t)i * GD_PM_COUNT + m] / (double)c : NAN;
 		}
+		rec.dram_bps = isfinite(rec.v[GD_PM_DRAM]) ? rec.v[GD_PM_DRAM] / 100.0 * peak : NAN;
 		{
 			ROW(GD_KERNEL_METRICS_COLUMNS);
 			if (INSERT(w, GD_T_KERNEL_METRICS, v_))

@@ -43,6 +43,10 @@ int gd_pw_pm(struct gd_pw *w, const struct gd_pm_sample *s);
  * rule of pm_metrics.h); call after the raw files and gd_pw_capture, before gd_pw_close.
  * Returns the rows written, or -1 on a database error. */
 long gd_pw_kernel_metrics(struct gd_pw *w);
+/* The ceilings measured on device `device` (gd_pceilings, profile.h) into the ceilings table
+ * (issue 19); NaN figures are NULL. */
+struct gd_pceilings;
+int gd_pw_ceilings(struct gd_pw *w, int device, const struct gd_pceilings *c);
 
 /* Per-file results of gd_pw_add_raw. */
 struct gd_raw_stats {

@@ -70,6 +70,7 @@ static void build(struct gd_analysis *a, const char *counters, int with_pm)
 		p->dev[d].major = 9;
 		p->dev[d].sm_count = 132;
 		p->dev[d].max_sm_mhz = 1980;
+		p->dev[d].mem_clock_khz = 3201000, p->dev[d].mem_bus_bits = 6016;
 	}
 	for (int i = 0; i < 10; i++)
 		kern(p, 0, T0 + i * MS, MS, "gemm_kernel");
@@ -153,8 +154,9 @@ static void measured(void)
 	CHECK(strstr(ln, "SM act") && strstr(ln, "tensor") && strstr(ln, "DRAM %"));
 	CHECK(!strstr(ln, "issue"));
 	line_of(t, "gemm_kernel", ln, sizeof(ln));
-	/* (80·10 + 40·30) / 40 = 50; tensor only on device 0: 50; (30·10 + 10·30) / 40 = 15 */
-	CHECK(strlen(ln) > 20 && !strcmp(ln + strlen(ln) - 20, "50 %    50 %    15 %"));
+	/* (80·10 + 40·30) / 40 = 50; tensor only on device 0: 50; (30·10 + 10·30) / 40 = 15,
+	 * of 2 × 3.201 GHz × 6016 bits / 8 = 4.814 TB/s: 722 GB/s */
+	CHECK(strlen(ln) > 27 && !strcmp(ln + strlen(ln) - 27, "50 %    50 %  15 % 722 GB/s"));
 	line_of(t, "tiny_kernel", ln, sizeof(ln));
 	CHECK(strlen(ln) > 2 && !strcmp(ln + strlen(ln) - 2, " -"));
 	CHECK(strstr(t, "\n    measured: mean of the 100 µs PM samples in which the kernel ran alone (90 % of a sample, "
@@ -184,7 +186,10 @@ static void measured(void)
 	CHECK_INT(json_holds(j, "d['summary']['top_kernels'][0]['counters'] == dict(samples=40, gpc_mhz=None, "
 				"gr_active_pct=None, sm_active_pct=50, sm_issue_pct=None, tensor_active_pct=50, "
 				"dram_pct=15, dram_read_pct=None, dram_write_pct=None, l2_pct=None, "
-				"warps_active_pct=None, warps_unused_pct=None, pcie_read_bps=None, pcie_write_bps=None)"),
+				"warps_active_pct=None, warps_unused_pct=None, pcie_read_bps=None, pcie_write_bps=None, "
+				"dram_bps=d['summary']['top_kernels'][0]['counters']['dram_bps']) and "
+				/* 15 % of 2 × 3.201 GHz × 6016 bits / 8 */
+				"abs(d['summary']['top_kernels'][0]['counters']['dram_bps'] - 0.15 * 2 * 3.201e9 * 752) < 1e3"),
 		  0);
 	CHECK_INT(json_holds(j, "d['summary']['top_kernels'][1]['short_name'] == 'tiny_kernel' and "
 				"d['summary']['top_kernels'][1]['counters'] is None"),
@@ -202,7 +207,7 @@ static void measured(void)
 	CHECK(strstr(h, "<td>cycles the tensor pipe was active, of its peak</td>") != NULL);
 	CHECK(strstr(h, "<th class='pm'>SM active</th>") && strstr(h, "<th class='pm'>DRAM</th>"));
 	CHECK(!strstr(h, "<th class='pm'>SM issue</th>"));
-	CHECK(strstr(h, "<td class='r'>40</td><td class='r'>50 %</td><td class='r'>50 %</td><td class='r'>15 %</td>") != NULL);
+	CHECK(strstr(h, "<td class='r'>40</td><td class='r'>50 %</td><td class='r'>50 %</td><td class='r'>15 % · 722 GB/s</td>") != NULL);
 	CHECK(!strstr(h, "id='counters-note'"));
 	/* device 0's SM active track (the first, at y = 10 + 3 rows × 60 = 190, 26 px high) stands
 	 * at 80 %: 190 + 26 × 0.2; device 1's (the sixth, y = 360) at 40 %: 360 + 26 × 0.6 */

@@ -564,7 +564,10 @@ static void page_top_kernels(const struct gd_profile *p, const struct gd_summary
 				snprintf(v, sizeof(v), "-");
 			else if (!isfinite(k->pm[pm[c]]))
 				snprintf(v, sizeof(v), "unknown");
-			else
+			else if (pm[c] == GD_PM_DRAM && isfinite(k->pm_dram_bps)) {
+				char r[24];
+				snprintf(v, sizeof(v), "%.0f %% · %s", k->pm[pm[c]], gd_fmt_si(r, sizeof(r), k->pm_dram_bps, "B/s"));
+			} else
 				snprintf(v, sizeof(v), "%.0f %%", k->pm[pm[c]]); /* every table quantity is a % */
 			td(f, v, 1);
 		}

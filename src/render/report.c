@@ -72,6 +72,11 @@ static const char *pm_value(char *b, size_t n, int m, double v)
  * quantity its samples did not carry. */
 static const char *pm_cell(char *b, size_t n, const struct gd_kstat *k, int m)
 {
+	if (k->pm_samples > 0 && m == GD_PM_DRAM && isfinite(k->pm[m]) && isfinite(k->pm_dram_bps)) {
+		char r[32];
+		snprintf(b, n, "%.0f %% %s", k->pm[m], gd_fmt_si(r, sizeof(r), k->pm_dram_bps, "B/s"));
+		return b;
+	}
 	return k->pm_samples <= 0 ? "-" : pm_value(b, n, m, k->pm[m]);
 }
 
@@ -451,6 +456,7 @@ static void json_kernel_counters(struct gd_json *j, const struct gd_kstat *k)
 	gd_json_int(j, "samples", k->pm_samples);
 	for (int m = 0; m < GD_PM_COUNT; m++)
 		gd_json_num(j, gd_pm_metrics[m].column, k->pm[m]);
+	gd_json_num(j, "dram_bps", k->pm_dram_bps);
 	gd_json_obj_end(j);
 }
 

@@ -1,0 +1,106 @@
+/* Per-launch hardware counters from CUPTI's range profiler (issue 19: `gpudiag run --metrics`),
+ * the one list shared by the capture (src/capture/rangeprof.c, inside each profiled process),
+ * the profile (tables metric_launches and metric_values, docs/profile-schema.md), the analysis
+ * (src/analysis/kcounters.c: derived values and verdicts) and every renderer.
+ *
+ * Each quantity has one CUPTI metric name (range profiler, auto range + kernel replay; names
+ * checked on GH100 in ../shared/docs/cupti-notes.md §5) and belongs to one or more sets
+ * (`--metrics=SET`). A name the GPU's counters reject is left out, recorded as rejected, and
+ * the quantity is unknown (NaN) — never 0. Besides the quantities, `--metrics=a,b,...` may
+ * name any CUPTI metric (a name containing "__"); those are stored too, by name, and shown
+ * as collected, but no rule reads them. */
+#ifndef GPUDIAG_KC_METRICS_H
+#define GPUDIAG_KC_METRICS_H
+
+#include <stdint.h>
+
+enum gd_kc_metric {
+	GD_KC_DURATION = 0, /* gpu__time_duration.sum, ns */
+	GD_KC_CLOCK,        /* sm__cycles_elapsed.avg.per_second, Hz */
+	GD_KC_DRAM_READ,    /* dram__bytes_read.sum, B */
+	GD_KC_DRAM_WRITE,   /* dram__bytes_write.sum, B */
+	GD_KC_L2_BYTES,     /* lts__t_bytes.sum, B */
+	GD_KC_L1_BYTES,     /* l1tex__t_bytes.sum, B */
+	GD_KC_FADD,         /* smsp__sass_thread_inst_executed_op_fadd_pred_on.sum, thread instructions */
+	GD_KC_FMUL,
+	GD_KC_FFMA,
+	GD_KC_DADD,
+	GD_KC_DMUL,
+	GD_KC_DFMA,
+	GD_KC_HADD,
+	GD_KC_HMUL,
+	GD_KC_HFMA,
+	GD_KC_TENSOR_HMMA,  /* sm__inst_executed_pipe_tensor_op_hmma.sum, warp instructions */
+	GD_KC_TENSOR_HFMA2, /* sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum: nvcc's HFMA2.MMA
+			       constant idiom, counted on the tensor pipe but not tensor math */
+	GD_KC_TENSOR_GMMA,  /* sm__inst_executed_pipe_tensor_op_gmma.sum (Hopper wgmma) */
+	GD_KC_TENSOR_IMMA,
+	GD_KC_TENSOR_DMMA,
+	GD_KC_TENSOR_ACTIVE, /* tensor pipe active cycles, % of peak sustained elapsed */
+	GD_KC_WARPS_ACTIVE,  /* sm__warps_active.avg.pct_of_peak_sustained_active: achieved occupancy % */
+	GD_KC_LD_SECTORS,    /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+	GD_KC_LD_REQUESTS,   /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+	GD_KC_ST_SECTORS,
+	GD_KC_ST_REQUESTS,
+	GD_KC_LD_USED_PCT,   /* smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct */
+	GD_KC_ST_USED_PCT,
+	GD_KC_THREADS_PER_INST, /* smsp__thread_inst_executed_per_inst_executed.ratio (32 = no divergence) */
+	GD_KC_SM_PCT,        /* sm__throughput.avg.pct_of_peak_sustained_elapsed (compute SOL) */
+	GD_KC_MEM_PCT,       /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
+	GD_KC_DRAM_PCT,      /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+	/* warp stall reasons: smsp__warp_issue_stalled_<reason>_per_warp_active.pct, % of active
+	 * warp cycles spent stalled on that reason; keep them consecutive */
+	GD_KC_STALL_FIRST,
+	GD_KC_STALL_LONG_SCOREBOARD = GD_KC_STALL_FIRST,
+	GD_KC_STALL_SHORT_SCOREBOARD,
+	GD_KC_STALL_BARRIER,
+	GD_KC_STALL_MEMBAR,
+	GD_KC_STALL_MIO_THROTTLE,
+	GD_KC_STALL_LG_THROTTLE,
+	GD_KC_STALL_MATH_PIPE_THROTTLE,
+	GD_KC_STALL_WAIT,
+	GD_KC_STALL_NOT_SELECTED,
+	GD_KC_STALL_NO_INSTRUCTION,
+	GD_KC_STALL_DISPATCH_STALL,
+	GD_KC_STALL_BRANCH_RESOLVING,
+	GD_KC_STALL_TEX_THROTTLE,
+	GD_KC_STALL_DRAIN,
+	GD_KC_STALL_SLEEPING,
+	GD_KC_STALL_IMC_MISS,
+	GD_KC_STALL_MISC,
+	GD_KC_STALL_LAST = GD_KC_STALL_MISC,
+	GD_KC_COUNT
+};
+
+/* The sets `--metrics=SET` names (a quantity's set bits). `default` is what `--metrics`
+ * alone collects; `basic` leaves out the stall reasons and the SASS-patched per-sector
+ * averages, for fewer passes. The pass count of each on the H200 is in docs/kernel-metrics.md. */
+enum { GD_KC_SET_BASIC = 1, GD_KC_SET_DEFAULT = 2 };
+
+struct gd_kc_metric_desc {
+	const char *key;    /* stable short key for JSON/CSV and the docs: "dram_read_bytes" */
+	const char *cupti;  /* the CUPTI metric name */
+	const char *label;  /* short label for tables: "DRAM read" */
+	const char *unit;   /* "ns", "Hz", "B", "inst", "%", "ratio" */
+	const char *what;   /* one line: what was counted and how */
+	unsigned sets;      /* GD_KC_SET_* bits */
+};
+extern const struct gd_kc_metric_desc gd_kc_metrics[GD_KC_COUNT];
+/* The quantity whose CUPTI name is `cupti`, or -1. */
+int gd_kc_by_cupti(const char *cupti);
+/* Bits of the set called `name` ("basic", "default"), 0 when there is none by that name. */
+unsigned gd_kc_set_bits(const char *name);
+
+/* Why a launch has no counters (metric_launches.status). */
+enum gd_kl_status {
+	GD_KL_OK = 0,             /* profiled: every pass replayed and decoded */
+	GD_KL_SKIP_COOPERATIVE,   /* a cooperative launch: kernel replay cannot save/restore its grid sync */
+	GD_KL_SKIP_GRAPH,         /* launched as part of a CUDA graph (cudaGraphLaunch): not replayable per kernel */
+	GD_KL_SKIP_COMM,          /* a communication kernel (NCCL...): replaying it alone deadlocks its peers */
+	GD_KL_SKIP_LIMIT,         /* selected but over the launch budget */
+	GD_KL_ERROR,              /* CUPTI failed on it; detail has CUPTI's text */
+	GD_KL_STATUS_COUNT
+};
+extern const char *const gd_kl_status_names[GD_KL_STATUS_COUNT]; /* "ok", "cooperative", ... */
+
+#endif
