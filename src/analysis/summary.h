@@ -7,6 +7,7 @@
 #define GPUDIAG_SUMMARY_H
 
 #include "gpu/occupancy.h"
+#include "analysis/kcounters.h"
 #include "analysis/names.h"
 #include "profile/profile.h"
 
@@ -82,6 +83,9 @@ struct gd_summary {
 	/* merged busy intervals, in time order */
 	struct gd_interval *busy;
 	long nbusy;
+	/* per-launch counters of `gpudiag run --metrics` (issue 19), by kernel: built last by
+	 * gd_summary_compute (gd_kc_view_build), freed with the summary; nk = 0 without them */
+	struct gd_kc_view kc;
 };
 
 int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s);
