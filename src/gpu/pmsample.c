@@ -368,10 +368,27 @@ static int build_config(struct gd_pm *pm, const char *chip, const uint8_t *avail
 
 /* Tries every metric name alone on a scratch host object (an unknown name must not spoil the
  * real configuration) and picks each quantity's first accepted one. */
+/* 1 when quantity q is wanted: every one, unless $GPUDIAG_PM_ONLY lists the columns to ask
+ * for (comma-separated, e.g. "sm_active_pct,dram_pct"; a knob for finding which metric a
+ * GPU mis-samples, docs/gpu-metrics.md). */
+static int wanted(int q)
+{
+	const char *only = getenv("GPUDIAG_PM_ONLY"), *c = gd_pm_metrics[q].column;
+	size_t len = strlen(c);
+	if (!only || !*only)
+		return 1;
+	for (const char *s = only; (s = strstr(s, c)) != NULL; s += len)
+		if ((s == only || s[-1] == ',') && (s[len] == ',' || s[len] == '\0'))
+			return 1;
+	return 0;
+}
+
 static int choose_metrics(struct gd_pm *pm, const char *chip, const uint8_t *avail, char *why, size_t n)
 {
 	for (int q = 0; q < GD_PM_COUNT; q++) {
 		pm->names[q] = NULL;
+		if (!wanted(q))
+			continue;
 		for (int a = 0; a < GD_PM_ALTS && want[q].names[a]; a++) {
 			CUptiResult r;
 			CUpti_Profiler_Host_Object *h = host_new(chip, avail, &r);
