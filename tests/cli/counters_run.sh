@@ -50,6 +50,13 @@ check "busy: another profiler named" 1 "$(grep 'warning: run: no counters' "$T/e
 MOCK_PM=overflow "$G" run -o "$T/o.sqlite" -- sleep 0.3 2>/dev/null
 check "overflow: samples kept" 1 "$([ "$(q "$T/o.sqlite" "select count(*) from gpu_metrics")" -gt 0 ] && echo 1 || echo 0)"
 check "overflow: note" 1 "$(meta "$T/o.sqlite" counters_note | grep -c 'OUT_OF_MEMORY')"
+# at most 10 metrics (13 decoded as zeros on the H200): the DRAM total is read + write, not
+# sampled, and L2 and GPU active are left out, said in the note
+check "the DRAM total is not sampled" 0 "$(meta "$T/a.sqlite" counters_metrics | grep -c 'dram__throughput')"
+check "... but read + write (60 + 20)" "80.0|80.0" "$(q "$T/a.sqlite" "select printf('%.1f|%.1f', avg(dram_pct), avg(dram_read_pct + dram_write_pct)) from gpu_metrics")"
+check "ten metrics" 10 "$(meta "$T/a.sqlite" counters_metrics | tr ',' '\n' | grep -c .)"
+check "L2 and GPU active left out, said" "1|1|0|0" "$(meta "$T/a.sqlite" counters_note | grep -c 'L2 left out (PM sampling is given at most 10 metrics)')|$(meta "$T/a.sqlite" counters_note | grep -c 'GPU active left out')|$(q "$T/a.sqlite" "select count(l2_pct), count(gr_active_pct) from gpu_metrics" | tr '|' '\n' | paste -sd'|')"
+check "PCIe and free warp slots kept" 1 "$(q "$T/a.sqlite" "select count(pcie_write_bps) > 0 and count(warps_unused_pct) > 0 from gpu_metrics")"
 # more than one pass: quantities dropped (least needed first: L2 before PCIe), said in the note
 MOCK_PM=passes "$G" run -o "$T/p.sqlite" -- sleep 0.1 2>/dev/null
 check "passes: L2 left out, NULL" "1|0" "$(meta "$T/p.sqlite" counters_note | grep -c 'L2 left out')|$(q "$T/p.sqlite" "select count(l2_pct) from gpu_metrics")"
@@ -57,7 +64,7 @@ check "passes: PCIe and SM active kept" 1 "$(q "$T/p.sqlite" "select count(sm_ac
 # ... unless a later accepted name makes it fit: nothing dropped
 MOCK_PM=passes_dramc "$G" run -o "$T/p2.sqlite" -- sleep 0.1 2>/dev/null
 check "passes: the dramc__ names make one pass" 1 "$(meta "$T/p2.sqlite" counters_metrics | grep -c 'dramc__read_throughput')"
-check "passes: nothing left out" 0 "$(meta "$T/p2.sqlite" counters_note | grep -c 'left out')"
+check "passes: nothing left out for the pass count" 0 "$(meta "$T/p2.sqlite" counters_note | grep -c 'more than one pass')"
 check "passes: DRAM read as percent" "60.0" "$(q "$T/p2.sqlite" "select printf('%.1f', avg(dram_read_pct)) from gpu_metrics")"
 
 # --no-counters: nothing sampled, nothing said
