@@ -589,15 +589,18 @@ static void top_line(const struct ctx *c, struct gd_verdicts *v)
 }
 
 /* Light mode: is the GPU busy? From the PM samples, as the trace-based rule asks it of the
- * kernels: SM active averaged over the active span (first to last sample with work, so the
- * program's start-up and tear-down are not judged). SM active is low both when the GPU waits
- * for work and when grids are too small to fill it; the finding says both. */
+ * kernels, over the active span (first to last sample with work, so the program's start-up and
+ * tear-down are not judged): the mean of GPU active (gr__cycles_active: cycles the compute
+ * engine had any work — what the trace's busy time measures, at cycle resolution), else of SM
+ * active. SM active alone is low also when grids are too small to fill the GPU: on the H200 a
+ * clean BF16 training loop had SM active 54 % on average while its kernels kept the GPU busy
+ * (2026-12-03), so it is the fallback, and the finding then says both readings. */
 static void rule_idle_light(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	char b1[32], b2[32], b3[32];
 	long first = -1, last = -1, nidle = 0, n = 0;
-	double sum = 0, w = 0;
+	double sum = 0, w = 0, gr_sum = 0;
 	for (long i = 0; i < p->npm; i++)
 		if (p->pm[i].v[GD_PM_SM_ACTIVE] >= PM_IDLE_SAMPLE_PCT) {
 			if (first < 0)
@@ -615,6 +618,10 @@ static void rule_idle_light(struct ctx *c, struct gd_finding *f)
 		if (!isfinite(x->v[GD_PM_SM_ACTIVE]) || !(d > 0))
 			continue;
 		sum += x->v[GD_PM_SM_ACTIVE] / 100.0 * d;
+		if (isfinite(x->v[GD_PM_GR_ACTIVE]) && !isnan(gr_sum))
+			gr_sum += x->v[GD_PM_GR_ACTIVE] / 100.0 * d;
+		else
+			gr_sum = NAN; /* a sample without it: the whole span is read from SM active */
 		w += d;
 		n++;
 		nidle += x->v[GD_PM_SM_ACTIVE] < PM_IDLE_SAMPLE_PCT;
@@ -623,24 +630,33 @@ static void rule_idle_light(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "The PM samples carry no SM activity.");
 		return;
 	}
-	double busy = clamp01(sum / w), idle = 1 - busy;
+	double busy = clamp01(sum / w), sm_busy = busy;
+	const int gr = !isnan(gr_sum);
+	if (gr)
+		busy = clamp01(gr_sum / w);
+	double idle = 1 - busy;
 	f->basis = GD_BASIS_COUNTERS;
 	ev(f, "busy_fraction", busy, "fraction",
-	   "SM active %s on average over %ld PM samples (%s, from the first to the last sample with work)",
-	   pc(b1, busy), n, t(b2, w));
+	   "%s %s on average over %ld PM samples (%s, from the first to the last sample with work)",
+	   gr ? "GPU active" : "SM active", pc(b1, busy), n, t(b2, w));
+	if (gr)
+		ev(f, "sm_active_fraction", sm_busy, "fraction", "SM active %s on average over the same samples",
+		   pc(b1, sm_busy));
 	ev(f, "idle_samples_fraction", (double)nidle / (double)n, "fraction",
 	   "%s of those samples with the SMs all but idle (SM active < %.0f %%)", pc(b3, (double)nidle / (double)n),
 	   PM_IDLE_SAMPLE_PCT);
 	if (idle < IDLE_WARN) {
-		clear(f, "The SMs were active %s of the active span (GPU counters).", pc(b1, busy));
+		clear(f, "The %s active %s of the active span (GPU counters).", gr ? "GPU was" : "SMs were", pc(b1, busy));
 		return;
 	}
 	fire(f, idle >= IDLE_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, idle,
 	     "Find what the GPU waits for: run without --light on a slice of the job (--delay S --duration S) so the "
 	     "idle gaps, their host-side causes (data loading, syncs, launches) and the grid sizes can be traced "
 	     "(§2, §9, §14).",
-	     "The SMs were without work %s of the active span (GPU counters: SM active %s on average): the GPU waited "
-	     "for work, or ran grids too small to fill it.",
+	     gr ? "The GPU was without work %s of the active span (GPU counters: GPU active %s on average): it waited "
+		  "for the host."
+		: "The SMs were without work %s of the active span (GPU counters: SM active %s on average): the GPU waited "
+		  "for work, or ran grids too small to fill it.",
 	     pc(b1, idle), pc(b2, busy));
 }
 

@@ -156,7 +156,7 @@ static void idle_case(double idle, int *state, int *sev, double *busy)
 
 /* Light mode (gpudiag run --light): no trace; the idle question answered from the PM samples
  * of the active span only (the 1 s of start-up at 0 % is not judged). */
-static void light_case(double sm_pct, int *state, int *sev, double *busy)
+static void light_case_gr(double sm_pct, double gr_pct, int *state, int *sev, double *busy)
 {
 	struct gd_profile p;
 	struct gd_summary s;
@@ -171,6 +171,7 @@ static void light_case(double sm_pct, int *state, int *sev, double *busy)
 		x->t_end = x->t_start + 100 * US;
 		/* 1 s of start-up with idle SMs, then the job */
 		x->v[GD_PM_SM_ACTIVE] = i < 10000 ? 0 : sm_pct;
+		x->v[GD_PM_GR_ACTIVE] = i < 10000 ? 0 : gr_pct; /* NaN: not sampled */
 	}
 	/* the job's last sample with work, then 0.5 s of tear-down */
 	for (int i = 0; i < 5000; i++) {
@@ -178,6 +179,7 @@ static void light_case(double sm_pct, int *state, int *sev, double *busy)
 		x->t_start = 4000 * MS + i * 100 * US;
 		x->t_end = x->t_start + 100 * US;
 		x->v[GD_PM_SM_ACTIVE] = 1;
+		x->v[GD_PM_GR_ACTIVE] = isnan(gr_pct) ? NAN : 1;
 	}
 	run(&p, &s, &v);
 	*state = v.f[GD_R_IDLE].state;
@@ -187,6 +189,11 @@ static void light_case(double sm_pct, int *state, int *sev, double *busy)
 	CHECK_INT(v.f[GD_R_PROFILER].state, GD_FIRED);
 	CHECK_INT(v.f[GD_R_PROFILER].severity, GD_SEV_INFO);
 	done(&p, &s);
+}
+
+static void light_case(double sm_pct, int *state, int *sev, double *busy)
+{
+	light_case_gr(sm_pct, NAN, state, sev, busy);
 }
 
 int main(void)
@@ -796,6 +803,15 @@ int main(void)
 		CHECK_NEAR(lbusy, 0.95, 1e-9);
 		light_case(0, &lst, &lsev, &lbusy); /* no sample with work */
 		CHECK_INT(lst, GD_INSUFFICIENT);
+		/* GPU active, where sampled, is what is judged: SMs half filled by small grids while
+		 * the engine always had work is no idle GPU (a clean BF16 loop on the H200: SM active
+		 * 54 %); the engine without work most of the span is */
+		light_case_gr(54, 97, &lst, &lsev, &lbusy);
+		CHECK_INT(lst, GD_CLEAR);
+		CHECK_NEAR(lbusy, 0.97, 1e-9);
+		light_case_gr(54, 30, &lst, &lsev, &lbusy);
+		CHECK_INT(lst, GD_FIRED);
+		CHECK_NEAR(lbusy, 0.30, 1e-9);
 	}
 	return TEST_DONE();
 }

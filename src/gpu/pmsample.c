@@ -66,11 +66,13 @@ static const struct {
 	[GD_PM_PCIE_READ] = {{"pcie__read_bytes.sum"}, {BYTES_TO_BPS}},
 	[GD_PM_PCIE_WRITE] = {{"pcie__write_bytes.sum"}, {BYTES_TO_BPS}},
 };
-/* When no choice of names fits one pass, quantities are dropped in this order: L2 ("if it
- * fits", issue 18) and the engine-busy figure first, then the read/write split (the DRAM
- * total stays), then the warp and PCIe figures the verdicts use least. */
-static const int drop_order[] = {GD_PM_L2, GD_PM_GR_ACTIVE, GD_PM_DRAM_WRITE, GD_PM_DRAM_READ,
-				 GD_PM_WARPS_UNUSED, GD_PM_WARPS_ACTIVE, GD_PM_PCIE_WRITE, GD_PM_PCIE_READ};
+/* When no choice of names fits one pass (or there are more than PM_MAX_METRICS), quantities
+ * are dropped in this order: L2 ("if it fits", issue 18) and free warp slots (warps active
+ * says the same from the other side) first, then GPU active (light mode's idle verdict reads
+ * it, else SM active), then the read/write split (the DRAM total stays), then the warp and
+ * PCIe figures the verdicts use least. */
+static const int drop_order[] = {GD_PM_L2, GD_PM_WARPS_UNUSED, GD_PM_GR_ACTIVE, GD_PM_DRAM_WRITE,
+				 GD_PM_DRAM_READ, GD_PM_WARPS_ACTIVE, GD_PM_PCIE_WRITE, GD_PM_PCIE_READ};
 /* The most metrics one configuration is given, whatever the pass count says. On the H200
  * (2026-12-03, tests/gpu/counters/subsets.sh) every set of 9 or 10 sampled correctly, while
  * all 13 — which cuptiProfilerHostGetNumOfPasses called one pass — decoded as zeros for SM

@@ -51,12 +51,12 @@ MOCK_PM=overflow "$G" run -o "$T/o.sqlite" -- sleep 0.3 2>/dev/null
 check "overflow: samples kept" 1 "$([ "$(q "$T/o.sqlite" "select count(*) from gpu_metrics")" -gt 0 ] && echo 1 || echo 0)"
 check "overflow: note" 1 "$(meta "$T/o.sqlite" counters_note | grep -c 'OUT_OF_MEMORY')"
 # at most 10 metrics (13 decoded as zeros on the H200): the DRAM total is read + write, not
-# sampled, and L2 and GPU active are left out, said in the note
+# sampled, and L2 and free warp slots are left out, said in the note
 check "the DRAM total is not sampled" 0 "$(meta "$T/a.sqlite" counters_metrics | grep -c 'dram__throughput')"
 check "... but read + write (60 + 20)" "80.0|80.0" "$(q "$T/a.sqlite" "select printf('%.1f|%.1f', avg(dram_pct), avg(dram_read_pct + dram_write_pct)) from gpu_metrics")"
 check "ten metrics" 10 "$(meta "$T/a.sqlite" counters_metrics | tr ',' '\n' | grep -c .)"
-check "L2 and GPU active left out, said" "1|1|0|0" "$(meta "$T/a.sqlite" counters_note | grep -c 'L2 left out (PM sampling is given at most 10 metrics)')|$(meta "$T/a.sqlite" counters_note | grep -c 'GPU active left out')|$(q "$T/a.sqlite" "select count(l2_pct), count(gr_active_pct) from gpu_metrics" | tr '|' '\n' | paste -sd'|')"
-check "PCIe and free warp slots kept" 1 "$(q "$T/a.sqlite" "select count(pcie_write_bps) > 0 and count(warps_unused_pct) > 0 from gpu_metrics")"
+check "L2 and free warp slots left out, said" "1|1|0|0" "$(meta "$T/a.sqlite" counters_note | grep -c 'L2 left out (PM sampling is given at most 10 metrics)')|$(meta "$T/a.sqlite" counters_note | grep -c 'Warp slots free left out')|$(q "$T/a.sqlite" "select count(l2_pct), count(warps_unused_pct) from gpu_metrics" | tr '|' '\n' | paste -sd'|')"
+check "PCIe and GPU active kept" 1 "$(q "$T/a.sqlite" "select count(pcie_write_bps) > 0 and count(gr_active_pct) > 0 from gpu_metrics")"
 # more than one pass: quantities dropped (least needed first: L2 before PCIe), said in the note
 MOCK_PM=passes "$G" run -o "$T/p.sqlite" -- sleep 0.1 2>/dev/null
 check "passes: L2 left out, NULL" "1|0" "$(meta "$T/p.sqlite" counters_note | grep -c 'L2 left out')|$(q "$T/p.sqlite" "select count(l2_pct) from gpu_metrics")"
