@@ -516,11 +516,12 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	int rv = 0;
 	memset(&r, 0, sizeof(r));
 	memset(&d, 0, sizeof(d));
-	r.functionName = "cudaLaunchKernel_v7000", r.correlationId = ++g_corr, r.correlationData = &s1;
+	r.functionName = "cudaLaunchKernel_v7000", r.correlationData = &s1;
+	r.correlationId = __atomic_add_fetch(&g_corr, 2, __ATOMIC_RELAXED) - 1; /* threads: one pair each */
 	r.functionReturnValue = &rv, r.symbolName = symbol, r.context = (CUcontext)ctx;
 	r.contextUid = (uint32_t)(ctx & 0xffff);
 	d = r;
-	d.functionName = "cuLaunchKernel", d.correlationId = ++g_corr, d.correlationData = &s2;
+	d.functionName = "cuLaunchKernel", d.correlationId = r.correlationId + 1, d.correlationData = &s2;
 	d.functionParams = params;
 	if (runtime && g_cb && g_cb_on[0][211]) {
 		r.callbackSite = CUPTI_API_ENTER;

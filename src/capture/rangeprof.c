@@ -10,9 +10,9 @@
  * the device memory the kernel may write, runs the kernel once per pass (the metrics need
  * `passes` passes of the counters, each pass a different counter set), restoring memory before
  * each replay, so the program sees the effect of one launch. The launch becomes synchronous
- * and takes passes × its duration plus the save/restore; other launches are not slowed beyond
- * taking this module's mutex (and none runs on another thread while a profiled one is in
- * flight: auto range would count it in the same session).
+ * and takes passes × its duration plus the save/restore. Other launches only take this
+ * module's locks (rangeprof.h): none runs on another thread while a profiled one is in flight,
+ * since auto range would count it in the same session.
  *
  * Skipped, with a record saying why: cooperative launches (cuLaunchCooperativeKernel*, or
  * cuLaunchKernelEx with the cooperative attribute: a grid-wide sync cannot be replayed by
@@ -62,7 +62,15 @@
 #define RP_NAMES_FILE_MAX (64u << 20)
 #define GRAPH_NAME "(graph)"
 
-static pthread_mutex_t g_rp_mu = PTHREAD_MUTEX_INITIALIZER; /* everything below */
+/* Two locks. g_rp_mu: the configuration's counters and the kernel-name table (selection),
+ * held briefly on every launch. g_rp_rw: the profiling session; a profiled launch holds it for
+ * writing from its enter to its exit callback (and with it the device and context state below),
+ * every other launch holds it for reading over the same span, so no kernel of another thread
+ * runs inside a session (auto range would make it the session's range). Writers are preferred:
+ * a busy multi-threaded program cannot starve a selected launch. Never both at once: g_rp_mu is
+ * released before g_rp_rw is taken. */
+static pthread_mutex_t g_rp_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t g_rp_rw;
 
 static struct {
 	int on, debug;
@@ -374,6 +382,14 @@ int gd_rp_init(int debug)
 	if (names && *names && load_names(names, why, sizeof(why)) < 0)
 		return config_error("GPUDIAG_METRICS_NAMES", "%s", why);
 	load_demangler();
+	{
+		pthread_rwlockattr_t a;
+		pthread_rwlockattr_init(&a);
+		pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		if (pthread_rwlock_init(&g_rp_rw, &a) != 0)
+			return config_error("GPUDIAG_METRICS", "no lock for the profiling session");
+		pthread_rwlockattr_destroy(&a);
+	}
 	cfg.on = 1;
 	rp_dbg("on: %zu metrics, %s, budget %ld", cfg.nmetrics,
 	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max);
@@ -807,12 +823,12 @@ int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *nam
 }
 
 /* This thread's launch in flight: the runtime launch around a driver launch (its correlation
- * id is the one the kernel's activity record carries), and the profiled launch that holds
- * g_rp_mu from its enter to its exit callback. */
+ * id is the one the kernel's activity record carries), and the driver launch holding g_rp_rw
+ * from its enter to its exit callback (for writing when profiled). */
 static _Thread_local int t_rt_depth;
 static _Thread_local uint32_t t_rt_corr;
 static _Thread_local struct {
-	int active;
+	int active, reading;
 	CUpti_CallbackId cbid;
 	struct rp_ctx *c;
 	struct launch l;
@@ -825,89 +841,110 @@ static void ids_of(CUcontext ctx, const CUpti_CallbackData *cb, struct launch *l
 	l->device = cuptiGetDeviceId(ctx, &v) == CUPTI_SUCCESS ? v : 0;
 }
 
-/* Enter: select; for a profiled launch, set up and start, and keep the mutex. */
+/* Under g_rp_mu: 1 when this launch is to be profiled (the budget is taken), 0 otherwise
+ * (a skip record is written here when it is due). */
+static int select_launch(int kind, const CUpti_CallbackData *cb, struct launch *l)
+{
+	struct kname *k = kn_get(l->name);
+	char why[160];
+	int sel;
+	if (!k)
+		return 0;
+	l->name = k->name;
+	l->nth = k->launches++;
+	if (kind == L_GRAPH) {
+		/* a graph's kernels are unknown here: listed whatever the filter, at most
+		 * PER_KERNEL times, outside the skip/count sequence of kernel launches */
+		if (k->selected < (uint32_t)(cfg.per_kernel ? cfg.per_kernel : 3)) {
+			k->selected++;
+			ids_of(cb->context, cb, l);
+			write_klaunch(l, GD_KL_SKIP_GRAPH, "a CUDA graph launch: its kernels are not replayable one by one",
+				      0, NULL, NULL, 0);
+		}
+		return 0;
+	}
+	if (k->match < 0)
+		decide_match(k);
+	if (!k->match || g_matching++ < cfg.skip)
+		return 0;
+	if (cfg.count_mode)
+		sel = g_matching - 1 - cfg.skip < cfg.count;
+	else if ((sel = k->selected < (uint32_t)cfg.per_kernel))
+		k->selected++;
+	if (!sel)
+		return 0;
+	ids_of(cb->context, cb, l);
+	if (kind == L_COOP) {
+		write_klaunch(l, GD_KL_SKIP_COOPERATIVE, "a cooperative launch: kernel replay cannot restore a grid-wide sync",
+			      0, NULL, NULL, 0);
+		return 0;
+	}
+	if (k->comm) {
+		write_klaunch(l, GD_KL_SKIP_COMM, "a communication kernel: replaying it alone would wait for its peers",
+			      0, NULL, NULL, 0);
+		return 0;
+	}
+	if (g_profiled >= cfg.max) {
+		if (!k->limit_written) {
+			k->limit_written = 1;
+			snprintf(why, sizeof(why), "over the budget of %ld profiled launches per process", cfg.max);
+			write_klaunch(l, GD_KL_SKIP_LIMIT, why, 0, NULL, NULL, 0);
+		}
+		return 0;
+	}
+	g_profiled++;
+	return 1;
+}
+
+/* Holding g_rp_rw for writing: set up (first time on the context) and start. 1 when started. */
+static int start_session(const CUpti_CallbackData *cb, const struct launch *l)
+{
+	char why[600];
+	struct rp_ctx *c = ctx_get(l, cb->context, why, sizeof(why));
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	if (!c) {
+		if (why[0])
+			write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	sp.pRangeProfilerObject = c->obj;
+	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		c->broken = 1;
+		write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	t_rp.c = c;
+	return 1;
+}
+
+/* Enter: select under g_rp_mu, then hold g_rp_rw until the exit callback: for writing (set
+ * up and start) when profiled, else for reading. */
 static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
-	int kind = launch_kind(cbid, cb->functionParams);
-	struct kname *k;
+	int kind = launch_kind(cbid, cb->functionParams), prof;
 	struct launch l;
-	char why[600];
-	int sel;
 	memset(&l, 0, sizeof(l));
 	clock_gettime(CLOCK_MONOTONIC, &l.t0);
 	cuptiGetTimestamp(&l.api_start);
 	l.correlation = t_rt_depth > 0 ? t_rt_corr : cb->correlationId;
 	l.name = kind == L_GRAPH ? GRAPH_NAME : cb->symbolName ? cb->symbolName : "(unknown)";
 	pthread_mutex_lock(&g_rp_mu);
-	k = kn_get(l.name);
-	if (!k)
-		goto out;
-	l.name = k->name;
-	l.nth = k->launches++;
-	if (kind == L_GRAPH) {
-		/* a graph's kernels are unknown here: listed whatever the filter, at most
-		 * PER_KERNEL times, outside the skip/count sequence of kernel launches */
-		if (k->selected < (uint32_t)(cfg.per_kernel ? cfg.per_kernel : 3)) {
-			k->selected++;
-			ids_of(cb->context, cb, &l);
-			write_klaunch(&l, GD_KL_SKIP_GRAPH, "a CUDA graph launch: its kernels are not replayable one by one",
-				      0, NULL, NULL, 0);
-		}
-		goto out;
-	}
-	if (k->match < 0)
-		decide_match(k);
-	if (!k->match)
-		goto out;
-	if (g_matching++ < cfg.skip)
-		goto out;
-	if (cfg.count_mode)
-		sel = g_matching - 1 - cfg.skip < cfg.count;
-	else if ((sel = k->selected < (uint32_t)cfg.per_kernel))
-		k->selected++;
-	if (!sel)
-		goto out;
-	ids_of(cb->context, cb, &l);
-	if (kind == L_COOP) {
-		write_klaunch(&l, GD_KL_SKIP_COOPERATIVE, "a cooperative launch: kernel replay cannot restore a grid-wide sync",
-			      0, NULL, NULL, 0);
-		goto out;
-	}
-	if (k->comm) {
-		write_klaunch(&l, GD_KL_SKIP_COMM, "a communication kernel: replaying it alone would wait for its peers",
-			      0, NULL, NULL, 0);
-		goto out;
-	}
-	if (g_profiled >= cfg.max) {
-		if (!k->limit_written) {
-			k->limit_written = 1;
-			snprintf(why, sizeof(why), "over the budget of %ld profiled launches per process", cfg.max);
-			write_klaunch(&l, GD_KL_SKIP_LIMIT, why, 0, NULL, NULL, 0);
-		}
-		goto out;
-	}
-	{
-		struct rp_ctx *c = ctx_get(&l, cb->context, why, sizeof(why));
-		CUptiResult r;
-		CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-		if (!c) {
-			if (why[0])
-				write_klaunch(&l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
-			goto out;
-		}
-		sp.pRangeProfilerObject = c->obj;
-		if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
-			why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
-			c->broken = 1;
-			write_klaunch(&l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
-			goto out;
-		}
-		g_profiled++;
-		t_rp.active = 1, t_rp.cbid = cbid, t_rp.c = c, t_rp.l = l;
-		return; /* g_rp_mu stays locked until the exit callback */
-	}
-out:
+	prof = select_launch(kind, cb, &l);
 	pthread_mutex_unlock(&g_rp_mu);
+	t_rp.cbid = cbid;
+	if (prof) {
+		pthread_rwlock_wrlock(&g_rp_rw);
+		if (start_session(cb, &l)) {
+			t_rp.active = 1;
+			t_rp.l = l;
+			return;
+		}
+		pthread_rwlock_unlock(&g_rp_rw);
+	}
+	pthread_rwlock_rdlock(&g_rp_rw);
+	t_rp.reading = 1;
 }
 
 /* Evaluates range 0 into vals: all at once, else one by one (NaN where CUPTI gives none). */
@@ -941,7 +978,7 @@ static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, doub
 	return ok ? CUPTI_SUCCESS : first;
 }
 
-/* Exit of the profiled launch: stop, decode, evaluate, record, release the mutex. */
+/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
 static void launch_exit(const CUpti_CallbackData *cb)
 {
 	struct rp_ctx *c = t_rp.c;
@@ -995,12 +1032,12 @@ reset:
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerCounterDataImageInitialize", r);
 		c->broken = 1; /* the record of this launch is written; later ones are not tried */
 	}
-	pthread_mutex_unlock(&g_rp_mu);
+	pthread_rwlock_unlock(&g_rp_rw);
 	return;
 broken:
 	c->broken = 1;
 	write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
-	pthread_mutex_unlock(&g_rp_mu);
+	pthread_rwlock_unlock(&g_rp_rw);
 }
 
 void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -1022,10 +1059,13 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	if (dom != CUPTI_CB_DOMAIN_DRIVER_API || launch_kind(cbid, NULL) == L_NONE)
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		if (!t_rp.active) /* not re-entered from inside a profiled launch */
+		if (!t_rp.active && !t_rp.reading) /* not re-entered from inside a launch */
 			launch_enter(cbid, cb);
-	} else if (t_rp.active && t_rp.cbid == cbid) {
+	} else if (t_rp.cbid == cbid && t_rp.active) {
 		launch_exit(cb);
+	} else if (t_rp.cbid == cbid && t_rp.reading) {
+		t_rp.reading = 0;
+		pthread_rwlock_unlock(&g_rp_rw);
 	}
 }
 
@@ -1033,11 +1073,12 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_ResourceData *rd = data;
 	uint32_t id;
-	if (!cfg.on || gd_inj_disabled() || cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING || !rd || t_rp.active)
+	if (!cfg.on || gd_inj_disabled() || cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING || !rd ||
+	    t_rp.active || t_rp.reading)
 		return;
 	if (cuptiGetContextId(rd->context, &id) != CUPTI_SUCCESS)
 		id = 0;
-	pthread_mutex_lock(&g_rp_mu);
+	pthread_rwlock_wrlock(&g_rp_rw);
 	for (int i = 0; i < RP_MAX_CTX; i++) {
 		struct rp_ctx *c = &g_ctx[i];
 		if (!c->used || (id ? c->id != id : c->ctx != rd->context))
@@ -1054,5 +1095,5 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data)
 		 * can find this state */
 		memset(c, 0, sizeof(*c));
 	}
-	pthread_mutex_unlock(&g_rp_mu);
+	pthread_rwlock_unlock(&g_rp_rw);
 }

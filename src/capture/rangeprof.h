@@ -24,10 +24,13 @@
  *   - Graph launches (cuGraphLaunch*) are recorded with the kernel name "(graph)": the
  *     kernels inside a graph never reach a launch callback, so their names are unknown here.
  *
- * Threading: one profiled launch at a time per process. The state sits behind its own mutex,
- * taken on every launch callback while metrics are on; a selected launch keeps it from its
- * enter to its exit callback, so no other thread's launch runs inside its profiling session
- * (auto range would count that kernel too). Lock order: this mutex, then inject.c's g_lock. */
+ * Threading: one profiled launch at a time per process. Selection state sits behind a mutex
+ * taken briefly on every launch callback while metrics are on; the session behind a
+ * reader-writer lock that a profiled launch holds for writing from its enter to its exit
+ * callback and every other launch for reading over the same span, so no kernel of another
+ * thread runs inside a session (auto range would count it). Lock order: either of these,
+ * then inject.c's g_lock; never the two of this module at once.
+ */
 #ifndef GPUDIAG_CAPTURE_RANGEPROF_H
 #define GPUDIAG_CAPTURE_RANGEPROF_H
 
