@@ -14,8 +14,9 @@
  * its name ("fake__m12.sum" → 12 in the first profiled launch: 1012). Controls:
  * FAKE_CUPTI_RP_REJECT=name[,name] (ConfigAddMetrics refuses them), FAKE_CUPTI_RP_PASSES=N
  * (default 3), FAKE_CUPTI_RP_FAIL=init|avail|enable|start|stop|decode|evaluate (that call
- * fails every time). fake_cupti_launch fires the launch callbacks; fake_cupti_rp_calls counts
- * every profiler call made. */
+ * fails every time), FAKE_CUPTI_LAUNCH_US=N (each launch takes N µs between its callbacks, so
+ * that launches of several threads overlap). fake_cupti_launch fires the launch callbacks;
+ * fake_cupti_rp_calls counts every profiler call made. */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -531,9 +532,16 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 		d.callbackSite = CUPTI_API_ENTER;
 		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
-	if (g_rp_started) { /* the kernel runs: a range of the session */
-		g_rp_pending++;
-		g_launches++;
+	{ /* the kernel runs (FAKE_CUPTI_LAUNCH_US long): a range of a session started meanwhile */
+		int in = g_rp_started;
+		if (getenv("FAKE_CUPTI_LAUNCH_US")) {
+			usleep((useconds_t)atoi(getenv("FAKE_CUPTI_LAUNCH_US")));
+			in |= g_rp_started;
+		}
+		if (in) {
+			__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
+		}
 	}
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
 		d.callbackSite = CUPTI_API_EXIT;

@@ -710,7 +710,7 @@ static void range_profiler_checks(const char *self, const char *inject, const ch
 		remove_dir(dir);
 	}
 	{ /* launches from 4 threads: one session at a time, nothing else inside it */
-		const char *env[] = {"CHECK_RP=1", "CHECK_RP_THREADS=1", M3, NULL};
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_THREADS=1", "FAKE_CUPTI_LAUNCH_US=50", M3, NULL};
 		int bad = 0;
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
