@@ -1025,6 +1025,8 @@ static void launch_exit(const CUpti_CallbackData *cb)
 		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 	} else {
 		write_klaunch(&t_rp.l, GD_KL_OK, NULL, (uint32_t)d->passes, vals, d->idx, d->n);
+		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %.3f ms", t_rp.l.name, t_rp.l.nth,
+		       t_rp.l.correlation, d->passes, 1e-6 * (double)since_ns(&t_rp.l.t0));
 	}
 	free(vals);
 reset:
