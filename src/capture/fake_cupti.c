@@ -4,8 +4,25 @@
  * exactly as CUPTI's record iterator would present them. Controls: FAKE_CUPTI_BUSY=1 makes
  * cuptiSubscribe fail like under Nsight; FAKE_CUPTI_VERSION=N changes cuptiGetVersion.
  * A flush in a process other than the one that registered (a fork-without-exec child, where
- * real CUPTI blocks forever) creates "$GPUDIAG_RAW_DIR/FLUSH_IN_CHILD". */
+ * real CUPTI blocks forever) creates "$GPUDIAG_RAW_DIR/FLUSH_IN_CHILD".
+ *
+ * Range profiler (the second half of this file): the profiler-host and range-profiler calls
+ * rangeprof.c makes, checking the parameters that matter (auto range, kernel replay, one range
+ * per pass, one nesting level, the image given to SetConfig) and the order (Start before the
+ * launch, Stop after it: a launch made while a session is started becomes its range). A metric's
+ * value is 1000 × (the number of the decode that produced it, from 1) + the first number in
+ * its name ("fake__m12.sum" → 12 in the first profiled launch: 1012). Controls:
+ * FAKE_CUPTI_RP_REJECT=name[,name] (ConfigAddMetrics refuses them), FAKE_CUPTI_RP_PASSES=N
+ * (default 3), FAKE_CUPTI_RP_FAIL=init|avail|enable|start|stop|decode|evaluate (that call
+ * fails every time), FAKE_CUPTI_LAUNCH_US=N (each launch takes N µs between its callbacks, so
+ * that launches of several threads overlap). fake_cupti_launch fires the launch callbacks;
+ * fake_cupti_rp_calls counts every profiler call made. */
 #include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +69,7 @@ API CUptiResult cuptiGetVersion(uint32_t *v)
 }
 static CUpti_CallbackFunc g_cb;
 static unsigned char g_cb_on[2][1024]; /* runtime, driver callback ids enabled on the subscriber */
+static unsigned char g_res_on[1024];   /* resource callback ids */
 static uint64_t g_clock = 1000;
 static uint32_t g_corr = 500000;
 API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, void *ud)
@@ -64,6 +82,10 @@ API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc f, 
 API CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle s, CUpti_CallbackDomain d,
 				    CUpti_CallbackId cbid)
 {
+	if (d == CUPTI_CB_DOMAIN_RESOURCE && cbid < 1024) {
+		g_res_on[cbid] = (unsigned char)enable;
+		return CUPTI_SUCCESS;
+	}
 	if ((d != CUPTI_CB_DOMAIN_RUNTIME_API && d != CUPTI_CB_DOMAIN_DRIVER_API) || cbid >= 1024)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	g_enabled_api += enable && !g_cb_on[d == CUPTI_CB_DOMAIN_DRIVER_API][cbid];
@@ -214,3 +236,331 @@ API void fake_cupti_emit(const void *rec, size_t size)
 API void fake_cupti_drop(size_t n) { g_dropped += n; }
 API int fake_cupti_api_enabled(void) { return g_enabled_api; }
 API int fake_cupti_nvtx_called(void) { return g_nvtx; }
+
+/* ---- range profiler */
+
+static int g_rp_calls, g_rp_disabled, g_rp_started, g_rp_pending, g_decodes, g_launches;
+
+struct CUpti_Profiler_Host_Object {
+	char names[64][128];
+	int n;
+};
+struct CUpti_RangeProfiler_Object {
+	uintptr_t ctx;
+	uint8_t *image;
+	size_t image_size;
+	int configured;
+};
+
+API int fake_cupti_rp_calls(void);
+API int fake_cupti_rp_calls(void) { return g_rp_calls; }
+API int fake_cupti_rp_disabled(void);
+API int fake_cupti_rp_disabled(void) { return g_rp_disabled; }
+/* launches that ran inside a started session (each should be the only one of its session) */
+API int fake_cupti_rp_launches(void);
+API int fake_cupti_rp_launches(void) { return g_launches; }
+
+static int fails(const char *stage)
+{
+	const char *f = getenv("FAKE_CUPTI_RP_FAIL");
+	g_rp_calls++;
+	return f && !strcmp(f, stage);
+}
+
+API CUptiResult cuptiGetResultString(CUptiResult r, const char **str)
+{
+	static char buf[64];
+	switch ((int)r) {
+	case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
+	case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+	case CUPTI_ERROR_INVALID_OPERATION: *str = "CUPTI_ERROR_INVALID_OPERATION"; break;
+	case CUPTI_ERROR_INVALID_METRIC_NAME: *str = "CUPTI_ERROR_INVALID_METRIC_NAME"; break;
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"; break;
+	default:
+		snprintf(buf, sizeof(buf), "CUPTI_ERROR_%d", (int)r);
+		*str = buf;
+	}
+	return CUPTI_SUCCESS;
+}
+/* A fake context "pointer" v: context id v & 0xffff, device (v >> 16) & 0xff. */
+API CUptiResult cuptiGetContextId(CUcontext c, uint32_t *id)
+{
+	*id = (uint32_t)((uintptr_t)c & 0xffff);
+	return c ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+API CUptiResult cuptiGetDeviceId(CUcontext c, uint32_t *id)
+{
+	*id = (uint32_t)(((uintptr_t)c >> 16) & 0xff);
+	return c ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+API CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p)
+{
+	if (fails("init"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	return p->structSize == CUpti_Profiler_Initialize_Params_STRUCT_SIZE ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
+}
+API CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *p)
+{
+	g_rp_calls++;
+	if (p->api != CUPTI_PROFILER_RANGE_PROFILING)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->isSupported = p->architecture = p->sli = p->vGpu = p->confidentialCompute = p->cmp = p->wsl =
+		CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *p)
+{
+	g_rp_calls++;
+	p->pChipName = "GH100";
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *p)
+{
+	if (fails("avail"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!p->ctx)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (p->pCounterAvailabilityImage) {
+		if (p->counterAvailabilityImageSize < 64)
+			return CUPTI_ERROR_INVALID_PARAMETER;
+		memset(p->pCounterAvailabilityImage, 'A', 64);
+	}
+	p->counterAvailabilityImageSize = 64;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params *p)
+{
+	g_rp_calls++;
+	if (p->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER || !p->pChipName || strcmp(p->pChipName, "GH100") ||
+	    !p->pCounterAvailabilityImage || p->pCounterAvailabilityImage[0] != 'A')
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->pHostObject = calloc(1, sizeof(*p->pHostObject));
+	return p->pHostObject ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
+}
+API CUptiResult cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params *p)
+{
+	g_rp_calls++;
+	free(p->pHostObject);
+	return CUPTI_SUCCESS;
+}
+static int rejected(const char *name)
+{
+	const char *r = getenv("FAKE_CUPTI_RP_REJECT");
+	size_t n = strlen(name);
+	for (const char *p = r; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+API CUptiResult cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params *p)
+{
+	struct CUpti_Profiler_Host_Object *h = p->pHostObject;
+	g_rp_calls++;
+	if (!h || !p->numMetrics)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < p->numMetrics; i++)
+		if (rejected(p->ppMetricNames[i]) || !strstr(p->ppMetricNames[i], "__"))
+			return CUPTI_ERROR_INVALID_METRIC_NAME;
+	for (size_t i = 0; i < p->numMetrics && h->n < 64; i++)
+		snprintf(h->names[h->n++], 128, "%s", p->ppMetricNames[i]);
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params *p)
+{
+	g_rp_calls++;
+	if (!p->pHostObject || !p->pHostObject->n)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	p->configImageSize = 32;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params *p)
+{
+	g_rp_calls++;
+	if (p->configImageSize != 32 || !p->pConfigImage)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memset(p->pConfigImage, 'C', 32);
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params *p)
+{
+	g_rp_calls++;
+	if (p->configImageSize != 32 || !p->pConfigImage || p->pConfigImage[0] != 'C')
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->numOfPasses = getenv("FAKE_CUPTI_RP_PASSES") ? (size_t)atoi(getenv("FAKE_CUPTI_RP_PASSES")) : 3;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
+{
+	if (fails("enable"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!p->ctx)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->pRangeProfilerObject = calloc(1, sizeof(*p->pRangeProfilerObject));
+	p->pRangeProfilerObject->ctx = (uintptr_t)p->ctx;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *p)
+{
+	g_rp_calls++;
+	g_rp_disabled++;
+	free(p->pRangeProfilerObject);
+	return CUPTI_SUCCESS;
+}
+#define IMAGE_SIZE(n) (128 + 8 * (n))
+API CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *p)
+{
+	g_rp_calls++;
+	if (!p->pRangeProfilerObject || !p->numMetrics || !p->pMetricNames || p->maxNumOfRanges < 1 ||
+	    p->maxNumRangeTreeNodes < p->maxNumOfRanges)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->counterDataSize = IMAGE_SIZE(p->numMetrics);
+	return CUPTI_SUCCESS;
+}
+/* The fake's image: byte 0 = ranges held, bytes 8..15 = the decode that filled it. */
+API CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *p)
+{
+	g_rp_calls++;
+	if (!p->pRangeProfilerObject || !p->pCounterData || p->counterDataSize < 128)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memset(p->pCounterData, 0, p->counterDataSize);
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *p)
+{
+	struct CUpti_RangeProfiler_Object *o = p->pRangeProfilerObject;
+	g_rp_calls++;
+	if (!o || !p->pConfig || p->configSize != 32 || p->pConfig[0] != 'C' || !p->pCounterDataImage ||
+	    p->counterDataImageSize < 128 || p->range != CUPTI_AutoRange || p->replayMode != CUPTI_KernelReplay ||
+	    p->maxRangesPerPass != 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
+	    p->targetNestingLevel != 1)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	o->image = p->pCounterDataImage;
+	o->image_size = p->counterDataImageSize;
+	o->configured = 1;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
+{
+	if (fails("start"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!p->pRangeProfilerObject || !p->pRangeProfilerObject->configured || g_rp_started)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	g_rp_started = 1;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
+{
+	if (fails("stop"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!p->pRangeProfilerObject || !g_rp_started)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	g_rp_started = 0;
+	p->isAllPassSubmitted = 1;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *p)
+{
+	struct CUpti_RangeProfiler_Object *o = p->pRangeProfilerObject;
+	uint64_t no;
+	if (fails("decode"))
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (!o || g_rp_started || !o->image)
+		return CUPTI_ERROR_INVALID_OPERATION;
+	p->numOfRangeDropped = g_rp_pending > 1 ? (size_t)g_rp_pending - 1 : 0;
+	if (g_rp_pending > 0) {
+		no = (uint64_t)++g_decodes;
+		o->image[0] = 1;
+		memcpy(o->image + 8, &no, 8);
+	}
+	g_rp_pending = 0;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *p)
+{
+	g_rp_calls++;
+	if (!p->pCounterDataImage || p->counterDataImageSize < 128)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->numTotalRanges = p->pCounterDataImage[0];
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params *p)
+{
+	uint64_t no;
+	if (fails("evaluate"))
+		return CUPTI_ERROR_INVALID_OPERATION;
+	if (!p->pHostObject || !p->pCounterDataImage || p->counterDataImageSize < 128 ||
+	    p->rangeIndex >= p->pCounterDataImage[0] || !p->numMetrics)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memcpy(&no, p->pCounterDataImage + 8, 8);
+	for (size_t i = 0; i < p->numMetrics; i++) {
+		const char *d = p->ppMetricNames[i];
+		int found = 0;
+		for (int j = 0; j < p->pHostObject->n && !found; j++)
+			found = !strcmp(p->pHostObject->names[j], d);
+		if (!found)
+			return CUPTI_ERROR_INVALID_METRIC_NAME;
+		while (*d && !isdigit((unsigned char)*d))
+			d++;
+		p->pMetricValues[i] = 1000.0 * (double)no + atoi(d);
+	}
+	return CUPTI_SUCCESS;
+}
+
+/* One kernel launch through the driver callback `cbid` (enter, the kernel, exit), nested in a
+ * runtime cudaLaunchKernel when `runtime`. Returns the correlation id the kernel's activity
+ * record would carry: the runtime call's when nested, else the driver call's. */
+API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx, const void *params, int runtime);
+API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx, const void *params, int runtime)
+{
+	CUpti_CallbackData r, d;
+	uint64_t s1 = 0, s2 = 0;
+	int rv = 0;
+	memset(&r, 0, sizeof(r));
+	memset(&d, 0, sizeof(d));
+	r.functionName = "cudaLaunchKernel_v7000", r.correlationData = &s1;
+	r.correlationId = __atomic_add_fetch(&g_corr, 2, __ATOMIC_RELAXED) - 1; /* threads: one pair each */
+	r.functionReturnValue = &rv, r.symbolName = symbol, r.context = (CUcontext)ctx;
+	r.contextUid = (uint32_t)(ctx & 0xffff);
+	d = r;
+	d.functionName = "cuLaunchKernel", d.correlationId = r.correlationId + 1, d.correlationData = &s2;
+	d.functionParams = params;
+	if (runtime && g_cb && g_cb_on[0][211]) {
+		r.callbackSite = CUPTI_API_ENTER;
+		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
+	}
+	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
+		d.callbackSite = CUPTI_API_ENTER;
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+	}
+	{ /* the kernel runs (FAKE_CUPTI_LAUNCH_US long): a range of a session started meanwhile */
+		int in = g_rp_started;
+		if (getenv("FAKE_CUPTI_LAUNCH_US")) {
+			usleep((useconds_t)atoi(getenv("FAKE_CUPTI_LAUNCH_US")));
+			in |= g_rp_started;
+		}
+		if (in) {
+			__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
+		}
+	}
+	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
+		d.callbackSite = CUPTI_API_EXIT;
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+	}
+	if (runtime && g_cb && g_cb_on[0][211]) {
+		r.callbackSite = CUPTI_API_EXIT;
+		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
+	}
+	return runtime ? r.correlationId : d.correlationId;
+}
+
+/* cuCtxDestroy of a fake context: the resource callback, when enabled. */
+API void fake_cupti_destroy_ctx(uintptr_t ctx);
+API void fake_cupti_destroy_ctx(uintptr_t ctx)
+{
+	CUpti_ResourceData rd;
+	memset(&rd, 0, sizeof(rd));
+	rd.context = (CUcontext)ctx;
+	if (g_cb && g_res_on[CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING])
+		g_cb(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+}

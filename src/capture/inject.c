@@ -23,7 +23,10 @@
  * what each part costs; docs/profiling.md),
  * GPUDIAG_INJECT_DEBUG=1 (one line per problem on stderr), GPUDIAG_CUPTI_ANY_VERSION=1 (trace
  * even when the process's libcupti has another API version than ours: at your own risk, the
- * record layouts may differ). */
+ * record layouts may differ), GPUDIAG_METRICS and GPUDIAG_METRICS_* (per-launch counters with
+ * CUPTI's range profiler, rangeprof.c: the launch callbacks are then enabled whatever the API
+ * mode, and their calls are recorded only as that mode says). */
+#include "capture/rangeprof.h"
 #include "profile/raw.h"
 
 #include <cupti.h>
@@ -88,6 +91,18 @@ static void *out_reserve(size_t n)
 	return out + out_len - n;
 }
 
+/* For rangeprof.c (rangeprof.h): the same buffer, strings and lock. */
+void gd_inj_lock(void) { pthread_mutex_lock(&g_lock); }
+void gd_inj_unlock(void) { pthread_mutex_unlock(&g_lock); }
+void *gd_inj_reserve(size_t n)
+{
+	void *p = out_reserve(n);
+	if (!p)
+		g_lost++;
+	return p;
+}
+int gd_inj_disabled(void) { return atomic_load_explicit(&g_disabled, memory_order_relaxed); }
+
 #define REC(var, T, TYPE)                                            \
 	T *var = out_reserve(sizeof(T));                             \
 	if (!var) {                                                  \
@@ -121,6 +136,8 @@ static void out_flush(void)
 		write_all(out, out_len);
 	out_len = 0;
 }
+
+void gd_inj_flush(void) { out_flush(); }
 
 /* ---- strings: interned by content (CUPTI's name pointers may be reused after a module
  * unload), ids local to this file; the writer merges them across processes. */
@@ -205,6 +222,7 @@ static uint32_t intern_at(const char *s, const char **stored)
 }
 
 static uint32_t intern(const char *s) { return intern_at(s, NULL); }
+uint32_t gd_inj_intern(const char *s) { return intern(s); }
 
 /* Kernel and NVTX names: CUPTI hands the same pointer for every record of one function, so a
  * small cache keyed by the pointer skips hashing a (often several hundred byte) name per
@@ -592,6 +610,10 @@ static _Thread_local struct tbuf *t_buf;
 static _Thread_local uint32_t t_tid;
 static _Thread_local int t_rt_depth;
 static int g_api_cb; /* 1: API calls via callbacks */
+static int g_rp;     /* range profiling on (rangeprof.c): its callbacks are enabled */
+/* runtime, driver callback ids whose calls are recorded: an enabled callback may be there for
+ * the range profiler only (GPUDIAG_API=none, the activity path, outside --delay/--duration) */
+static unsigned char g_rec[2][1024];
 
 /* Caller holds b->mu. */
 static void tbuf_drain(struct tbuf *b)
@@ -648,7 +670,16 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	const int drv = dom == CUPTI_CB_DOMAIN_DRIVER_API;
 	uint64_t t = 0;
 	(void)ud;
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+		if (g_rp)
+			gd_rp_resource(cbid, data);
+		return;
+	}
 	if (dom != CUPTI_CB_DOMAIN_RUNTIME_API && !drv)
+		return;
+	if (g_rp)
+		gd_rp_api(dom, cbid, cb);
+	if (cbid >= 1024 || !g_rec[drv][cbid])
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
 		if (!drv)
@@ -744,13 +775,16 @@ static void enable_api_subset(int on)
 			if (!cb_names[drv][cb] || !prefix_in(cb_names[drv][cb], drv ? g_drv_list : g_rt_list))
 				continue;
 			if (g_api_cb) {
+				CUpti_CallbackDomain dom = drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 				if (on && !api_name_id[drv][cb]) {
 					pthread_mutex_lock(&g_lock);
 					api_name(drv, cb);
 					pthread_mutex_unlock(&g_lock);
 				}
-				cuptiEnableCallback((uint32_t)on, g_sub,
-						    drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cb);
+				g_rec[drv][cb] = (unsigned char)on;
+				/* a launch callback stays on for the range profiler, unrecorded */
+				if (on || !(g_rp && gd_rp_wants(dom, cb, cb_names[drv][cb])))
+					cuptiEnableCallback((uint32_t)on, g_sub, dom, cb);
 			} else if (drv) {
 				cuptiActivityEnableDriverApi(cb, (uint8_t)on);
 			} else {
@@ -761,6 +795,21 @@ static void enable_api_subset(int on)
 }
 
 static uint32_t g_api_mode;
+
+/* The launch callbacks (both API domains) and context destruction, for rangeprof.c. */
+static void enable_rp_callbacks(void)
+{
+	for (int drv = 0; drv < 2; drv++) {
+		CUpti_CallbackDomain dom = drv ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+		uint32_t size = drv ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+		for (uint32_t cb = 1; cb < size && cb < 1024; cb++)
+			if (gd_rp_wants(dom, cb, cb_names[drv][cb]) && cuptiEnableCallback(1, g_sub, dom, cb) != CUPTI_SUCCESS)
+				dbg("a launch callback for the range profiler could not be enabled", (int)cb);
+	}
+	if (cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) !=
+	    CUPTI_SUCCESS)
+		dbg("the context-destruction callback could not be enabled", 0);
+}
 
 /* The record kinds that cost: on for the capture window (the whole run by default). */
 static int set_heavy(int on)
@@ -924,6 +973,8 @@ EXPORT int InitializeInjection(void)
 	write_header(GD_RAW_ST_OK, version, api_mode);
 	write_process();
 	load_cb_names();
+	/* GPUDIAG_METRICS: reads the environment only; no profiler call before a selected launch */
+	g_rp = gd_rp_init(g_debug);
 	/* OS thread ids (gettid) in every record, the ids the callback path records too */
 	if (cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS)
 		dbg("thread id type not set", 0);
@@ -960,6 +1011,8 @@ EXPORT int InitializeInjection(void)
 		if ((r = cuptiActivityEnable(always[i])) != CUPTI_SUCCESS)
 			dbg("an optional activity kind could not be enabled", (int)always[i]);
 	g_api_mode = api_mode;
+	if (g_rp)
+		enable_rp_callbacks();
 	if (getenv("GPUDIAG_CAPTURE_START_NS"))
 		g_gate_start = strtoull(getenv("GPUDIAG_CAPTURE_START_NS"), NULL, 10);
 	if (getenv("GPUDIAG_CAPTURE_END_NS"))

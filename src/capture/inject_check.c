@@ -4,11 +4,17 @@
  * without exec (it must not flush), and exits; the parent merges the raw file with the real
  * writer and checks every field that matters. Also: another CUPTI subscriber present
  * (cupti_busy) and a different libcupti version (cupti_version) → unprofiled, said so.
+ * Range profiling (GPUDIAG_METRICS, rangeprof.c): a child makes a fixed sequence of launches
+ * (rp_seq) through the fake's launch callbacks under each configuration; the parent reads the
+ * KLAUNCH/KREJECT records straight from the raw file and checks status, nth, passes,
+ * correlation, device, context and every value (the fake's values say which decode made them).
  * usage: inject_check INJECT_SO FAKE_CUPTI_DIR
  *        inject_check bench INJECT_SO FAKE_CUPTI_DIR  (not a test: prints the CPU cost per
  *        record of the buffer-completed callback, kernel + runtime API records) */
 #include "core/status.h"
 #include "core/test.h"
+#include "profile/kc_metrics.h"
+#include "profile/raw.h"
 #include "profile/writer.h"
 
 #include <cupti.h>
@@ -16,7 +22,9 @@
 #include <dlfcn.h>
 #include "profile/test_sql.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -103,6 +111,100 @@ static void nested_driver_launch(void)
 		call(1, 307, 0, NULL);
 }
 
+/* ---- range profiling: the child's launches */
+
+#define CTX_A ((uintptr_t)0x00001)  /* context id 1, device 0 (the fake's encoding) */
+#define CTX_B ((uintptr_t)0x10002)  /* context id 2, device 1 */
+#define RP_EXIT 40                  /* the child's own exit code, kept by the library */
+enum { EX_NONE, EX_COOP, EX_OTHER };
+static const struct {
+	uint32_t cbid;
+	const char *name;
+	uintptr_t ctx;
+	int runtime, ex;
+} rp_seq[] = {
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", CTX_A, 1, EX_NONE},              /* 0 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", CTX_A, 1, EX_NONE},              /* 1 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", CTX_A, 1, EX_NONE},              /* 2 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", CTX_A, 1, EX_NONE},              /* 3 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", CTX_A, 1, EX_NONE},              /* 4 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", CTX_A, 0, EX_NONE},           /* 5 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", CTX_A, 0, EX_NONE},           /* 6 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "_Z4gridv", CTX_A, 0, EX_COOP},             /* 7 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, "_Z4gridv", CTX_A, 0, EX_NONE},    /* 8 */
+	{CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, NULL, CTX_A, 0, EX_NONE},                      /* 9 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z23ncclDevKernel_AllReducev", CTX_A, 0, EX_NONE}, /* 10 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "_Z4axpyfPfS_", CTX_B, 0, EX_OTHER},   /* 11 */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "_Z4gemmPf", CTX_A, 1, EX_NONE},         /* 12 */
+	/* here context B is destroyed */
+	{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", CTX_A, 0, EX_NONE},           /* 13 */
+};
+#define RP_N ((int)(sizeof(rp_seq) / sizeof(rp_seq[0])))
+
+/* The correlation id the kernel of launch i carries: the fake numbers each launch's runtime
+ * and driver calls 500001 + 2i and 500002 + 2i; a runtime launch's kernel has the runtime's. */
+static uint32_t rp_corr(int i) { return 500001u + 2u * (uint32_t)i + (rp_seq[i].runtime ? 0u : 1u); }
+
+typedef uint32_t (*launch_fn)(uint32_t, const char *, uintptr_t, const void *, int);
+
+static void *rp_thread(void *arg)
+{
+	launch_fn launch = (launch_fn)dlsym(RTLD_DEFAULT, "fake_cupti_launch");
+	int t = (int)(intptr_t)arg;
+	for (int i = 0; i < 60 && launch; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "_Z2k%dv", (i + t) % 10);
+		launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, name, CTX_A, NULL, i % 2);
+	}
+	return NULL;
+}
+
+static int rp_child(void)
+{
+	launch_fn launch = (launch_fn)dlsym(RTLD_DEFAULT, "fake_cupti_launch");
+	void (*destroy)(uintptr_t) = (void (*)(uintptr_t))dlsym(RTLD_DEFAULT, "fake_cupti_destroy_ctx");
+	int (*calls)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_rp_calls");
+	int (*inside)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_rp_launches");
+	int (*disabled)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "fake_cupti_rp_disabled");
+	char path[300];
+	FILE *f;
+	if (!launch || !destroy || !calls || !inside || !disabled)
+		return 52;
+	if (getenv("CHECK_RP_THREADS")) {
+		pthread_t th[4];
+		for (int t = 0; t < 4; t++)
+			CHECK_INT(pthread_create(&th[t], NULL, rp_thread, (void *)(intptr_t)t), 0);
+		for (int t = 0; t < 4; t++)
+			pthread_join(th[t], NULL);
+	} else {
+		for (int i = 0; i < RP_N; i++) {
+			CUlaunchAttribute attr;
+			CUlaunchConfig lc;
+			cuLaunchKernelEx_params ex;
+			memset(&attr, 0, sizeof(attr));
+			memset(&lc, 0, sizeof(lc));
+			attr.id = rp_seq[i].ex == EX_COOP ? CU_LAUNCH_ATTRIBUTE_COOPERATIVE : CU_LAUNCH_ATTRIBUTE_PRIORITY;
+			attr.value.cooperative = 1; /* the priority of EX_OTHER shares the union */
+			lc.attrs = &attr, lc.numAttrs = 1;
+			ex.config = &lc, ex.f = NULL, ex.kernelParams = NULL, ex.extra = NULL;
+			CHECK_INT(launch(rp_seq[i].cbid, rp_seq[i].name, rp_seq[i].ctx, rp_seq[i].ex ? &ex : NULL,
+					 rp_seq[i].runtime),
+				  rp_corr(i));
+			if (i == 12)
+				destroy(CTX_B);
+		}
+	}
+	/* what the fake saw, for the parent: profiler calls, launches inside a session, Disables */
+	snprintf(path, sizeof(path), "%s/fake_counts", getenv("GPUDIAG_RAW_DIR"));
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fprintf(f, "%d %d %d\n", calls(), inside(), disabled());
+		fclose(f);
+	}
+	return gd_t_fail ? 53 : RP_EXIT; /* exit(): the library's exit handler runs */
+}
+
 static int child(const char *inject)
 {
 	void *h = dlopen(inject, RTLD_NOW | RTLD_GLOBAL);
@@ -125,6 +227,8 @@ static int child(const char *inject)
 	CHECK_INT(init(), 1);
 	CHECK_INT(nvtx(NULL), 1);
 	CHECK_INT(nvtx_called(), 1);
+	if (getenv("CHECK_RP"))
+		return gd_t_fail ? 54 : rp_child();
 	if (getenv("FAKE_CUPTI_BUSY") || getenv("FAKE_CUPTI_VERSION"))
 		return gd_t_fail;
 	if (getenv("GPUDIAG_CAPTURE_START_NS")) { /* --delay 0.4 --duration 0.6 */
@@ -240,9 +344,10 @@ static int child(const char *inject)
 }
 
 
-/* Runs the child with the environment `extra` ("NAME=value" or NULL), merges its raw files
- * into dir/p.sqlite; returns the number of raw files. */
-static int run(const char *self, const char *inject, const char *fake, const char *extra, char *dir, char *db)
+/* Runs the child with the environment `extra` (NULL-terminated "NAME=value" list), checks it
+ * exited with `want`, merges its raw files into dir/p.sqlite; returns the number of raw files. */
+static int run_env(const char *self, const char *inject, const char *fake, const char *const *extra, int want,
+		   char *dir, char *db)
 {
 	pid_t p;
 	int st, nraw = 0;
@@ -256,15 +361,16 @@ static int run(const char *self, const char *inject, const char *fake, const cha
 	if (p == 0) {
 		setenv("GPUDIAG_RAW_DIR", dir, 1);
 		setenv("LD_LIBRARY_PATH", fake, 1);
-		if (extra)
-			putenv((char *)extra);
-		if (extra && gate_end[0] && !strncmp(extra, "GPUDIAG_CAPTURE_START_NS=", 25))
-			putenv(gate_end);
+		for (int i = 0; extra && extra[i]; i++) {
+			putenv((char *)extra[i]);
+			if (gate_end[0] && !strncmp(extra[i], "GPUDIAG_CAPTURE_START_NS=", 25))
+				putenv(gate_end);
+		}
 		execl(self, self, "child", inject, (char *)NULL);
 		_exit(60);
 	}
 	waitpid(p, &st, 0);
-	CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), 0);
+	CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), want);
 	sprintf(db, "%s/p.sqlite", dir);
 	if (gd_pw_open(&w, db))
 		return -1;
@@ -283,6 +389,366 @@ static int run(const char *self, const char *inject, const char *fake, const cha
 	gd_pw_capture(w, "all", 0, 1LL << 62, 0, 0);
 	CHECK_INT(gd_pw_close(w, 1), GD_OK);
 	return nraw;
+}
+
+static int run(const char *self, const char *inject, const char *fake, const char *extra, char *dir, char *db)
+{
+	const char *env[2] = {extra, NULL};
+	return run_env(self, inject, fake, env, 0, dir, db);
+}
+
+static void remove_dir(const char *dir);
+
+/* ---- the range profiler's records, read from the raw file itself */
+
+struct kl {
+	uint32_t status, nth, passes, corr, dev, ctx, nvalues;
+	uint64_t profile_ns;
+	char name[64], detail[200], metric[4][32];
+	double val[4];
+};
+struct rpsum {
+	int nkl, nrej, calls, inside, disabled;
+	struct kl kl[64];
+	char rej[8][2][200];
+};
+
+static void copy_str(char *dst, size_t n, char **strs, uint32_t nstr, uint32_t id)
+{
+	snprintf(dst, n, "%s", id && id < nstr && strs[id] ? strs[id] : "");
+}
+
+/* Reads dir's raw file(s) and fake_counts into s. */
+static void read_rp(const char *dir, struct rpsum *s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[600];
+	FILE *f;
+	memset(s, 0, sizeof(*s));
+	s->calls = s->inside = s->disabled = -1;
+	while (d && (de = readdir(d))) {
+		static unsigned char buf[1 << 20];
+		char *strs[512] = {0};
+		size_t len, off = sizeof(struct gd_raw_header);
+		if (strncmp(de->d_name, "raw.", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "rb");
+		len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+		if (f)
+			fclose(f);
+		while (off + sizeof(struct gd_raw_rec) <= len) {
+			struct gd_raw_rec r;
+			memcpy(&r, buf + off, sizeof(r));
+			if (r.size < sizeof(r) || off + r.size > len)
+				break;
+			if (r.type == GD_RAW_STRING) {
+				struct gd_raw_string st;
+				memcpy(&st, buf + off, sizeof(st));
+				if (st.id < 512 && !strs[st.id])
+					strs[st.id] = strndup((const char *)buf + off + sizeof(st), st.len);
+			} else if (r.type == GD_RAW_KLAUNCH && s->nkl < 64) {
+				struct gd_raw_klaunch k;
+				struct kl *o = &s->kl[s->nkl++];
+				memcpy(&k, buf + off, sizeof(k));
+				CHECK_INT(r.size, sizeof(k) + k.nvalues * sizeof(struct gd_raw_kvalue));
+				o->status = k.status, o->nth = k.nth, o->passes = k.passes, o->corr = k.correlation;
+				o->dev = k.device, o->ctx = k.context, o->nvalues = k.nvalues, o->profile_ns = k.profile_ns;
+				copy_str(o->name, sizeof(o->name), strs, 512, k.name);
+				copy_str(o->detail, sizeof(o->detail), strs, 512, k.detail);
+				for (uint32_t i = 0; i < k.nvalues && i < 4; i++) {
+					struct gd_raw_kvalue v;
+					memcpy(&v, buf + off + sizeof(k) + i * sizeof(v), sizeof(v));
+					copy_str(o->metric[i], sizeof(o->metric[i]), strs, 512, v.metric);
+					o->val[i] = v.value;
+				}
+			} else if (r.type == GD_RAW_KREJECT && s->nrej < 8) {
+				struct gd_raw_kreject k;
+				memcpy(&k, buf + off, sizeof(k));
+				copy_str(s->rej[s->nrej][0], 200, strs, 512, k.metric);
+				copy_str(s->rej[s->nrej][1], 200, strs, 512, k.reason);
+				s->nrej++;
+			}
+			off += r.size;
+		}
+		for (int i = 0; i < 512; i++)
+			free(strs[i]);
+	}
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof(path), "%s/fake_counts", dir);
+	if ((f = fopen(path, "r"))) {
+		CHECK_INT(fscanf(f, "%d %d %d", &s->calls, &s->inside, &s->disabled), 3);
+		fclose(f);
+	}
+}
+
+static const struct kl *kl_at(const struct rpsum *s, uint32_t corr)
+{
+	for (int i = 0; i < s->nkl; i++)
+		if (s->kl[i].corr == corr)
+			return &s->kl[i];
+	return NULL;
+}
+
+static int kl_count(const struct rpsum *s, uint32_t status)
+{
+	int n = 0;
+	for (int i = 0; i < s->nkl; i++)
+		n += s->kl[i].status == status;
+	return n;
+}
+
+/* Launch i of rp_seq was profiled: nth, passes, device/context and values (the fake's value
+ * of metric "fake__mK.sum" in the d-th decode is 1000 d + K). ms: the K of each value. */
+static void check_ok(const struct rpsum *s, int i, uint32_t nth, int decode, const int *ms, int nm)
+{
+	const struct kl *k = kl_at(s, rp_corr(i));
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	CHECK_INT(k->status, GD_KL_OK);
+	CHECK_STR(k->name, rp_seq[i].name);
+	CHECK_INT(k->nth, nth);
+	CHECK_INT(k->passes, 3);
+	CHECK_INT(k->ctx, rp_seq[i].ctx & 0xffff);
+	CHECK_INT(k->dev, rp_seq[i].ctx >> 16);
+	CHECK(k->profile_ns > 0);
+	CHECK_INT(k->nvalues, nm);
+	for (int j = 0; j < nm && j < 4; j++) {
+		char m[32];
+		snprintf(m, sizeof(m), "fake__m%d.sum", ms[j]);
+		CHECK_STR(k->metric[j], m);
+		CHECK_NEAR(k->val[j], 1000.0 * decode + ms[j], 0);
+	}
+}
+
+static void check_skip(const struct rpsum *s, int i, uint32_t status, const char *name, uint32_t nth)
+{
+	const struct kl *k = kl_at(s, rp_corr(i));
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	CHECK_INT(k->status, status);
+	CHECK_STR(k->name, name);
+	CHECK_INT(k->nth, nth);
+	CHECK_INT(k->passes, 0);
+	CHECK_INT(k->nvalues, 0);
+	CHECK(k->detail[0] != 0);
+}
+
+#define M3 "GPUDIAG_METRICS=fake__m1.sum, fake__m2.sum,fake__m3.sum,fake__m1.sum"
+
+/* Every configuration of issue 19's selection against the same launch sequence. */
+static void range_profiler_checks(const char *self, const char *inject, const char *fake)
+{
+	char dir[64], db[128];
+	struct rpsum s;
+	static const int m123[] = {1, 2, 3}, m13[] = {1, 3};
+
+	{ /* default: the first 3 launches of each name; skips of what cannot be replayed */
+		const char *env[] = {"CHECK_RP=1", M3, NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 10);
+		CHECK_INT(s.nrej, 0);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 6);
+		check_ok(&s, 0, 0, 1, m123, 3);
+		CHECK_INT(rp_corr(0), 500001); /* the runtime call's id, as on the kernel record */
+		check_ok(&s, 1, 1, 2, m123, 3);
+		check_ok(&s, 2, 2, 3, m123, 3);
+		check_ok(&s, 5, 0, 4, m123, 3);
+		check_ok(&s, 6, 1, 5, m123, 3);
+		check_ok(&s, 11, 2, 6, m123, 3); /* another context, on device 1 */
+		CHECK(!kl_at(&s, rp_corr(3)) && !kl_at(&s, rp_corr(4)) && !kl_at(&s, rp_corr(12)) &&
+		      !kl_at(&s, rp_corr(13))); /* the 4th launch of a name and later: nothing */
+		check_skip(&s, 7, GD_KL_SKIP_COOPERATIVE, "_Z4gridv", 0); /* cuLaunchKernelEx, cooperative */
+		check_skip(&s, 8, GD_KL_SKIP_COOPERATIVE, "_Z4gridv", 1);
+		check_skip(&s, 9, GD_KL_SKIP_GRAPH, "(graph)", 0);
+		check_skip(&s, 10, GD_KL_SKIP_COMM, "_Z23ncclDevKernel_AllReducev", 0);
+		CHECK_INT(s.inside, 6);   /* no other launch ran inside a session */
+		CHECK_INT(s.disabled, 1); /* context B's profiler released when it was destroyed */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE traced=1 AND status='ok'"), 1);
+		remove_dir(dir);
+	}
+	{ /* the regex sees demangled names: "^axpy\(" cannot match "_Z4axpyfPfS_" */
+		const char *env[] = {"CHECK_RP=1", M3, "GPUDIAG_METRICS_KERNELS=^axpy\\(", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 4);
+		check_ok(&s, 5, 0, 1, m123, 3);
+		check_ok(&s, 6, 1, 2, m123, 3);
+		check_ok(&s, 11, 2, 3, m123, 3);
+		check_skip(&s, 9, GD_KL_SKIP_GRAPH, "(graph)", 0); /* graphs are listed whatever the filter */
+		remove_dir(dir);
+	}
+	{ /* a names file (--metrics-from): exact mangled names, CRLF and empty lines */
+		static char names_env[128];
+		const char *env[] = {"CHECK_RP=1", M3, names_env, NULL};
+		FILE *f;
+		snprintf(names_env, sizeof(names_env), "GPUDIAG_METRICS_NAMES=/tmp/gd_inject_names.%d", (int)getpid());
+		f = fopen(names_env + 22, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fputs("_Z4gemmPf\r\n\n_Z4gridv\n_Z4gemm\n", f);
+			fclose(f);
+		}
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		unlink(names_env + 22);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 6);
+		check_ok(&s, 0, 0, 1, m123, 3);
+		check_ok(&s, 1, 1, 2, m123, 3);
+		check_ok(&s, 2, 2, 3, m123, 3);
+		check_skip(&s, 7, GD_KL_SKIP_COOPERATIVE, "_Z4gridv", 0);
+		check_skip(&s, 8, GD_KL_SKIP_COOPERATIVE, "_Z4gridv", 1);
+		CHECK(!kl_at(&s, rp_corr(5)));
+		remove_dir(dir);
+	}
+	{ /* skip/count over the matching launches of the process (PER_KERNEL then ignored) */
+		const char *env[] = {"CHECK_RP=1", M3, "GPUDIAG_METRICS_SKIP=2", "GPUDIAG_METRICS_COUNT=3",
+				     "GPUDIAG_METRICS_PER_KERNEL=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 4);
+		check_ok(&s, 2, 2, 1, m123, 3);
+		check_ok(&s, 3, 3, 2, m123, 3);
+		check_ok(&s, 4, 4, 3, m123, 3);
+		check_skip(&s, 9, GD_KL_SKIP_GRAPH, "(graph)", 0);
+		remove_dir(dir);
+	}
+	{ /* the budget: one SKIP_LIMIT per name once it is spent */
+		const char *env[] = {"CHECK_RP=1", M3, "GPUDIAG_METRICS_MAX=2", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 8);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 2);
+		check_ok(&s, 0, 0, 1, m123, 3);
+		check_ok(&s, 1, 1, 2, m123, 3);
+		CHECK_INT(kl_count(&s, GD_KL_SKIP_LIMIT), 2);
+		check_skip(&s, 2, GD_KL_SKIP_LIMIT, "_Z4gemmPf", 2);
+		check_skip(&s, 5, GD_KL_SKIP_LIMIT, "_Z4axpyfPfS_", 0);
+		CHECK_INT(kl_count(&s, GD_KL_SKIP_COOPERATIVE), 2); /* skips cost no budget */
+		CHECK_INT(s.inside, 2);
+		remove_dir(dir);
+	}
+	{ /* a metric the counters refuse: one KREJECT for the process, the others collected */
+		const char *env[] = {"CHECK_RP=1", M3, "FAKE_CUPTI_RP_REJECT=fake__m2.sum", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nrej, 1); /* two devices, one record */
+		CHECK_STR(s.rej[0][0], "fake__m2.sum");
+		CHECK_STR(s.rej[0][1], "CUPTI_ERROR_INVALID_METRIC_NAME");
+		CHECK_INT(kl_count(&s, GD_KL_OK), 6);
+		check_ok(&s, 0, 0, 1, m13, 2);
+		check_ok(&s, 11, 2, 6, m13, 2);
+		remove_dir(dir);
+	}
+	{ /* every metric refused: one error per device, then nothing tried there */
+		const char *env[] = {"CHECK_RP=1", M3, "FAKE_CUPTI_RP_REJECT=fake__m1.sum,fake__m3.sum,fake__m2.sum", NULL};
+		const struct kl *k;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nrej, 3);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 0);
+		CHECK_INT(kl_count(&s, GD_KL_ERROR), 2);
+		CHECK((k = kl_at(&s, rp_corr(0))) && strstr(k->detail, "accept none of the 3 metrics"));
+		CHECK((k = kl_at(&s, rp_corr(11))) && k->status == GD_KL_ERROR && k->dev == 1);
+		CHECK_INT(s.inside, 0);
+		remove_dir(dir);
+	}
+	{ /* CUPTI fails on a launch: GD_KL_ERROR with its text, once per context; the program
+	   * goes on and exits with its own code (run_env checks RP_EXIT) */
+		const char *env[] = {"CHECK_RP=1", M3, "FAKE_CUPTI_RP_FAIL=decode", NULL};
+		const struct kl *k;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 6);
+		CHECK_INT(kl_count(&s, GD_KL_ERROR), 2);
+		CHECK((k = kl_at(&s, rp_corr(0))) && k->status == GD_KL_ERROR && k->passes == 3 &&
+		      strstr(k->detail, "cuptiRangeProfilerDecodeData: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES") == k->detail);
+		CHECK((k = kl_at(&s, rp_corr(11))) && k->status == GD_KL_ERROR && k->ctx == 2);
+		CHECK_INT(kl_count(&s, GD_KL_SKIP_COMM), 1);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE end_ns IS NOT NULL"), 1);
+		remove_dir(dir);
+	}
+	{ /* the process-wide initialisation fails: one error, no session ever */
+		const char *env[] = {"CHECK_RP=1", M3, "FAKE_CUPTI_RP_FAIL=init", NULL};
+		const struct kl *k;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_ERROR), 1);
+		CHECK((k = kl_at(&s, rp_corr(0))) && k->status == GD_KL_ERROR &&
+		      strstr(k->detail, "cuptiProfilerInitialize: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (profiling is restricted"));
+		CHECK_INT(s.inside, 0);
+		remove_dir(dir);
+	}
+	{ /* GPUDIAG_METRICS unset: no record and not one profiler call */
+		const char *env[] = {"CHECK_RP=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 0);
+		CHECK_INT(s.nrej, 0);
+		CHECK_INT(s.calls, 0);
+		CHECK_INT(s.inside, 0);
+		remove_dir(dir);
+	}
+	{ /* API recording off: the launch callbacks are enabled all the same, none is recorded */
+		const char *env[] = {"CHECK_RP=1", M3, "GPUDIAG_API=none", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 6);
+		check_ok(&s, 0, 0, 1, m123, 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api"), 0);
+		remove_dir(dir);
+	}
+	{ /* with the callback subset the launch calls are recorded as before */
+		const char *env[] = {"CHECK_RP=1", M3, NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation=500001"), 1);
+		remove_dir(dir);
+	}
+	{ /* launches from 4 threads: one session at a time, nothing else inside it */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_THREADS=1", "FAKE_CUPTI_LAUNCH_US=50", M3, NULL};
+		int bad = 0;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 30); /* 10 names × 3 */
+		CHECK_INT(kl_count(&s, GD_KL_OK), 30);
+		CHECK_INT(s.inside, 30);
+		for (int i = 0; i < s.nkl; i++)
+			bad += s.kl[i].nth >= 3 || s.kl[i].val[0] < 1001 || s.kl[i].val[0] > 30001;
+		CHECK_INT(bad, 0);
+		remove_dir(dir);
+	}
+	{ /* configuration backstops (cmd_run validates first): a KREJECT naming the variable,
+	   * range profiling off, no profiler call */
+		static const char *const bad[][2] = {
+			{"GPUDIAG_METRICS_KERNELS=(", "GPUDIAG_METRICS_KERNELS"},
+			{"GPUDIAG_METRICS_NAMES=/nonexistent/gd_names", "GPUDIAG_METRICS_NAMES"},
+			{"GPUDIAG_METRICS_PER_KERNEL=three", "GPUDIAG_METRICS_PER_KERNEL"},
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			const char *env[] = {"CHECK_RP=1", M3, bad[i][0], NULL};
+			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+			read_rp(dir, &s);
+			CHECK_INT(s.nkl, 0);
+			CHECK_INT(s.nrej, 1);
+			CHECK_STR(s.rej[0][0], bad[i][1]);
+			CHECK(s.rej[0][1][0] != 0);
+			CHECK_INT(s.calls, 0);
+			remove_dir(dir);
+		}
+		{
+			const char *env[] = {"CHECK_RP=1", "GPUDIAG_METRICS=,", NULL};
+			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+			read_rp(dir, &s);
+			CHECK_INT(s.nrej, 1);
+			CHECK_STR(s.rej[0][0], "GPUDIAG_METRICS");
+			remove_dir(dir);
+		}
+	}
 }
 
 static void remove_dir(const char *dir)
@@ -366,5 +832,7 @@ int main(int argc, char **argv)
 	CHECK_INT(run(argv[0], argv[1], argv[2], "FAKE_CUPTI_VERSION=130100", dir, db), 1);
 	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE traced=0 AND status='cupti_version' AND cupti_version=130100"), 1);
 	remove_dir(dir);
+
+	range_profiler_checks(argv[0], argv[1], argv[2]);
 	return TEST_DONE();
 }

@@ -1,0 +1,1101 @@
+/* Per-launch counters with CUPTI's range profiler, inside the injection library (rangeprof.h
+ * says what is read from the environment and written to the raw file).
+ *
+ * Design. Each selected launch is profiled alone: its driver launch callback starts a range
+ * profiler session on entry (cuptiRangeProfilerStart) and stops, decodes and evaluates it on
+ * exit. A session around the whole run would profile every kernel of the program; bracketing
+ * only the selected launches bounds the cost (at most GPUDIAG_METRICS_MAX launches, by default
+ * the first 3 of each kernel name) and makes the selection (regex, names file, skip/count)
+ * exact. The session is auto range + kernel replay: CUPTI makes one range of the kernel, saves
+ * the device memory the kernel may write, runs the kernel once per pass (the metrics need
+ * `passes` passes of the counters, each pass a different counter set), restoring memory before
+ * each replay, so the program sees the effect of one launch. The launch becomes synchronous
+ * and takes passes × its duration plus the save/restore. Other launches only take this
+ * module's locks (rangeprof.h): none runs on another thread while a profiled one is in flight,
+ * since auto range would count it in the same session.
+ *
+ * Skipped, with a record saying why: cooperative launches (cuLaunchCooperativeKernel*, or
+ * cuLaunchKernelEx with the cooperative attribute: a grid-wide sync cannot be replayed by
+ * saving and restoring memory), CUDA graph launches (their kernels never pass through a
+ * launch callback, so they cannot be bracketed one by one), and kernels whose demangled name
+ * starts with "nccl" (communication: replaying one rank's kernel alone waits forever for its
+ * peers). The program is never harmed: every CUPTI failure is recorded (GD_KL_ERROR with
+ * CUPTI's text, once per context, device or process) and profiling goes off where it failed;
+ * nothing here aborts, exits or changes the program's result.
+ *
+ * Calls per context, once: cuptiProfilerInitialize (process), cuptiProfilerDeviceSupported,
+ * chip name, counter availability, a host object (each metric tested alone first on a scratch
+ * host object; refused names become GD_RAW_KREJECT), config image and pass count (per
+ * device), cuptiRangeProfilerEnable, a counter-data image of one range, SetConfig. Per
+ * selected launch: Start / launch / Stop, DecodeData, GetCounterDataInfo, EvaluateToGpuValues,
+ * then the image is initialised again for the next launch (as NVIDIA's callback_profiling
+ * sample of CUDA 13 does; SetConfig is not repeated).
+ *
+ * Demangling (for the regex and the "nccl" test) uses libstdc++'s __cxa_demangle found at run
+ * time (already loaded in nearly every CUDA program; else libstdc++.so.6 is opened, only when
+ * metrics are on), so the library keeps its small link line; without it the raw name is used. */
+#include "capture/rangeprof.h"
+
+#include "profile/kc_metrics.h"
+#include "profile/raw.h"
+
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RP_MAX_DEV 64
+#define RP_MAX_CTX 64
+#define RP_NAMES_FILE_MAX (64u << 20)
+#define GRAPH_NAME "(graph)"
+
+/* Two locks. g_rp_mu: the configuration's counters and the kernel-name table (selection),
+ * held briefly on every launch. g_rp_rw: the profiling session; a profiled launch holds it for
+ * writing from its enter to its exit callback (and with it the device and context state below),
+ * every other launch holds it for reading over the same span, so no kernel of another thread
+ * runs inside a session (auto range would make it the session's range). Writers are preferred:
+ * a busy multi-threaded program cannot starve a selected launch. Never both at once: g_rp_mu is
+ * released before g_rp_rw is taken. */
+static pthread_mutex_t g_rp_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t g_rp_rw;
+
+static struct {
+	int on, debug;
+	char *mbuf;             /* GPUDIAG_METRICS, split in place */
+	const char **metrics;   /* requested names, duplicates removed */
+	uint32_t *metric_id;    /* their string ids in the raw file, 0 = not yet written */
+	unsigned char *rejected;/* a KREJECT was written for it */
+	size_t nmetrics;
+	regex_t re;
+	int has_re;
+	char *nbuf;             /* GPUDIAG_METRICS_NAMES' file, split in place */
+	const char **names;     /* sorted */
+	size_t nnames;
+	int has_names;
+	long per_kernel, skip, count, max;
+	int count_mode;
+} cfg;
+
+/* ---- debugging: GPUDIAG_INJECT_DEBUG */
+
+static void rp_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void rp_dbg(const char *fmt, ...)
+{
+	char line[768];
+	int n;
+	va_list ap;
+	if (!cfg.debug)
+		return;
+	n = snprintf(line, sizeof(line), "gpudiag-inject[%d]: range profiler: ", (int)getpid());
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(line))
+		n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n >= sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	if (n > 0) {
+		line[n++] = '\n';
+		if (write(2, line, (size_t)n) < 0)
+			return;
+	}
+}
+
+static const char *cupti_text(CUptiResult r)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "CUPTI_ERROR_UNKNOWN";
+	return s;
+}
+
+/* "step: CUPTI's text", with what to do about the refusals a user can act on. */
+static void why_cupti(char *out, size_t n, const char *step, CUptiResult r)
+{
+	const char *hint = "";
+	switch ((int)r) {
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+		hint = " (profiling is restricted to admin users: run as root, or load the driver with "
+		       "NVreg_RestrictProfilingToAdminUsers=0)";
+		break;
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+		hint = " (this virtual GPU does not expose its counters)";
+		break;
+	case CUPTI_ERROR_HARDWARE_BUSY:
+		hint = " (another profiler holds the counters)";
+		break;
+	case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED: hint = " (a MIG instance)"; break;
+	default: break;
+	}
+	snprintf(out, n, "%s: %s%s", step, cupti_text(r), hint);
+	rp_dbg("%s", out);
+}
+
+/* ---- records */
+
+static uint32_t metric_sid(size_t i)
+{
+	if (!cfg.metric_id[i])
+		cfg.metric_id[i] = gd_inj_intern(cfg.metrics[i]);
+	return cfg.metric_id[i];
+}
+
+static void write_kreject(const char *metric, const char *reason)
+{
+	struct gd_raw_kreject *r;
+	uint32_t m, why;
+	gd_inj_lock();
+	m = gd_inj_intern(metric);
+	why = gd_inj_intern(reason);
+	r = gd_inj_reserve(sizeof(*r));
+	if (r) {
+		r->h.type = GD_RAW_KREJECT, r->h.size = sizeof(*r);
+		r->metric = m, r->reason = why;
+	}
+	gd_inj_flush();
+	gd_inj_unlock();
+}
+
+/* One launch as the callback saw it. */
+struct launch {
+	const char *name;
+	uint64_t api_start;
+	uint32_t correlation, device, context, nth;
+	struct timespec t0;
+};
+
+static uint64_t since_ns(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec));
+}
+
+/* vals/idx: n values and the cfg.metrics index of each (status GD_KL_OK only). */
+static void write_klaunch(const struct launch *l, uint32_t status, const char *detail, uint32_t passes,
+			  const double *vals, const size_t *idx, size_t n)
+{
+	struct gd_raw_klaunch *r;
+	struct gd_raw_kvalue *v;
+	uint32_t name, det;
+	gd_inj_lock();
+	name = gd_inj_intern(l->name ? l->name : "(unknown)");
+	det = gd_inj_intern(detail);
+	for (size_t i = 0; i < n; i++)
+		metric_sid(idx[i]);
+	r = gd_inj_reserve(sizeof(*r) + n * sizeof(*v));
+	if (r) {
+		r->h.type = GD_RAW_KLAUNCH, r->h.size = (uint32_t)(sizeof(*r) + n * sizeof(*v));
+		r->api_start = l->api_start;
+		r->profile_ns = status == GD_KL_OK || status == GD_KL_ERROR ? since_ns(&l->t0) : 0;
+		r->correlation = l->correlation, r->device = l->device, r->context = l->context;
+		r->name = name, r->nth = l->nth, r->passes = passes, r->status = status, r->detail = det;
+		r->nvalues = (uint32_t)n;
+		v = (struct gd_raw_kvalue *)(void *)(r + 1);
+		for (size_t i = 0; i < n; i++) {
+			v[i].metric = cfg.metric_id[idx[i]];
+			v[i].value = vals[i];
+		}
+	}
+	gd_inj_flush();
+	gd_inj_unlock();
+}
+
+/* ---- configuration from the environment */
+
+/* The backstop for what cmd_run validates: one KREJECT naming the variable, then off. */
+static int config_error(const char *var, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int config_error(const char *var, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rp_dbg("%s: %s; range profiling off", var, why);
+	write_kreject(var, why);
+	return 0;
+}
+
+/* A non-negative integer variable; 0 ok, -1 malformed. */
+static int env_long(const char *var, long dflt, long *out)
+{
+	const char *s = getenv(var);
+	char *end;
+	long v;
+	*out = dflt;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_metrics(const char *env)
+{
+	size_t n = 1;
+	char *save = NULL, *tok;
+	cfg.mbuf = strdup(env);
+	for (const char *p = env; *p; p++)
+		n += *p == ',';
+	cfg.metrics = calloc(n, sizeof(*cfg.metrics));
+	cfg.metric_id = calloc(n, sizeof(*cfg.metric_id));
+	cfg.rejected = calloc(n, 1);
+	if (!cfg.mbuf || !cfg.metrics || !cfg.metric_id || !cfg.rejected)
+		return -1;
+	for (tok = strtok_r(cfg.mbuf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t len;
+		int dup = 0;
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		len = strlen(tok);
+		while (len && (tok[len - 1] == ' ' || tok[len - 1] == '\t'))
+			tok[--len] = 0;
+		if (!len)
+			continue;
+		for (size_t i = 0; i < cfg.nmetrics && !dup; i++)
+			dup = !strcmp(cfg.metrics[i], tok);
+		if (!dup)
+			cfg.metrics[cfg.nmetrics++] = tok;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names file: one exact (mangled) name per line, "\r\n" accepted, empty lines ignored. */
+static int load_names(const char *path, char *why, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t len = 0, lines = 0;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > RP_NAMES_FILE_MAX) {
+		snprintf(why, n, "cannot read '%s': %s", path,
+			 fd < 0 || errno ? strerror(errno) : "not a regular file of at most 64 MiB");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	cfg.nbuf = malloc((size_t)st.st_size + 1);
+	while (cfg.nbuf && len < (size_t)st.st_size) {
+		ssize_t r = read(fd, cfg.nbuf + len, (size_t)st.st_size - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (!cfg.nbuf) {
+		snprintf(why, n, "out of memory reading '%s'", path);
+		return -1;
+	}
+	cfg.nbuf[len] = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += cfg.nbuf[i] == '\n';
+	cfg.names = calloc(lines + 1, sizeof(*cfg.names));
+	if (!cfg.names) {
+		snprintf(why, n, "out of memory reading '%s'", path);
+		return -1;
+	}
+	for (char *p = cfg.nbuf, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		size_t l;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		l = strlen(p);
+		if (l && p[l - 1] == '\r')
+			p[--l] = 0;
+		if (l)
+			cfg.names[cfg.nnames++] = p;
+	}
+	qsort(cfg.names, cfg.nnames, sizeof(*cfg.names), cmp_str);
+	cfg.has_names = 1;
+	return 0;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+static demangle_fn g_demangle;
+
+static void load_demangler(void)
+{
+	void *h;
+	*(void **)&g_demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (g_demangle)
+		return;
+	h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		*(void **)&g_demangle = dlsym(h, "__cxa_demangle");
+	if (!g_demangle)
+		rp_dbg("no __cxa_demangle: the kernel regex sees mangled names");
+}
+
+int gd_rp_init(int debug)
+{
+	const char *m = getenv("GPUDIAG_METRICS"), *re = getenv("GPUDIAG_METRICS_KERNELS");
+	const char *names = getenv("GPUDIAG_METRICS_NAMES");
+	static const char *const ints[] = {"GPUDIAG_METRICS_PER_KERNEL", "GPUDIAG_METRICS_SKIP",
+					   "GPUDIAG_METRICS_COUNT", "GPUDIAG_METRICS_MAX"};
+	long *dst[] = {&cfg.per_kernel, &cfg.skip, &cfg.count, &cfg.max};
+	const long dflt[] = {3, 0, 0, 100};
+	char why[512];
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.debug = debug;
+	if (!m || !*m)
+		return 0; /* no --metrics: not one profiler call */
+	if (parse_metrics(m) < 0)
+		return config_error("GPUDIAG_METRICS", "out of memory");
+	if (!cfg.nmetrics)
+		return config_error("GPUDIAG_METRICS", "no metric name in '%s'", m);
+	for (int i = 0; i < 4; i++)
+		if (env_long(ints[i], dflt[i], dst[i]) < 0)
+			return config_error(ints[i], "not a non-negative integer: '%s'", getenv(ints[i]));
+	cfg.count_mode = getenv("GPUDIAG_METRICS_COUNT") && *getenv("GPUDIAG_METRICS_COUNT");
+	if (re && *re) {
+		int rc = regcomp(&cfg.re, re, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			regerror(rc, &cfg.re, why, sizeof(why));
+			return config_error("GPUDIAG_METRICS_KERNELS", "bad regular expression '%s': %s", re, why);
+		}
+		cfg.has_re = 1;
+	}
+	if (names && *names && load_names(names, why, sizeof(why)) < 0)
+		return config_error("GPUDIAG_METRICS_NAMES", "%s", why);
+	load_demangler();
+	{
+		pthread_rwlockattr_t a;
+		pthread_rwlockattr_init(&a);
+		pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		if (pthread_rwlock_init(&g_rp_rw, &a) != 0)
+			return config_error("GPUDIAG_METRICS", "no lock for the profiling session");
+		pthread_rwlockattr_destroy(&a);
+	}
+	cfg.on = 1;
+	rp_dbg("on: %zu metrics, %s, budget %ld", cfg.nmetrics,
+	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max);
+	return 1;
+}
+
+/* ---- kernel names: launches seen, selection state */
+
+struct kname {
+	char *name;
+	uint64_t hash;
+	uint32_t launches, selected;
+	signed char match; /* -1 not decided yet */
+	unsigned char comm, limit_written;
+};
+static struct kname *g_kn;
+static size_t g_kn_cap, g_kn_n;
+static long g_matching, g_profiled; /* matching launches seen; launches profiled (the budget) */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1;
+}
+
+static int kn_grow(void)
+{
+	size_t cap = g_kn_cap ? g_kn_cap * 2 : 256;
+	struct kname *t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < g_kn_cap; i++) {
+		size_t j;
+		if (!g_kn[i].hash)
+			continue;
+		for (j = g_kn[i].hash & (cap - 1); t[j].hash; j = (j + 1) & (cap - 1))
+			;
+		t[j] = g_kn[i];
+	}
+	free(g_kn);
+	g_kn = t;
+	g_kn_cap = cap;
+	return 0;
+}
+
+static struct kname *kn_get(const char *name)
+{
+	uint64_t h = hash_str(name);
+	size_t j;
+	if ((g_kn_n + 1) * 2 > g_kn_cap && kn_grow() < 0)
+		return NULL;
+	for (j = h & (g_kn_cap - 1); g_kn[j].hash; j = (j + 1) & (g_kn_cap - 1))
+		if (g_kn[j].hash == h && !strcmp(g_kn[j].name, name))
+			return &g_kn[j];
+	if (!(g_kn[j].name = strdup(name)))
+		return NULL;
+	g_kn[j].hash = h;
+	g_kn[j].match = -1;
+	g_kn_n++;
+	return &g_kn[j];
+}
+
+static void decide_match(struct kname *k)
+{
+	char *dem = NULL;
+	const char *shown;
+	int status = -1;
+	if (g_demangle && k->name[0] == '_' && k->name[1] == 'Z')
+		dem = g_demangle(k->name, NULL, NULL, &status);
+	shown = dem && status == 0 ? dem : k->name;
+	k->match = 1;
+	if (cfg.has_names && !bsearch(&k->name, cfg.names, cfg.nnames, sizeof(*cfg.names), cmp_str))
+		k->match = 0;
+	if (k->match && cfg.has_re && regexec(&cfg.re, shown, 0, NULL, 0) != 0)
+		k->match = 0;
+	k->comm = !strncmp(shown, "nccl", 4);
+	free(dem);
+}
+
+/* ---- per device and per context profiler state */
+
+struct rp_dev {
+	int used, broken;
+	uint32_t id;
+	char chip[64];
+	uint8_t *avail;
+	CUpti_Profiler_Host_Object *host;
+	uint8_t *config;
+	size_t config_size, passes;
+	const char **names; /* accepted metrics */
+	size_t *idx;        /* their cfg.metrics index */
+	size_t n;
+};
+struct rp_ctx {
+	int used, broken;
+	uint32_t id, dev;
+	CUcontext ctx;
+	CUpti_RangeProfiler_Object *obj;
+	uint8_t *image;
+	size_t image_size;
+};
+static struct rp_dev g_dev[RP_MAX_DEV];
+static struct rp_ctx g_ctx[RP_MAX_CTX];
+static int g_init_state; /* 0 cuptiProfilerInitialize not called, 1 ok, -1 failed (reported) */
+
+static void host_free(CUpti_Profiler_Host_Object *h)
+{
+	CUpti_Profiler_Host_Deinitialize_Params p = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+	if (!h)
+		return;
+	p.pHostObject = h;
+	cuptiProfilerHostDeinitialize(&p);
+}
+
+static CUpti_Profiler_Host_Object *host_new(const struct rp_dev *d, CUptiResult *r)
+{
+	CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+	p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	p.pChipName = d->chip;
+	p.pCounterAvailabilityImage = d->avail;
+	*r = cuptiProfilerHostInitialize(&p);
+	return *r == CUPTI_SUCCESS ? p.pHostObject : NULL;
+}
+
+static CUptiResult add_metrics(CUpti_Profiler_Host_Object *h, const char **names, size_t n)
+{
+	CUpti_Profiler_Host_ConfigAddMetrics_Params p = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	p.pHostObject = h;
+	p.ppMetricNames = names;
+	p.numMetrics = n;
+	return cuptiProfilerHostConfigAddMetrics(&p);
+}
+
+/* Each requested metric alone on a scratch host object: a name the counters refuse must not
+ * spoil the configuration of the others (as src/gpu/pmsample.c does for PM sampling). */
+static int choose_metrics(struct rp_dev *d, char *why, size_t n)
+{
+	d->names = calloc(cfg.nmetrics, sizeof(*d->names));
+	d->idx = calloc(cfg.nmetrics, sizeof(*d->idx));
+	if (!d->names || !d->idx) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < cfg.nmetrics; i++) {
+		CUptiResult r;
+		CUpti_Profiler_Host_Object *h = host_new(d, &r);
+		if (!h) {
+			why_cupti(why, n, "cuptiProfilerHostInitialize", r);
+			return -1;
+		}
+		r = add_metrics(h, &cfg.metrics[i], 1);
+		host_free(h);
+		if (r == CUPTI_SUCCESS) {
+			d->idx[d->n] = i;
+			d->names[d->n++] = cfg.metrics[i];
+		} else {
+			rp_dbg("metric %s refused: %s", cfg.metrics[i], cupti_text(r));
+			if (!cfg.rejected[i]) {
+				cfg.rejected[i] = 1;
+				write_kreject(cfg.metrics[i], cupti_text(r));
+			}
+		}
+	}
+	if (!d->n) {
+		snprintf(why, n, "this GPU's counters accept none of the %zu metrics asked for", cfg.nmetrics);
+		return -1;
+	}
+	return 0;
+}
+
+/* Chip, counter availability, host object, config image and passes of device d (first
+ * context on it: ctx). 0, or -1 with why. */
+static int dev_setup(struct rp_dev *d, CUcontext ctx, char *why, size_t n)
+{
+	CUptiResult r;
+	CUpti_Profiler_DeviceSupported_Params sp = {.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+	sp.cuDevice = (CUdevice)d->id;
+	sp.api = CUPTI_PROFILER_RANGE_PROFILING;
+	if ((r = cuptiProfilerDeviceSupported(&sp)) != CUPTI_SUCCESS) {
+		rp_dbg("cuptiProfilerDeviceSupported: %s (going on)", cupti_text(r));
+	} else if (sp.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+		snprintf(why, n, "device %u does not support range profiling (architecture %d, SLI %d, vGPU %d, "
+			 "confidential computing %d, CMP %d, WSL %d; 3 = supported)", d->id, (int)sp.architecture,
+			 (int)sp.sli, (int)sp.vGpu, (int)sp.confidentialCompute, (int)sp.cmp, (int)sp.wsl);
+		rp_dbg("%s", why);
+		return -1;
+	}
+	CUpti_Device_GetChipName_Params cp = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cp.deviceIndex = d->id;
+	if ((r = cuptiDeviceGetChipName(&cp)) != CUPTI_SUCCESS || !cp.pChipName) {
+		why_cupti(why, n, "cuptiDeviceGetChipName", r);
+		return -1;
+	}
+	snprintf(d->chip, sizeof(d->chip), "%s", cp.pChipName);
+	CUpti_Profiler_GetCounterAvailability_Params ap = {.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+	ap.ctx = ctx;
+	if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiProfilerGetCounterAvailability", r);
+		return -1;
+	}
+	d->avail = malloc(ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
+	if (!d->avail) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	ap.pCounterAvailabilityImage = d->avail;
+	if ((r = cuptiProfilerGetCounterAvailability(&ap)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiProfilerGetCounterAvailability", r);
+		return -1;
+	}
+	if (choose_metrics(d, why, n) < 0)
+		return -1;
+	d->host = host_new(d, &r);
+	if (!d->host) {
+		why_cupti(why, n, "cuptiProfilerHostInitialize", r);
+		return -1;
+	}
+	CUpti_Profiler_Host_GetConfigImageSize_Params zp = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	zp.pHostObject = d->host;
+	if ((r = add_metrics(d->host, d->names, d->n)) != CUPTI_SUCCESS ||
+	    (r = cuptiProfilerHostGetConfigImageSize(&zp)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "adding the metrics", r);
+		return -1;
+	}
+	d->config_size = zp.configImageSize;
+	d->config = malloc(d->config_size ? d->config_size : 1);
+	if (!d->config) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	CUpti_Profiler_Host_GetConfigImage_Params ip = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	ip.pHostObject = d->host;
+	ip.configImageSize = d->config_size;
+	ip.pConfigImage = d->config;
+	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	pp.configImageSize = d->config_size;
+	pp.pConfigImage = d->config;
+	if ((r = cuptiProfilerHostGetConfigImage(&ip)) != CUPTI_SUCCESS ||
+	    (r = cuptiProfilerHostGetNumOfPasses(&pp)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "building the counter configuration", r);
+		return -1;
+	}
+	d->passes = pp.numOfPasses;
+	rp_dbg("device %u (%s): %zu of %zu metrics, %zu passes", d->id, d->chip, d->n, cfg.nmetrics, d->passes);
+	return 0;
+}
+
+static CUptiResult image_init(struct rp_ctx *c)
+{
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params p = {
+		.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = c->obj;
+	p.counterDataSize = c->image_size;
+	p.pCounterData = c->image;
+	return cuptiRangeProfilerCounterDataImageInitialize(&p);
+}
+
+/* Enable on the context, a counter-data image of one range, SetConfig. 0 or -1 with why. */
+static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t n)
+{
+	CUptiResult r;
+	CUpti_RangeProfiler_Enable_Params ep = {.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+	ep.ctx = c->ctx;
+	if ((r = cuptiRangeProfilerEnable(&ep)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiRangeProfilerEnable", r);
+		return -1;
+	}
+	c->obj = ep.pRangeProfilerObject;
+	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+	sp.pRangeProfilerObject = c->obj;
+	sp.pMetricNames = d->names;
+	sp.numMetrics = d->n;
+	sp.maxNumOfRanges = 1;
+	sp.maxNumRangeTreeNodes = 1;
+	if ((r = cuptiRangeProfilerGetCounterDataSize(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiRangeProfilerGetCounterDataSize", r);
+		return -1;
+	}
+	c->image_size = sp.counterDataSize;
+	c->image = malloc(c->image_size ? c->image_size : 1);
+	if (!c->image) {
+		snprintf(why, n, "out of memory for the counter-data image");
+		return -1;
+	}
+	if ((r = image_init(c)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiRangeProfilerCounterDataImageInitialize", r);
+		return -1;
+	}
+	CUpti_RangeProfiler_SetConfig_Params cp = {.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	cp.pRangeProfilerObject = c->obj;
+	cp.configSize = d->config_size;
+	cp.pConfig = d->config;
+	cp.counterDataImageSize = c->image_size;
+	cp.pCounterDataImage = c->image;
+	cp.range = CUPTI_AutoRange;
+	cp.replayMode = CUPTI_KernelReplay;
+	cp.maxRangesPerPass = 1;
+	cp.numNestingLevels = 1;
+	cp.minNestingLevel = 1;
+	cp.passIndex = 0;
+	cp.targetNestingLevel = 1;
+	if ((r = cuptiRangeProfilerSetConfig(&cp)) != CUPTI_SUCCESS) {
+		why_cupti(why, n, "cuptiRangeProfilerSetConfig", r);
+		return -1;
+	}
+	return 0;
+}
+
+static struct rp_dev *dev_find(uint32_t id)
+{
+	struct rp_dev *fresh = NULL;
+	for (int i = 0; i < RP_MAX_DEV; i++) {
+		if (g_dev[i].used && g_dev[i].id == id)
+			return &g_dev[i];
+		if (!g_dev[i].used && !fresh)
+			fresh = &g_dev[i];
+	}
+	return fresh;
+}
+
+/* The context's profiler state, set up on its first selected launch. NULL when profiling is
+ * off there; *why is then set the first time (the launch records it), empty afterwards. */
+static struct rp_ctx *ctx_get(const struct launch *l, CUcontext ctx, char *why, size_t n)
+{
+	struct rp_ctx *c = NULL, *fresh = NULL;
+	struct rp_dev *d;
+	why[0] = 0;
+	for (int i = 0; i < RP_MAX_CTX && !c; i++) {
+		if (g_ctx[i].used && g_ctx[i].id == l->context)
+			c = &g_ctx[i];
+		else if (!g_ctx[i].used && !fresh)
+			fresh = &g_ctx[i];
+	}
+	if (c)
+		return c->broken ? NULL : c;
+	if (g_init_state < 0)
+		return NULL;
+	if (!fresh) {
+		static int said;
+		if (!said++)
+			snprintf(why, n, "more than %d CUDA contexts: no range profiling on the others", RP_MAX_CTX);
+		return NULL;
+	}
+	if (g_init_state == 0) {
+		CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		CUptiResult r = cuptiProfilerInitialize(&ip);
+		if (r != CUPTI_SUCCESS) {
+			why_cupti(why, n, "cuptiProfilerInitialize", r);
+			g_init_state = -1;
+			return NULL;
+		}
+		g_init_state = 1;
+	}
+	c = fresh;
+	memset(c, 0, sizeof(*c));
+	c->used = 1, c->id = l->context, c->dev = l->device, c->ctx = ctx;
+	d = dev_find(l->device);
+	if (!d) {
+		snprintf(why, n, "more than %d devices", RP_MAX_DEV);
+		c->broken = 1;
+		return NULL;
+	}
+	if (!d->used) {
+		memset(d, 0, sizeof(*d));
+		d->used = 1, d->id = l->device;
+		if (dev_setup(d, ctx, why, n) < 0)
+			d->broken = 2; /* 2: broken, the reason is being recorded by this launch */
+	}
+	if (d->broken) {
+		if (d->broken == 1)
+			why[0] = 0; /* recorded on the device's first context already */
+		d->broken = 1;
+		c->broken = 1;
+		return NULL;
+	}
+	if (ctx_setup(c, d, why, n) < 0) {
+		c->broken = 1;
+		return NULL;
+	}
+	return c;
+}
+
+/* ---- the launch callbacks */
+
+enum { L_NONE, L_KERNEL, L_COOP, L_GRAPH };
+
+static int launch_kind(CUpti_CallbackId cbid, const void *params)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: return L_KERNEL;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		/* the _ptsz parameters have the same layout */
+		const cuLaunchKernelEx_params *p = params;
+		if (p && p->config)
+			for (unsigned i = 0; i < p->config->numAttrs && p->config->attrs; i++)
+				if (p->config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE &&
+				    p->config->attrs[i].value.cooperative)
+					return L_COOP;
+		return L_KERNEL;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice: return L_COOP;
+	case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+	case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: return L_GRAPH;
+	default: return L_NONE;
+	}
+}
+
+static int rt_launch_name(const char *name)
+{
+	return name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "__cudaLaunch", 12) ||
+			!strncmp(name, "cudaGraphLaunch", 15));
+}
+
+int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *name)
+{
+	if (!cfg.on)
+		return 0;
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API)
+		return launch_kind(cbid, NULL) != L_NONE;
+	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+		return rt_launch_name(name);
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE)
+		return cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING;
+	return 0;
+}
+
+/* This thread's launch in flight: the runtime launch around a driver launch (its correlation
+ * id is the one the kernel's activity record carries), and the driver launch holding g_rp_rw
+ * from its enter to its exit callback (for writing when profiled). */
+static _Thread_local int t_rt_depth;
+static _Thread_local uint32_t t_rt_corr;
+static _Thread_local struct {
+	int active, reading;
+	CUpti_CallbackId cbid;
+	struct rp_ctx *c;
+	struct launch l;
+} t_rp;
+
+static void ids_of(CUcontext ctx, const CUpti_CallbackData *cb, struct launch *l)
+{
+	uint32_t v;
+	l->context = cuptiGetContextId(ctx, &v) == CUPTI_SUCCESS ? v : cb->contextUid;
+	l->device = cuptiGetDeviceId(ctx, &v) == CUPTI_SUCCESS ? v : 0;
+}
+
+/* Under g_rp_mu: 1 when this launch is to be profiled (the budget is taken), 0 otherwise
+ * (a skip record is written here when it is due). */
+static int select_launch(int kind, const CUpti_CallbackData *cb, struct launch *l)
+{
+	struct kname *k = kn_get(l->name);
+	char why[160];
+	int sel;
+	if (!k)
+		return 0;
+	l->name = k->name;
+	l->nth = k->launches++;
+	if (kind == L_GRAPH) {
+		/* a graph's kernels are unknown here: listed whatever the filter, at most
+		 * PER_KERNEL times, outside the skip/count sequence of kernel launches */
+		if (k->selected < (uint32_t)(cfg.per_kernel ? cfg.per_kernel : 3)) {
+			k->selected++;
+			ids_of(cb->context, cb, l);
+			write_klaunch(l, GD_KL_SKIP_GRAPH, "a CUDA graph launch: its kernels are not replayable one by one",
+				      0, NULL, NULL, 0);
+		}
+		return 0;
+	}
+	if (k->match < 0)
+		decide_match(k);
+	if (!k->match || g_matching++ < cfg.skip)
+		return 0;
+	if (cfg.count_mode)
+		sel = g_matching - 1 - cfg.skip < cfg.count;
+	else if ((sel = k->selected < (uint32_t)cfg.per_kernel))
+		k->selected++;
+	if (!sel)
+		return 0;
+	ids_of(cb->context, cb, l);
+	if (kind == L_COOP) {
+		write_klaunch(l, GD_KL_SKIP_COOPERATIVE, "a cooperative launch: kernel replay cannot restore a grid-wide sync",
+			      0, NULL, NULL, 0);
+		return 0;
+	}
+	if (k->comm) {
+		write_klaunch(l, GD_KL_SKIP_COMM, "a communication kernel: replaying it alone would wait for its peers",
+			      0, NULL, NULL, 0);
+		return 0;
+	}
+	if (g_profiled >= cfg.max) {
+		if (!k->limit_written) {
+			k->limit_written = 1;
+			snprintf(why, sizeof(why), "over the budget of %ld profiled launches per process", cfg.max);
+			write_klaunch(l, GD_KL_SKIP_LIMIT, why, 0, NULL, NULL, 0);
+		}
+		return 0;
+	}
+	g_profiled++;
+	return 1;
+}
+
+/* Holding g_rp_rw for writing: set up (first time on the context) and start. 1 when started. */
+static int start_session(const CUpti_CallbackData *cb, const struct launch *l)
+{
+	char why[600];
+	struct rp_ctx *c = ctx_get(l, cb->context, why, sizeof(why));
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	if (!c) {
+		if (why[0])
+			write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	sp.pRangeProfilerObject = c->obj;
+	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		c->broken = 1;
+		write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	t_rp.c = c;
+	return 1;
+}
+
+/* Enter: select under g_rp_mu, then hold g_rp_rw until the exit callback: for writing (set
+ * up and start) when profiled, else for reading. */
+static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	int kind = launch_kind(cbid, cb->functionParams), prof;
+	struct launch l;
+	memset(&l, 0, sizeof(l));
+	clock_gettime(CLOCK_MONOTONIC, &l.t0);
+	cuptiGetTimestamp(&l.api_start);
+	l.correlation = t_rt_depth > 0 ? t_rt_corr : cb->correlationId;
+	l.name = kind == L_GRAPH ? GRAPH_NAME : cb->symbolName ? cb->symbolName : "(unknown)";
+	pthread_mutex_lock(&g_rp_mu);
+	prof = select_launch(kind, cb, &l);
+	pthread_mutex_unlock(&g_rp_mu);
+	t_rp.cbid = cbid;
+	if (prof) {
+		pthread_rwlock_wrlock(&g_rp_rw);
+		if (start_session(cb, &l)) {
+			t_rp.active = 1;
+			t_rp.l = l;
+			return;
+		}
+		pthread_rwlock_unlock(&g_rp_rw);
+	}
+	pthread_rwlock_rdlock(&g_rp_rw);
+	t_rp.reading = 1;
+}
+
+/* Evaluates range 0 into vals: all at once, else one by one (NaN where CUPTI gives none). */
+static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, double *vals)
+{
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	CUptiResult r, first = CUPTI_SUCCESS;
+	size_t ok = 0;
+	p.pHostObject = d->host;
+	p.pCounterDataImage = c->image;
+	p.counterDataImageSize = c->image_size;
+	p.rangeIndex = 0;
+	p.ppMetricNames = d->names;
+	p.numMetrics = d->n;
+	p.pMetricValues = vals;
+	if ((r = cuptiProfilerHostEvaluateToGpuValues(&p)) == CUPTI_SUCCESS)
+		return r;
+	rp_dbg("evaluating %zu metrics at once: %s; one by one", d->n, cupti_text(r));
+	for (size_t i = 0; i < d->n; i++) {
+		p.ppMetricNames = &d->names[i];
+		p.numMetrics = 1;
+		p.pMetricValues = &vals[i];
+		if ((r = cuptiProfilerHostEvaluateToGpuValues(&p)) == CUPTI_SUCCESS) {
+			ok++;
+		} else {
+			vals[i] = NAN;
+			first = first == CUPTI_SUCCESS ? r : first;
+			rp_dbg("evaluating %s: %s", d->names[i], cupti_text(r));
+		}
+	}
+	return ok ? CUPTI_SUCCESS : first;
+}
+
+/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
+static void launch_exit(const CUpti_CallbackData *cb)
+{
+	struct rp_ctx *c = t_rp.c;
+	const struct rp_dev *d = dev_find(c->dev);
+	char why[600];
+	CUptiResult r;
+	double *vals = NULL;
+	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_DecodeData_Params dp = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+	t_rp.active = 0;
+	sp.pRangeProfilerObject = c->obj;
+	dp.pRangeProfilerObject = c->obj;
+	ip.pCounterDataImage = c->image;
+	ip.counterDataImageSize = c->image_size;
+	if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+		goto broken;
+	}
+	if ((r = cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerDecodeData", r);
+		goto broken;
+	}
+	if ((r = cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerGetCounterDataInfo", r);
+		goto broken;
+	}
+	if (ip.numTotalRanges < 1 || !sp.isAllPassSubmitted) {
+		int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+		snprintf(why, sizeof(why), "%s (the launch returned %d, %zu ranges dropped)",
+			 ip.numTotalRanges < 1 ? "no range was recorded" : "not every pass was replayed", rv,
+			 dp.numOfRangeDropped);
+		rp_dbg("%s", why);
+		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		goto reset;
+	}
+	vals = malloc(d->n * sizeof(*vals));
+	if (!vals) {
+		write_klaunch(&t_rp.l, GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
+		goto reset;
+	}
+	if ((r = evaluate(d, c, vals)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
+		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	} else {
+		write_klaunch(&t_rp.l, GD_KL_OK, NULL, (uint32_t)d->passes, vals, d->idx, d->n);
+		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %.3f ms", t_rp.l.name, t_rp.l.nth,
+		       t_rp.l.correlation, d->passes, 1e-6 * (double)since_ns(&t_rp.l.t0));
+	}
+	free(vals);
+reset:
+	if ((r = image_init(c)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerCounterDataImageInitialize", r);
+		c->broken = 1; /* the record of this launch is written; later ones are not tried */
+	}
+	pthread_rwlock_unlock(&g_rp_rw);
+	return;
+broken:
+	c->broken = 1;
+	write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	pthread_rwlock_unlock(&g_rp_rw);
+}
+
+void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	if (!cfg.on || gd_inj_disabled())
+		return;
+	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		/* runtime launches only (inject.c's recorded subset reaches here too) */
+		if (!rt_launch_name(cb->functionName))
+			return;
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			if (t_rt_depth++ == 0)
+				t_rt_corr = cb->correlationId;
+		} else if (t_rt_depth > 0) {
+			t_rt_depth--;
+		}
+		return;
+	}
+	if (dom != CUPTI_CB_DOMAIN_DRIVER_API || launch_kind(cbid, NULL) == L_NONE)
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		if (!t_rp.active && !t_rp.reading) /* not re-entered from inside a launch */
+			launch_enter(cbid, cb);
+	} else if (t_rp.cbid == cbid && t_rp.active) {
+		launch_exit(cb);
+	} else if (t_rp.cbid == cbid && t_rp.reading) {
+		t_rp.reading = 0;
+		pthread_rwlock_unlock(&g_rp_rw);
+	}
+}
+
+void gd_rp_resource(CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	uint32_t id;
+	if (!cfg.on || gd_inj_disabled() || cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING || !rd ||
+	    t_rp.active || t_rp.reading)
+		return;
+	if (cuptiGetContextId(rd->context, &id) != CUPTI_SUCCESS)
+		id = 0;
+	pthread_rwlock_wrlock(&g_rp_rw);
+	for (int i = 0; i < RP_MAX_CTX; i++) {
+		struct rp_ctx *c = &g_ctx[i];
+		if (!c->used || (id ? c->id != id : c->ctx != rd->context))
+			continue;
+		if (c->obj) {
+			CUpti_RangeProfiler_Disable_Params p = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+			CUptiResult r;
+			p.pRangeProfilerObject = c->obj;
+			if ((r = cuptiRangeProfilerDisable(&p)) != CUPTI_SUCCESS)
+				rp_dbg("cuptiRangeProfilerDisable: %s", cupti_text(r));
+		}
+		free(c->image);
+		/* the slot is free again: CUPTI never reuses a context id, so no later launch
+		 * can find this state */
+		memset(c, 0, sizeof(*c));
+	}
+	pthread_rwlock_unlock(&g_rp_rw);
+}
