@@ -396,10 +396,13 @@ static const char *bound_color(int b)
 
 static const char *kl_status(int st) { return st >= 0 && st < GD_KL_STATUS_COUNT ? gd_kl_status_names[st] : "unknown"; }
 
-/* Numbers never wrap; the table scrolls inside its box rather than widen the page. */
-static const char kc_css[] = "<style>#kc-wrap{overflow-x:auto}#kernel-counters{font-size:.85em}"
+/* Numbers never wrap: the table may be wider than the page's 1000 px column, up to the window
+ * (1240 px at most), centred on it; past that it scrolls inside its box. */
+static const char kc_css[] = "<style>#kc-wrap{overflow-x:auto;width:min(1240px,100vw - 32px);"
+			     "margin-left:calc((100% - min(1240px,100vw - 32px)) / 2)}"
+			     "#kernel-counters{font-size:.85em;margin:.5em auto}"
 			     "#kernel-counters td,#kernel-counters th{white-space:nowrap;padding:2px 5px}"
-			     "#kernel-counters td.k{white-space:normal;max-width:16em;overflow-wrap:anywhere}</style>\n";
+			     "#kernel-counters td.k{white-space:normal;max-width:22em;overflow-wrap:break-word}</style>\n";
 
 static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FILE *f)
 {
@@ -595,7 +598,7 @@ static void kc_roofline_svg(const struct gd_profile *p, const struct gd_kc_view 
 	struct kc_roof roof[2 * GD_P_COUNT];
 	int nr = kc_roofs(v, d, roof, 2 * GD_P_COUNT), npts = 0;
 	double bw = c->dram_bps, xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-	struct kc_plot pl = {.L = 90, .T = 34, .PW = 620, .PH = 380};
+	struct kc_plot pl = {.L = 90, .T = 34, .PW = 780, .PH = 380};
 	const int W = 900, H = pl.T + pl.PH + 90;
 	char b[96], t[96];
 	for (int i = 0; i < v->nk; i++) {
@@ -623,6 +626,8 @@ static void kc_roofline_svg(const struct gd_profile *p, const struct gd_kc_view 
 	if (bw > 0)
 		ymin = fmin(ymin, bw * pow(10, pl.xlo));
 	pl.ylo = floor(log10(ymin)), pl.yhi = floor(log10(ymax)) + 1;
+	if (log10(ymax) > pl.yhi - 0.25) /* room above the highest roof for its label */
+		pl.yhi++;
 	if (pl.yhi - pl.ylo > 12) /* a far-away point must not flatten the roofs */
 		pl.ylo = pl.yhi - 12;
 	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' viewBox='0 0 %d %d' "
@@ -694,6 +699,12 @@ static void kc_roofline_svg(const struct gd_profile *p, const struct gd_kc_view 
 				gd_fmt_si(b, sizeof(b), bw, "B/s"));
 		}
 	}
+	if (isfinite(c->l2_bps) && c->l2_bps > 0) {
+		double lx = pow(10, pl.xlo + 1), ly = c->l2_bps * lx;
+		if (log10(ly) < pl.yhi - 0.3 && log10(ly) > pl.ylo)
+			fprintf(f, "<text x='%.1f' y='%.1f' fill='#888' text-anchor='end'>L2 %s</text>\n", kc_px(&pl, lx) - 6,
+				kc_py(&pl, ly) - 4, gd_fmt_si(b, sizeof(b), c->l2_bps, "B/s"));
+	}
 	/* the kernels */
 	for (int i = 0; i < v->nk; i++) {
 		const struct gd_kc_kernel *k = &v->k[i];
@@ -718,9 +729,9 @@ static void kc_roofline_svg(const struct gd_profile *p, const struct gd_kc_view 
 	int lx = pl.L, ly = pl.T + pl.PH + 58;
 	for (int bnd = GD_KB_MEMORY; bnd <= GD_KB_LATENCY + 1; bnd++) {
 		int bb = bnd > GD_KB_LATENCY ? GD_KB_UNKNOWN : bnd;
-		fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='%s' stroke='#222'/><text x='%d' y='%d'>%s-bound</text>", lx + 5,
-			ly - 4, bound_color(bb), lx + 14, ly, bound_name(bb));
-		lx += 30 + 7 * (int)strlen(bound_name(bb)) + 42;
+		fprintf(f, "<circle cx='%d' cy='%d' r='5' fill='%s' stroke='#222'/><text x='%d' y='%d'>%s%s</text>", lx + 5,
+			ly - 4, bound_color(bb), lx + 14, ly, bb ? bound_name(bb) : "bound unknown", bb ? "-bound" : "");
+		lx += 130;
 	}
 	fputs("\n</svg>\n", f);
 	fprintf(f, "<p class='note' id='kc-roofline-%d-note'>Each profiled kernel of GPU %d is a point at its median "

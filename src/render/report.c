@@ -563,10 +563,20 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 	gd_table_free(&t);
 	if (v->nk > KC_TOP)
 		fprintf(out, "    and %d more kernels (--json lists them all)\n", v->nk - KC_TOP);
-	for (int c = 1; c < GD_REPORT_KC_COLS; c++)
-		len += (size_t)snprintf(defs + len, sizeof(defs) - len, "%s%s = %s", c > 1 ? "; " : "", gd_report_kc_head[c],
-					gd_report_kc_what[c]);
-	fprintf(out, "    %smedians over each kernel's profiled launches: %s%s\n", gd_dim(), defs, gd_reset());
+	/* the columns' definitions, a few to a line */
+	fprintf(out, "    %smedians over each kernel's profiled launches.", gd_dim());
+	len = 50;
+	for (int c = 1; c < GD_REPORT_KC_COLS; c++) {
+		int w = snprintf(defs, sizeof(defs), "%s = %s%s", gd_report_kc_head[c], gd_report_kc_what[c],
+				 c + 1 < GD_REPORT_KC_COLS ? ";" : "");
+		if (len + (size_t)w > 120) {
+			fputs("\n   ", out);
+			len = 3;
+		}
+		fprintf(out, " %s", defs);
+		len += (size_t)w + 1;
+	}
+	fprintf(out, "%s\n", gd_reset());
 	for (int d = 0; d < v->nceil; d++) {
 		if (!kc_device_used(v, d))
 			continue;
