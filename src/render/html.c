@@ -438,6 +438,15 @@ static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FI
 	}
 }
 
+/* 1 when the view's kernels ran on more than one device: each row then names its GPU. */
+static int kc_devices_differ(const struct gd_kc_view *v)
+{
+	for (int i = 1; i < v->nk; i++)
+		if (v->k[i].device != v->k[0].device)
+			return 1;
+	return 0;
+}
+
 static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FILE *f)
 {
 	static char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL];
@@ -460,6 +469,8 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 		esc(f, id >= 0 && id < p->nnames ? p->names[id] : "");
 		fputs("'>", f);
 		esc(f, cell[0]);
+		if (kc_devices_differ(v))
+			fprintf(f, " (GPU %d)", k->device);
 		fputs("</td>", f);
 		for (int c = 1; c < GD_REPORT_KC_COLS; c++)
 			td(f, cell[c], c != 5 && c != 7 && c != 13);

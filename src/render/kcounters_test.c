@@ -427,6 +427,13 @@ static void with_counters(void)
 	json(j);
 	html(h);
 	free(t), free(j), free(h);
+	/* kernels on two devices: each row names its GPU (device 1 has no ceilings: no roofline) */
+	vk[1].device = 1;
+	t = view(&a, TEXT), h = view(&a, HTML);
+	CHECK(strstr(t, "\n    strided_gather (GPU 0)  ") && strstr(t, "\n    bf16_gemm (GPU 1)  "));
+	CHECK(strstr(h, ">bf16_gemm (GPU 1)</td>") != NULL);
+	CHECK_INT(count(h, "class='kc-point'"), 1);
+	free(t), free(h);
 	done(&a, &built);
 }
 

@@ -540,6 +540,15 @@ static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FI
 		fprintf(out, "    %s\n", gd_tty(p->metrics_note));
 }
 
+/* 1 when the view's kernels ran on more than one device: each row then names its GPU. */
+static int kc_devices_differ(const struct gd_kc_view *v)
+{
+	for (int i = 1; i < v->nk; i++)
+		if (v->k[i].device != v->k[0].device)
+			return 1;
+	return 0;
+}
+
 static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FILE *out)
 {
 	static char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL];
@@ -553,10 +562,14 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 			gd_table_align_right(&t, c);
 	gd_table_row(&t, gd_report_kc_head);
 	for (int i = 0; i < v->nk && i < KC_TOP; i++) {
+		char name[GD_REPORT_KC_CELL + 16];
 		gd_report_kc_row(p, &v->k[i], cell);
 		for (int c = 0; c < GD_REPORT_KC_COLS; c++)
 			row[c] = cell[c];
-		row[0] = gd_tty(cell[0]);
+		snprintf(name, sizeof(name), "%.60s", gd_tty(cell[0]));
+		if (kc_devices_differ(v))
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (GPU %d)", v->k[i].device);
+		row[0] = name;
 		gd_table_row(&t, row);
 	}
 	gd_table_print(&t, out, 4);
