@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
+#include "profile/kc_metrics.h"
 #include "profile/pm_metrics.h"
 
 #include <math.h>
@@ -18,6 +19,16 @@
 #include <string.h>
 
 #define TOP_KERNELS 10
+
+/* Shared with html.c (declared there too, until report.h carries it): the per-kernel
+ * counters table's columns and one kernel's cells. */
+#define GD_REPORT_KC_COLS 14
+#define GD_REPORT_KC_CELL 96
+struct gd_kc_kernel;
+extern const char *const gd_report_kc_head[GD_REPORT_KC_COLS];
+extern const char *const gd_report_kc_what[GD_REPORT_KC_COLS];
+void gd_report_kc_row(const struct gd_profile *p, const struct gd_kc_kernel *k,
+		      char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL]);
 
 static double frac(double a, double b) { return b > 0 ? a / b : NAN; }
 
@@ -81,6 +92,161 @@ static const char *pm_cell(char *b, size_t n, const struct gd_kstat *k, int m)
 }
 
 static const char *const no_counters = "no counters: ";
+
+/* ---- per-kernel counters of `gpudiag run --metrics` (issue 19; analysis/kcounters.h) ---- */
+/* The section is shown when the profile says anything of them (launches asked for, or a
+ * metric set): every profile recorded before them renders exactly as before. */
+static int has_kc(const struct gd_profile *p) { return p->nkl > 0 || p->metrics[0]; }
+
+/* gd_kc_bound_name lives in analysis/kcounters.c; until that is linked, the same words. */
+extern const char *gd_kc_bound_name(int bound) __attribute__((weak));
+static const char *bound_name(int b)
+{
+	static const char *const w[] = {"unknown", "memory", "compute", "latency"};
+	if (gd_kc_bound_name)
+		return gd_kc_bound_name(b);
+	return b >= 0 && b < 4 ? w[b] : "unknown";
+}
+
+/* The table's columns, shared with the HTML page (html.c) so both show the same cells. */
+const char *const gd_report_kc_head[GD_REPORT_KC_COLS] = {
+	"kernel", "launches", "duration", "DRAM", "FLOP/s", "prec", "FLOP/B", "bound", "roof",
+	"occupancy", "ld sect/req", "ld used", "thr/inst", "top stall"};
+const char *const gd_report_kc_what[GD_REPORT_KC_COLS] = {
+	NULL,
+	"launches profiled",
+	"median GPU time of one launch",
+	"DRAM bytes read + written / duration",
+	"CUDA-core FLOPs (FMA = 2) / duration",
+	"the precision of the compute roof it is placed against",
+	"FLOPs per DRAM byte",
+	"where it sits on the roofline",
+	"achieved % of the roof at its intensity",
+	"achieved (measured) / theoretical",
+	"32-byte sectors per global load request (4 ideal)",
+	"bytes of each loaded sector used",
+	"active threads per warp instruction (32 = no divergence)",
+	"largest warp stall reason, % of active warp cycles"};
+
+/* A stall quantity's reason: its key without "stall_". */
+static const char *stall_reason(int m)
+{
+	const char *k = gd_kc_metrics[m].key;
+	return strncmp(k, "stall_", 6) ? k : k + 6;
+}
+
+/* v with `dec` decimals, " %" after a percentage; "unknown" when not known. */
+static const char *kc_num(char *b, size_t n, double v, int dec, int pct)
+{
+	if (!isfinite(v))
+		snprintf(b, n, "unknown");
+	else
+		snprintf(b, n, "%.*f%s", dec, v, pct ? " %" : "");
+	return b;
+}
+
+/* FLOPs per byte over many decades: three significant figures at most, never an exponent. */
+static const char *kc_intensity(char *b, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(b, n, "unknown");
+	else if (v >= 0.1 || v <= 0)
+		snprintf(b, n, "%.*f", v >= 100 || v <= 0 ? 0 : v >= 10 ? 1 : 2, v);
+	else
+		snprintf(b, n, "%.2g", v);
+	return b;
+}
+
+/* One kernel's cells, as text (not yet made safe for a terminal or HTML: the kernel's name
+ * comes from the profile). "-" for a kernel without a profiled launch, "unknown" for a
+ * quantity its launches did not carry (as the counters columns, pm_cell). */
+void gd_report_kc_row(const struct gd_profile *p, const struct gd_kc_kernel *k,
+		      char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL])
+{
+	const size_t n = GD_REPORT_KC_CELL;
+	char a[32], t[32];
+	const char *nm = k->name >= 0 && k->name < p->nnames ? p->names[k->name] : NULL;
+	gd_kernel_short_name(nm ? nm : "", cell[0], n);
+	snprintf(cell[1], n, "%d", k->launches);
+	if (k->launches <= 0) {
+		for (int c = 2; c < GD_REPORT_KC_COLS; c++)
+			snprintf(cell[c], n, "-");
+		return;
+	}
+	gd_fmt_time(cell[2], n, k->q[GD_KC_DURATION]);
+	gd_fmt_si(cell[3], n, k->dram_bps, "B/s");
+	gd_fmt_si(cell[4], n, k->flop_s, "FLOP/s");
+	snprintf(cell[5], n, "%s",
+		 isfinite(k->ceiling) && k->prec >= 0 && k->prec < GD_P_COUNT ? gd_prec_name((enum gd_prec)k->prec) : "unknown");
+	kc_intensity(cell[6], n, k->intensity);
+	snprintf(cell[7], n, "%s", bound_name(k->bound));
+	kc_num(cell[8], n, k->roof_pct, 0, 1);
+	snprintf(cell[9], n, "%s / %s", kc_num(a, sizeof(a), k->achieved_occ_pct, 0, 1),
+		 kc_num(t, sizeof(t), k->theoretical_occ_pct, 0, 1));
+	kc_num(cell[10], n, k->ld_sectors_per_req, 1, 0);
+	kc_num(cell[11], n, k->ld_used_pct, 1, 1);
+	kc_num(cell[12], n, k->threads_per_inst, 1, 0);
+	if (k->stall[0] >= GD_KC_STALL_FIRST && k->stall[0] <= GD_KC_STALL_LAST && isfinite(k->stall_pct[0]))
+		snprintf(cell[13], n, "%s %.0f %%", stall_reason(k->stall[0]), k->stall_pct[0]);
+	else
+		snprintf(cell[13], n, "unknown");
+}
+
+/* Launches by status (p->kl): n[GD_KL_STATUS_COUNT]. */
+static void kl_counts(const struct gd_profile *p, long *n)
+{
+	memset(n, 0, GD_KL_STATUS_COUNT * sizeof(*n));
+	for (long i = 0; i < p->nkl; i++)
+		if (p->kl[i].status >= 0 && p->kl[i].status < GD_KL_STATUS_COUNT)
+			n[p->kl[i].status]++;
+}
+
+static const char *kl_status_name(int st)
+{
+	return st >= 0 && st < GD_KL_STATUS_COUNT ? gd_kl_status_names[st] : "unknown";
+}
+
+/* The recorded name of a profiled launch: its kernel record's demangled name when linked. */
+static const char *kl_name(const struct gd_profile *p, const struct gd_klaunch *l)
+{
+	int id = l->name;
+	if (l->kernel >= 0 && l->kernel < p->nk && p->k[l->kernel].dname > 0)
+		id = p->k[l->kernel].dname;
+	return id >= 0 && id < p->nnames && p->names[id] ? p->names[id] : "";
+}
+
+/* 1 when a kernel of the view ran on device d. */
+static int kc_device_used(const struct gd_kc_view *v, int d)
+{
+	for (int i = 0; i < v->nk; i++)
+		if (v->k[i].device == d)
+			return 1;
+	return 0;
+}
+
+/* "DRAM 4.10 TB/s, FP32 67.0 TFLOP/s, BF16 tensor 989 TFLOP/s" of the precisions present. */
+static void kc_ceil_figures(const struct gd_kc_view *v, int d, char *b, size_t n)
+{
+	const struct gd_kc_ceilings *c = &v->ceil[d];
+	char x[32];
+	size_t len = (size_t)snprintf(b, n, "DRAM %s", gd_fmt_si(x, sizeof(x), c->dram_bps, "B/s"));
+	for (int q = 0; q < GD_P_COUNT && len < n; q++) {
+		int used = 0;
+		for (int i = 0; i < v->nk && !used; i++)
+			used = v->k[i].device == d && v->k[i].prec == q && isfinite(v->k[i].ceiling);
+		if (!used)
+			continue;
+		if (isfinite(c->cuda_core[q]) && len < n)
+			len += (size_t)snprintf(b + len, n - len, ", %s %s", gd_prec_name((enum gd_prec)q),
+						gd_fmt_si(x, sizeof(x), c->cuda_core[q], "FLOP/s"));
+		if (isfinite(c->tensor[q]) && len < n)
+			len += (size_t)snprintf(b + len, n - len, ", %s tensor %s", gd_prec_name((enum gd_prec)q),
+						gd_fmt_si(x, sizeof(x), c->tensor[q], "FLOP/s"));
+	}
+}
+
+#define KC_TOP 10
+#define KC_SKIPPED_SHOWN 10
 
 /* ---- the terminal verdict ---- */
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
@@ -346,11 +512,143 @@ static void summary_counters(const struct gd_profile *p, const struct gd_summary
 		fputc('\n', out);
 }
 
+/* "Kernel counters" (issue 19): which launches were profiled, with how many passes, which
+ * were skipped and why, the metric set; the table of the kernels by time share; the skipped
+ * launches. Nothing for a profile that says nothing of them. */
+static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FILE *out)
+{
+	long n[GD_KL_STATUS_COUNT];
+	int first = 1;
+	kl_counts(p, n);
+	fprintf(out, "\n  %sKernel counters%s (gpudiag run --metrics", gd_bold(), gd_reset());
+	if (p->metrics[0])
+		fprintf(out, "=%s", gd_tty(p->metrics));
+	fprintf(out, "): %ld launch%s profiled", v->profiled, v->profiled == 1 ? "" : "es");
+	if (v->profiled > 0)
+		fprintf(out, " (up to %d replay pass%s each)", v->max_passes, v->max_passes == 1 ? "" : "es");
+	fprintf(out, ", %ld skipped", v->skipped);
+	for (int st = 1; st < GD_KL_STATUS_COUNT; st++) {
+		if (!n[st])
+			continue;
+		fprintf(out, "%s%ld %s", first ? ": " : ", ", n[st], gd_kl_status_names[st]);
+		first = 0;
+	}
+	fputc('\n', out);
+	if (p->metrics_rejected[0])
+		fprintf(out, "    metrics this GPU refused (unknown below): %s\n", gd_tty(p->metrics_rejected));
+	if (p->metrics_note[0])
+		fprintf(out, "    %s\n", gd_tty(p->metrics_note));
+}
+
+/* 1 when the view's kernels ran on more than one device: each row then names its GPU. */
+static int kc_devices_differ(const struct gd_kc_view *v)
+{
+	for (int i = 1; i < v->nk; i++)
+		if (v->k[i].device != v->k[0].device)
+			return 1;
+	return 0;
+}
+
+static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FILE *out)
+{
+	static char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL];
+	const char *row[GD_REPORT_KC_COLS];
+	char defs[1024], fig[256];
+	size_t len = 0;
+	struct gd_table t;
+	gd_table_init(&t, GD_REPORT_KC_COLS);
+	for (int c = 1; c <= 12; c++)
+		if (c != 5 && c != 7)
+			gd_table_align_right(&t, c);
+	gd_table_row(&t, gd_report_kc_head);
+	for (int i = 0; i < v->nk && i < KC_TOP; i++) {
+		char name[GD_REPORT_KC_CELL + 16];
+		gd_report_kc_row(p, &v->k[i], cell);
+		for (int c = 0; c < GD_REPORT_KC_COLS; c++)
+			row[c] = cell[c];
+		snprintf(name, sizeof(name), "%.60s", gd_tty(cell[0]));
+		if (kc_devices_differ(v))
+			snprintf(name + strlen(name), sizeof(name) - strlen(name), " (GPU %d)", v->k[i].device);
+		row[0] = name;
+		gd_table_row(&t, row);
+	}
+	gd_table_print(&t, out, 4);
+	gd_table_free(&t);
+	if (v->nk > KC_TOP)
+		fprintf(out, "    and %d more kernels (--json lists them all)\n", v->nk - KC_TOP);
+	/* the columns' definitions, a few to a line */
+	fprintf(out, "    %smedians over each kernel's profiled launches.", gd_dim());
+	len = 50;
+	for (int c = 1; c < GD_REPORT_KC_COLS; c++) {
+		int w = snprintf(defs, sizeof(defs), "%s = %s%s", gd_report_kc_head[c], gd_report_kc_what[c],
+				 c + 1 < GD_REPORT_KC_COLS ? ";" : "");
+		if (len + (size_t)w > 120) {
+			fputs("\n   ", out);
+			len = 3;
+		}
+		fprintf(out, " %s", defs);
+		len += (size_t)w + 1;
+	}
+	fprintf(out, "%s\n", gd_reset());
+	for (int d = 0; d < v->nceil; d++) {
+		if (!kc_device_used(v, d))
+			continue;
+		kc_ceil_figures(v, d, fig, sizeof(fig));
+		fprintf(out, "    %sceilings of GPU %d: %s (%s): %s%s\n", gd_dim(), d,
+			v->ceil[d].measured ? "measured on this GPU" : "datasheet", gd_tty(v->ceil[d].source), fig, gd_reset());
+	}
+}
+
+static void kc_skipped(const struct gd_profile *p, const struct gd_kc_view *v, FILE *out)
+{
+	struct gd_table t = {0};
+	long shown = 0, left = 0;
+	(void)v;
+	for (long i = 0; i < p->nkl; i++) {
+		const struct gd_klaunch *l = &p->kl[i];
+		char name[64], who[48];
+		if (l->status == GD_KL_OK)
+			continue;
+		if (shown == KC_SKIPPED_SHOWN) {
+			left++;
+			continue;
+		}
+		if (!shown) {
+			fprintf(out, "    %sskipped launches%s\n", gd_bold(), gd_reset());
+			gd_table_init(&t, 4);
+			gd_table_rowv(&t, "kernel", "launch", "status", "why");
+		}
+		gd_kernel_short_name(kl_name(p, l), name, sizeof(name));
+		snprintf(who, sizeof(who), "#%d of pid %d", l->nth + 1, l->pid);
+		gd_table_rowv(&t, gd_tty(name), who, kl_status_name(l->status),
+			      l->detail > 0 && l->detail < p->nnames ? gd_tty(p->names[l->detail]) : "-");
+		shown++;
+	}
+	if (!shown)
+		return;
+	gd_table_print(&t, out, 6);
+	gd_table_free(&t);
+	if (left)
+		fprintf(out, "      and %ld more (--json lists them all)\n", left);
+}
+
+static void summary_kcounters(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+{
+	if (!has_kc(p))
+		return;
+	kc_header(p, &s->kc, out);
+	if (s->kc.nk > 0)
+		kc_table(p, &s->kc, out);
+	kc_skipped(p, &s->kc, out);
+}
+
 static void print_summary(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
 {
 	summary_totals(s, out);
-	if (s->nks) {
+	if (s->nks)
 		summary_top_kernels(p, s, out);
+	summary_kcounters(p, s, out);
+	if (s->nks) {
 		summary_breakdown(s, by_kind(s), out);
 		summary_breakdown(s, by_lib(s), out);
 	}
@@ -592,6 +890,157 @@ static void json_counters(struct gd_json *j, const struct gd_profile *p, const s
 	gd_json_obj_end(j);
 }
 
+/* summary.kernel_counters (docs/json.md): the launches asked for, the ceilings, every kernel
+ * of the view with its medians and what the analysis derived from them. */
+static void json_kc_ceilings(struct gd_json *j, const struct gd_kc_view *v)
+{
+	gd_json_arr(j, "ceilings");
+	for (int d = 0; d < v->nceil; d++) {
+		const struct gd_kc_ceilings *c = &v->ceil[d];
+		const char *groups[2] = {"cuda_core_flops", "tensor_flops"};
+		const double *vals[2] = {c->cuda_core, c->tensor};
+		gd_json_obj(j, NULL);
+		gd_json_int(j, "device", d);
+		gd_json_bool(j, "measured", c->measured);
+		gd_json_str(j, "source", c->source[0] ? c->source : NULL);
+		gd_json_num(j, "dram_bps", c->dram_bps);
+		gd_json_num(j, "l2_bps", c->l2_bps);
+		for (int g = 0; g < 2; g++) {
+			gd_json_obj(j, groups[g]);
+			for (int q = 0; q < GD_P_COUNT; q++)
+				gd_json_num(j, gd_prec_name((enum gd_prec)q), vals[g][q]);
+			gd_json_obj_end(j);
+		}
+		gd_json_obj_end(j);
+	}
+	gd_json_arr_end(j);
+}
+
+static void json_kc_derived(struct gd_json *j, const struct gd_kc_kernel *k)
+{
+	gd_json_obj(j, "derived");
+	gd_json_obj(j, "flops");
+	gd_json_num(j, "fp64", k->flops[GD_P_FP64]);
+	gd_json_num(j, "fp32", k->flops[GD_P_FP32]);
+	gd_json_num(j, "fp16", k->flops[GD_P_FP16]);
+	gd_json_obj_end(j);
+	gd_json_num(j, "tensor_inst", k->tensor_inst);
+	gd_json_num(j, "dram_bytes", k->dram_bytes);
+	gd_json_num(j, "dram_bps", k->dram_bps);
+	gd_json_num(j, "flop_s", k->flop_s);
+	gd_json_num(j, "intensity", k->intensity);
+	gd_json_num(j, "ld_sectors_per_request", k->ld_sectors_per_req);
+	gd_json_num(j, "st_sectors_per_request", k->st_sectors_per_req);
+	gd_json_num(j, "ld_bytes_used_pct", k->ld_used_pct);
+	gd_json_num(j, "st_bytes_used_pct", k->st_used_pct);
+	gd_json_num(j, "threads_per_inst", k->threads_per_inst);
+	gd_json_num(j, "achieved_occupancy_pct", k->achieved_occ_pct);
+	gd_json_num(j, "theoretical_occupancy_pct", k->theoretical_occ_pct);
+	gd_json_str(j, "occupancy_limiter", k->occ_limiter);
+	gd_json_str(j, "bound", bound_name(k->bound));
+	gd_json_str(j, "precision",
+		    isfinite(k->ceiling) && k->prec >= 0 && k->prec < GD_P_COUNT ? gd_prec_name((enum gd_prec)k->prec) : NULL);
+	gd_json_num(j, "ceiling_flop_s", k->ceiling);
+	gd_json_num(j, "roof_pct", k->roof_pct);
+	gd_json_num(j, "dram_roof_pct", k->dram_roof_pct);
+	gd_json_arr(j, "stalls");
+	for (int i = 0; i < GD_KC_TOP_STALLS; i++) {
+		if (k->stall[i] < GD_KC_STALL_FIRST || k->stall[i] > GD_KC_STALL_LAST)
+			continue;
+		gd_json_obj(j, NULL);
+		gd_json_str(j, "reason", stall_reason(k->stall[i]));
+		gd_json_num(j, "pct", k->stall_pct[i]);
+		gd_json_obj_end(j);
+	}
+	gd_json_arr_end(j);
+	gd_json_num(j, "time_share", k->time_share);
+	gd_json_obj_end(j);
+}
+
+static void json_kc_kernels(struct gd_json *j, const struct gd_profile *p, const struct gd_kc_view *v)
+{
+	static char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL];
+	gd_json_arr(j, "kernels");
+	for (int i = 0; i < v->nk; i++) {
+		const struct gd_kc_kernel *k = &v->k[i];
+		int id = k->dname >= 0 && k->dname < p->nnames && p->names[k->dname] ? k->dname : k->name;
+		gd_report_kc_row(p, k, cell);
+		gd_json_obj(j, NULL);
+		gd_json_str(j, "name", id >= 0 && id < p->nnames ? p->names[id] : NULL);
+		gd_json_str(j, "short_name", cell[0]);
+		gd_json_int(j, "device", k->device);
+		gd_json_int(j, "launches", k->launches);
+		gd_json_int(j, "skipped", k->skipped);
+		gd_json_int(j, "passes", k->passes);
+		gd_json_obj(j, "metrics");
+		for (int m = 0; m < GD_KC_COUNT; m++)
+			gd_json_num(j, gd_kc_metrics[m].key, k->q[m]);
+		gd_json_obj_end(j);
+		json_kc_derived(j, k);
+		gd_json_obj_end(j);
+	}
+	gd_json_arr_end(j);
+}
+
+static void json_kc_launches(struct gd_json *j, const struct gd_profile *p)
+{
+	char name[128];
+	gd_json_arr(j, "launches");
+	for (long i = 0; i < p->nkl; i++) {
+		const struct gd_klaunch *l = &p->kl[i];
+		gd_json_obj(j, NULL);
+		gd_json_int(j, "pid", l->pid);
+		gd_json_int(j, "correlation", l->corr);
+		gd_json_int(j, "device", l->device);
+		gd_json_str(j, "kernel", kl_name(p, l));
+		gd_json_str(j, "short_name", gd_kernel_short_name(kl_name(p, l), name, sizeof(name)));
+		gd_json_int(j, "nth", l->nth);
+		gd_json_str(j, "status", kl_status_name(l->status));
+		gd_json_str(j, "detail", l->detail > 0 && l->detail < p->nnames ? p->names[l->detail] : NULL);
+		gd_json_int(j, "passes", l->passes);
+		if (l->profile_ns >= 0)
+			gd_json_int(j, "profile_ns", l->profile_ns);
+		else
+			gd_json_null(j, "profile_ns");
+		gd_json_obj_end(j);
+	}
+	gd_json_arr_end(j);
+}
+
+static void json_kcounters(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+{
+	const struct gd_kc_view *v = &s->kc;
+	long n[GD_KL_STATUS_COUNT];
+	char word[sizeof(p->metrics_rejected)];
+	const char *q = p->metrics_rejected;
+	kl_counts(p, n);
+	gd_json_obj(j, "kernel_counters");
+	gd_json_str(j, "set", p->metrics[0] ? p->metrics : NULL);
+	gd_json_str(j, "note", p->metrics_note[0] ? p->metrics_note : NULL);
+	gd_json_int(j, "profiled", v->profiled);
+	gd_json_int(j, "skipped", v->skipped);
+	gd_json_obj(j, "skipped_by_status");
+	for (int st = 1; st < GD_KL_STATUS_COUNT; st++)
+		gd_json_int(j, gd_kl_status_names[st], n[st]);
+	gd_json_obj_end(j);
+	gd_json_int(j, "max_passes", v->max_passes);
+	gd_json_arr(j, "rejected");
+	while (*q) { /* space-separated CUPTI names */
+		size_t w = strcspn(q, " ");
+		if (w) {
+			snprintf(word, sizeof(word), "%.*s", (int)w, q);
+			gd_json_str(j, NULL, word);
+		}
+		q += w;
+		q += strspn(q, " ");
+	}
+	gd_json_arr_end(j);
+	json_kc_ceilings(j, v);
+	json_kc_kernels(j, p, v);
+	json_kc_launches(j, p);
+	gd_json_obj_end(j);
+}
+
 static void json_summary(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
 {
 	gd_json_obj(j, "summary");
@@ -611,6 +1060,8 @@ static void json_summary(struct gd_json *j, const struct gd_profile *p, const st
 	json_nvml(j, p, s);
 	if (has_counters(p))
 		json_counters(j, p, s);
+	if (has_kc(p))
+		json_kcounters(j, p, s);
 	gd_json_int(j, "dropped_records", p->dropped);
 	gd_json_obj_end(j);
 }
