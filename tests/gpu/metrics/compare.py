@@ -1,0 +1,190 @@
+"""GPU tier, area "metrics" (issue 19): gpudiag's per-launch counters against ncu's on the same
+launch. Usage:
+  compare.py names PROFILE          the CUPTI names PROFILE holds values of, comma-separated
+                                    (what ncu is asked for: the same names, those this GPU took)
+  compare.py table DIR LABEL...     for each LABEL, DIR/LABEL.sqlite (a `gpudiag run --metrics
+                                    --launch-skip 1 --launch-count 1` profile: one launch) against
+                                    DIR/LABEL.ncu.csv (ncu --csv on the same launch); prints one
+                                    table; exit 1 when a metric misses, a value is missing on
+                                    either side, or the two tools profiled different kernels
+  compare.py uncoalesced REPORT.json STRIDED COALESCED
+                                    the report's `uncoalesced` finding fired, names STRIDED with
+                                    its sectors per request, and does not name COALESCED
+
+Tolerance: 3 % of the larger value. Both tools read the same hardware counters through the
+same replay of the same launch, so counts (sectors, requests, instructions, bytes) should agree
+almost exactly and 3 % leaves room only for what differs between two processes (clock, cache
+contents at the start). For percentages (names with .pct / pct_of_peak) the larger of 3 %
+relative and 1 point absolute: a percentage near 0 (a 2 % SOL, a stall reason at 0.5 %) moves
+by tenths of a point between runs, which is 20 % relative and says nothing; no verdict
+threshold of gpudiag is finer than a few points."""
+import csv
+import io
+import json
+import os
+import re
+import sqlite3
+import sys
+
+REL = 0.03
+PCT_ABS = 1.0
+
+
+def is_pct(metric):
+    return ".pct" in metric or "pct_of_peak" in metric
+
+
+def within(metric, g, n):
+    big = max(abs(g), abs(n))
+    tol = REL * big
+    if is_pct(metric):
+        tol = max(tol, PCT_ABS)
+    return abs(g - n) <= tol
+
+
+def base_name(name):
+    """The function name alone: no return type, arguments, templates or namespaces."""
+    s = name.strip()
+    if s.startswith("void "):
+        s = s[5:]
+    depth, out = 0, []
+    for ch in s:  # drop template arguments and everything from the argument list on
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif ch == "(" and depth == 0:
+            break
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).split("::")[-1].strip()
+
+
+def db_names(path):
+    db = sqlite3.connect(path)
+    rows = db.execute("select distinct s.value from metric_values v join strings s on s.id = v.metric "
+                      "order by s.value").fetchall()
+    return [r[0] for r in rows]
+
+
+def gpudiag_launch(path):
+    """(kernel short name, {metric: value}, passes, how many launches were profiled)."""
+    if not os.path.exists(path):
+        return None, {}, 0, 0
+    db = sqlite3.connect(path)
+    try:
+        ls = gpudiag_rows(db)
+    except sqlite3.Error as e:  # a profile without the tables of issue 19
+        print(f"{path}: {e}")
+        return None, {}, 0, 0
+    if len(ls) != 1:
+        return None, {}, 0, len(ls)
+    pid, corr, passes, name = ls[0]
+    vals = dict(db.execute("select s.value, v.value from metric_values v join strings s on s.id = v.metric "
+                           "where v.pid = ? and v.correlation = ?", (pid, corr)).fetchall())
+    return base_name(name or ""), vals, passes, 1
+
+
+def gpudiag_rows(db):
+    """The profiled launches: (pid, correlation, passes, short name or recorded name)."""
+    return db.execute("select l.pid, l.correlation, l.passes, coalesce(ks.value, ln.value) from metric_launches l "
+                      "left join strings ln on ln.id = l.name "
+                      "left join kernels k on k.pid = l.pid and k.correlation = l.correlation "
+                      "left join strings ks on ks.id = k.short_name where l.status = 'ok'").fetchall()
+
+
+def ncu_launch(path):
+    """(kernel name, {metric: value}, launches in the file) from `ncu --csv --print-units base`."""
+    if not os.path.exists(path):
+        return None, {}, 0
+    txt = open(path, errors="replace").read()
+    if '"ID"' not in txt:
+        return None, {}, 0
+    ids, name, vals = set(), None, {}
+    for r in csv.DictReader(io.StringIO(txt[txt.index('"ID"'):])):
+        if not (r.get("ID") or "").isdigit() or r.get("Metric Name") is None or r.get("Metric Value") is None:
+            continue  # ncu's own ==PROF== lines after the table
+        ids.add(r["ID"])
+        name = r["Kernel Name"]
+        try:
+            vals[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+        except ValueError:
+            vals[r["Metric Name"]] = None  # "n/a"
+    return base_name(name or ""), vals, len(ids)
+
+
+def table(d, labels):
+    bad = 0
+    print(f"{'launch':10} {'metric':68} {'gpudiag':>14} {'ncu':>14} {'diff':>8}  result")
+    for lab in labels:
+        gk, gv, passes, ng = gpudiag_launch(os.path.join(d, lab + ".sqlite"))
+        nk, nv, nn = ncu_launch(os.path.join(d, lab + ".ncu.csv"))
+        if ng != 1 or nn != 1:
+            print(f"{lab:10} FAIL: profiled launches: gpudiag {ng}, ncu {nn} (expected 1 each)")
+            bad += 1
+            continue
+        if gk != nk:
+            print(f"{lab:10} FAIL: different kernels: gpudiag {gk!r}, ncu {nk!r}")
+            bad += 1
+            continue
+        ok = miss = 0
+        for m in sorted(gv):
+            g, n = gv[m], nv.get(m)
+            if g is None or n is None:
+                print(f"{lab:10} {m:68} {g if g is not None else '-':>14} {n if n is not None else '-':>14} "
+                      f"{'':>8}  FAIL: missing")
+                miss += 1
+                continue
+            good = within(m, g, n)
+            rel = (g - n) / max(abs(g), abs(n)) * 100 if max(abs(g), abs(n)) > 0 else 0.0
+            diff = f"{g - n:+.2f}pt" if is_pct(m) else f"{rel:+.2f}%"
+            print(f"{lab:10} {m:68} {g:14.6g} {n:14.6g} {diff:>8}  {'ok' if good else 'FAIL'}")
+            ok += good
+            miss += not good
+        for m in sorted(set(nv) - set(gv)):
+            print(f"{lab:10} {m:68} {'-':>14} {nv[m] if nv[m] is not None else '-':>14} {'':>8}  "
+                  f"(ncu only: gpudiag has no value)")
+        print(f"{lab:10} kernel {gk}: {ok} of {ok + miss} metrics agree ({passes} passes)")
+        bad += miss
+    print(f"metrics agreement: {'every metric within tolerance' if not bad else str(bad) + ' miss(es)'}")
+    return 1 if bad else 0
+
+
+def uncoalesced(report, strided, coalesced):
+    d = json.load(open(report))
+    fs = [f for f in d.get("findings", []) if f.get("id") == "uncoalesced"]
+    if not fs:
+        print("FAIL uncoalesced: no such finding in the report")
+        return 1
+    f = fs[0]
+    blob = json.dumps(f)
+    ev = f.get("evidence") or []
+    spr = [e for e in ev if re.search(r"sector", (e.get("key") or "") + " " + (e.get("text") or ""), re.I)
+           and re.search(r"request", (e.get("key") or "") + " " + (e.get("text") or ""), re.I)]
+    vals = [e.get("value") for e in spr if isinstance(e.get("value"), (int, float))]
+    nums = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?)\s*sectors?\s*(?:/|per)\s*request",
+                                         f.get("headline", "") + " " + " ".join(e.get("text") or "" for e in ev))]
+    checks = [
+        ("fired", f.get("state") == "fired"),
+        (f"names {strided}", strided in blob),
+        (f"does not name {coalesced}", coalesced not in blob),
+        ("sectors per request of the strided load, 16 to 32", any(16 <= v <= 32.5 for v in vals + nums)),
+    ]
+    bad = 0
+    for what, good in checks:
+        print(f"{'ok  ' if good else 'FAIL'} uncoalesced: {what}")
+        bad += not good
+    if bad:
+        print(json.dumps(f, indent=1)[:3000])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "names":
+        print(",".join(db_names(sys.argv[2])))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "table":
+        sys.exit(table(sys.argv[2], sys.argv[3:]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "uncoalesced":
+        sys.exit(uncoalesced(sys.argv[2], sys.argv[3], sys.argv[4]))
+    else:
+        sys.exit(__doc__)

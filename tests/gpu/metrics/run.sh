@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# GPU tier, area "metrics" (issue 19): `gpudiag run --metrics`, per-launch counters, on a real GPU.
+#  1. agreement with ncu, launch by launch: six kernels (kernels.cu: a strided gather and its
+#     coalesced twin, a divergent kernel, a register-limited kernel; progs.py: a cuBLAS BF16
+#     GEMM 4096³ and FlashAttention through SDPA), each the 2nd launch of its name, selected the
+#     same way in both tools (`--launch-skip 1 --launch-count 1` and one name pattern, matched
+#     against the demangled name: gpudiag's --kernels, ncu's -k regex: --kernel-name-base
+#     demangled). ncu is asked for the CUPTI names gpudiag collected, with --clock-control none
+#     and --cache-control none: gpudiag changes neither clocks nor caches, so the tool it is
+#     checked against must not either. compare.py: every metric within 3 % (percentages: 3 % or
+#     1 point); a miss, a missing value or a different kernel fails the area.
+#  2. the verdict: kernels.cu in gpudiag's default mode (the first 3 launches of each name) and
+#     the built-in demo (`gpudiag run --metrics` with no command); `gpudiag report --json` must
+#     name the strided kernel as `uncoalesced` with its sectors per request, and not its
+#     coalesced twin (k_strided/k_coalesced; the demo's demo_strided_scale/demo_coalesced_scale).
+#  3. cost (benchmark, never asserted): tests/gpu/progs/train_step.py (--warmup 1 --steps 3)
+#     plain; under `gpudiag run --metrics` (default mode: first 3 of each name, at most 100);
+#     and on the same launches — the first N=30 kernel launches of the process, the one
+#     selection both tools share (ncu cannot count per kernel name) — `gpudiag run --metrics
+#     --launch-count 30`, `ncu --set full --launch-count 30` and `ncu --metrics <gpudiag's
+#     default names> --launch-count 30` (ncu's default clock and cache control: what a user of
+#     it gets). Wall time of each process; ratios to plain.
+# Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
+# Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
+# default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics. Logs and summaries stay in
+# $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
+# files are deleted at the end.
+set -u
+cd "$(dirname "$0")/../../.."
+W=$OUT/metrics; mkdir -p "$W"
+LOG=$W/metrics.log; : >"$LOG"
+FAILS=0
+say() { echo "$*" | tee -a "$LOG"; }
+fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
+D=tests/gpu/metrics
+nvcc -O2 -arch=sm_90 -o "$W/kernels" $D/kernels.cu >>"$LOG" 2>&1 || { say "FAIL nvcc kernels.cu"; exit 1; }
+"$W/kernels" 1 | tee -a "$LOG"
+TORCH=0
+python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && TORCH=1
+[ $TORCH = 1 ] || say "torch with CUDA missing: the GEMM, FlashAttention and cost steps are skipped"
+NCU=$(command -v ncu)
+
+# ---- 1. agreement with ncu: LABEL|PATTERN|program...
+CASES=(
+	"strided|k_strided|$W/kernels"
+	"coalesced|k_coalesced|$W/kernels"
+	"divergent|k_divergent|$W/kernels"
+	"reglimited|k_reglimited|$W/kernels"
+)
+[ $TORCH = 1 ] && CASES+=("gemm|gemm|nvjet|xmma|python3 $D/progs.py gemm" "flash|flash|python3 $D/progs.py flash")
+LABELS=()
+for c in "${CASES[@]}"; do
+	lab=${c%%|*}; rest=${c#*|}; pat=${rest%|*}; prog=${rest##*|}
+	# the pattern may hold '|' (an alternation): the program is what follows the last one
+	timeout 120 "$GD" run --metrics --kernels "$pat" --launch-skip 1 --launch-count 1 -o "$W/$lab.sqlite" -- $prog \
+		>"$W/$lab.out" 2>&1
+	rc=$?
+	say "gpudiag run --metrics $lab: rc $rc; $(grep '^gpudiag: counters of' "$W/$lab.out")"
+	[ $rc = 0 ] || { fail "$lab: gpudiag run exited $rc"; continue; }
+	names=$(python3 $D/compare.py names "$W/$lab.sqlite")
+	[ -n "$names" ] || { fail "$lab: gpudiag collected no metric"; continue; }
+	[ -n "$NCU" ] || continue
+	timeout 180 "$NCU" --metrics "$names" --kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
+		--clock-control none --cache-control none --print-units base --csv --log-file "$W/$lab.ncu.csv" $prog \
+		>>"$LOG" 2>&1
+	say "ncu $lab: rc $?"
+	LABELS+=("$lab")
+done
+if [ -z "$NCU" ]; then
+	fail "ncu not found: the agreement was not checked"
+elif [ ${#LABELS[@]} -gt 0 ]; then
+	python3 $D/compare.py table "$W" "${LABELS[@]}" >"$W/compare.txt" 2>&1 || FAILS=$((FAILS + 1))
+	grep -E 'FAIL|agree|agreement' "$W/compare.txt" | tee -a "$LOG"
+fi
+
+# ---- 2. the verdict, on kernels.cu (default mode) and on the demo
+timeout 120 "$GD" run --metrics -o "$W/all.sqlite" -- "$W/kernels" >"$W/all.out" 2>&1
+say "gpudiag run --metrics kernels (default mode): rc $?; $(grep '^gpudiag: counters of' "$W/all.out")"
+"$GD" report "$W/all.sqlite" --json >"$W/all.json" 2>>"$LOG"; say "report --json rc $?"
+"$GD" report "$W/all.sqlite" >"$W/all.report" 2>&1
+python3 $D/compare.py uncoalesced "$W/all.json" k_strided k_coalesced | tee -a "$LOG"
+[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
+timeout 120 "$GD" run --metrics -o "$W/demo.sqlite" >"$W/demo.out" 2>&1
+rc=$?
+say "gpudiag run --metrics (the demo): rc $rc; $(grep '^gpudiag: counters of' "$W/demo.out")"
+[ $rc = 0 ] || fail "demo: gpudiag run exited $rc"
+"$GD" report "$W/demo.sqlite" --json >"$W/demo.json" 2>>"$LOG"; say "demo report --json rc $?"
+"$GD" report "$W/demo.sqlite" >"$W/demo.report" 2>&1
+python3 $D/compare.py uncoalesced "$W/demo.json" demo_strided_scale demo_coalesced_scale | tee -a "$LOG"
+[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
+sed -n '1,80p' "$W/all.report" >>"$LOG"
+
+# ---- 3. cost (never asserted)
+if [ $TORCH = 1 ]; then
+	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
+	N=30
+	C=$W/cost.txt; : >"$C"
+	wall() { # LABEL TIMEOUT command...: the wall time of one process, in s ("> T" when cut off)
+		local lab=$1 lim=$2 t0 t1 rc; shift 2
+		t0=$(date +%s.%N)
+		timeout "$lim" "$@" >"$W/cost_$lab.out" 2>&1
+		rc=$?
+		t1=$(date +%s.%N)
+		if [ $rc = 124 ] || [ $rc = 137 ]; then echo "> $lim"; else python3 -c "print(round($t1 - $t0, 2))"; fi
+		echo "$lab rc $rc" >>"$LOG"
+	}
+	names=$("$GD" run --metrics -o "$W/names.sqlite" -- sh -c 'echo "$GPUDIAG_METRICS"' 2>/dev/null | tail -1)
+	rm -f "$W/names.sqlite"
+	T_PLAIN=$(wall plain 120 python3 $P)
+	T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
+	T_GDN=$(wall gpudiag_n 120 "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	T_FULL=- T_NCUM=-
+	if [ -n "$NCU" ]; then
+		T_FULL=$(wall ncu_full 200 "$NCU" --set full --launch-count $N python3 $P)
+		T_NCUM=$(wall ncu_metrics 150 "$NCU" --metrics "$names" --launch-count $N python3 $P)
+	fi
+	prof() { grep -h '^gpudiag: counters of' "$W/cost_$1.out" | sed 's/^gpudiag: //'; }
+	ratio() { python3 -c "import sys; a, b = sys.argv[1:]; print('x%.1f' % (float(a) / float(b)) if a[0].isdigit() and b[0].isdigit() else '-')" "$1" "$T_PLAIN"; }
+	{
+		echo "cost of counters on train_step.py (--warmup 1 --steps 3), wall time of the process:"
+		echo "  plain                                    $T_PLAIN s"
+		echo "  gpudiag run --metrics (default mode)     $T_GDDEF s $(ratio "$T_GDDEF")   $(prof gpudiag_default)"
+		echo "  gpudiag run --metrics --launch-count $N  $T_GDN s $(ratio "$T_GDN")   $(prof gpudiag_n)"
+		echo "  ncu --metrics <gpudiag's default names> --launch-count $N   $T_NCUM s $(ratio "$T_NCUM")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_metrics.out" 2>/dev/null) launches profiled"
+		echo "  ncu --set full --launch-count $N        $T_FULL s $(ratio "$T_FULL")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full.out" 2>/dev/null) launches profiled"
+		echo "  (the --launch-count rows profile the same launches: the first $N of the process; gpudiag's"
+		echo "   default mode profiles the first 3 of each kernel name instead)"
+	} | tee -a "$LOG" >"$C"
+	cat "$C"
+fi
+
+rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels"
+say "metrics area: $FAILS failure(s)"
+exit $FAILS
