@@ -9,7 +9,10 @@
 #include "core/test.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define US 1000LL
 #define DRAM_PEAK (2.0 * 3201000e3 * 6016 / 8)     /* 4.814304e12 B/s: the H200's datasheet DRAM */
@@ -67,6 +70,58 @@ static const struct gd_kc_kernel *find(const struct gd_kc_view *v, const struct 
 		if (!strcmp(p->names[v->k[i].name], name) && v->k[i].device == dev)
 			return &v->k[i];
 	return NULL;
+}
+
+/* tests/fixtures/gen_profile.py's "metrics" scenario through the reader and the view: the kernels
+ * other tests rely on have the values the scenario states. */
+static void test_fixture(void)
+{
+	char path[] = "/tmp/gd_kcounters_test.XXXXXX", db[128], cmd[512], why[512];
+	struct gd_profile p;
+	struct gd_summary s;
+	const struct gd_kc_kernel *k;
+	if (!mkdtemp(path)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(db, sizeof(db), "%s/metrics.sqlite", path);
+	snprintf(cmd, sizeof(cmd), "python3 tests/fixtures/gen_profile.py metrics '%s'", db);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(gd_profile_load(db, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(gd_summary_compute(&p, &s), GD_OK);
+	CHECK_INT(s.kc.nk, 6);
+	CHECK_INT(s.kc.profiled, 15);
+	CHECK_INT(s.kc.skipped, 1);
+	CHECK_INT(s.kc.max_passes, 14);
+	CHECK_STR(p.metrics, "default");
+	CHECK_INT(s.kc.nceil, 1);
+	if (s.kc.nceil == 1) {
+		CHECK_INT(s.kc.ceil[0].measured, 1);
+		CHECK_STR(s.kc.ceil[0].source, "measured by gpudiag roofline on 2025-11-17 (datasheet where not measured)");
+	}
+	if (s.kc.nk > 0)
+		CHECK_STR(p.names[s.kc.k[0].name], "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_"
+						   "warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas");
+	k = find(&s.kc, &p, "_Z14strided_gatherPKfPfi", 0);
+	CHECK(k && k->ld_sectors_per_req == 32 && k->ld_used_pct == 12.5 && k->bound == GD_KB_MEMORY &&
+	      k->tensor_inst == 0 && k->q[GD_KC_DURATION] == 161600 && k->launches == 3); /* median of 1.08, 1, 1.01 × 160 µs */
+	k = find(&s.kc, &p, "_Z14coalesced_copyPKfPfi", 0);
+	CHECK(k && k->ld_sectors_per_req == 4 && k->ld_used_pct == 100 && k->bound == GD_KB_MEMORY);
+	k = find(&s.kc, &p, "_Z16divergent_branchPfi", 0);
+	CHECK(k && k->threads_per_inst == 13.05 && k->bound == GD_KB_LATENCY && k->stall[0] == GD_KC_STALL_BRANCH_RESOLVING);
+	k = find(&s.kc, &p, "_Z14register_heavyPfi", 0);
+	CHECK(k && fabs(k->theoretical_occ_pct - 25) < 1e-9 && k->occ_limiter && !strcmp(k->occ_limiter, "registers") &&
+	      k->achieved_occ_pct == 23.4 && k->bound == GD_KB_LATENCY);
+	k = s.kc.nk > 0 ? &s.kc.k[0] : NULL;
+	CHECK(k && k->tensor_inst == 4 * (1 << 21) && k->prec == GD_P_BF16 && k->bound == GD_KB_COMPUTE);
+	if (k)
+		CHECK_NEAR(k->roof_pct, 62.3 + (3.3e7 + 2 * 6.7e7) / 1.717e-3 / 7.2e14 * 100, 1e-6);
+	k = find(&s.kc, &p, "_Z16cooperative_syncPfi", 0);
+	CHECK(k && k->launches == 0 && k->skipped == 1 && k->bound == GD_KB_UNKNOWN);
+	gd_summary_free(&s);
+	gd_profile_free(&p);
+	unlink(db);
+	rmdir(path);
 }
 
 int main(void)
@@ -315,5 +370,6 @@ int main(void)
 	CHECK_STR(gd_kc_bound_name(GD_KB_UNKNOWN), "unknown");
 	CHECK_STR(gd_kc_bound_name(GD_KB_COMPUTE), "compute");
 	gd_profile_free(&p);
+	test_fixture();
 	return TEST_DONE();
 }
