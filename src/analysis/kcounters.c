@@ -319,7 +319,7 @@ static void build_kernel(const struct gd_profile *p, const struct gd_summary *s,
 	memset(k, 0, sizeof(*k));
 	k->device = first->device;
 	k->name = first->name;
-	k->dname = dname[first->name] >= 0 ? dname[first->name] : first->name;
+	k->dname = dname[first->name] >= 0 && dname[first->name] < p->nnames ? dname[first->name] : first->name;
 	for (long i = 0; i < n; i++) {
 		const struct gd_klaunch *l = &p->kl[g[i].idx];
 		if (l->status != GD_KL_OK) {
