@@ -308,13 +308,15 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	range_end(&s->sm_mhz);
 	if (!isfinite(s->mem_total) && p->ndev > 0)
 		s->mem_total = p->dev[0].mem_total;
-	return GD_OK;
+	/* last: the per-kernel counters read the kernel time shares and occupancy above */
+	return gd_kc_view_build(p, s, &s->kc);
 }
 
 void gd_summary_free(struct gd_summary *s)
 {
 	free(s->ks);
 	free(s->busy);
+	gd_kc_view_free(&s->kc);
 	memset(s, 0, sizeof(*s));
 }
 

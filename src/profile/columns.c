@@ -36,6 +36,9 @@ COLS(devices, GD_DEVICES_COLUMNS)
 COLS(processes, GD_PROCESSES_COLUMNS)
 COLS(gpu_metrics, GD_GPU_METRICS_COLUMNS)
 COLS(kernel_metrics, GD_KERNEL_METRICS_COLUMNS)
+COLS(metric_launches, GD_METRIC_LAUNCHES_COLUMNS)
+COLS(metric_values, GD_METRIC_VALUES_COLUMNS)
+COLS(ceilings, GD_CEILINGS_COLUMNS)
 
 #define N(a) (int)(sizeof(a) / sizeof(a[0]))
 #define LIVE " WHERE start IS NOT NULL AND end IS NOT NULL"
@@ -62,6 +65,13 @@ const struct gd_table gd_tables[GD_T_COUNT] = {
 	[GD_T_GPU_METRICS] = {"gpu_metrics", "INSERT", " ORDER BY device, t_start", gpu_metrics, N(gpu_metrics)},
 	[GD_T_KERNEL_METRICS] = {"kernel_metrics", "INSERT OR REPLACE", " ORDER BY device, name", kernel_metrics,
 				 N(kernel_metrics)},
+	/* per-launch counters (issue 19): launches and values in (pid, correlation) order, the
+	 * order the reader attaches values to launches in */
+	[GD_T_METRIC_LAUNCHES] = {"metric_launches", "INSERT", " ORDER BY pid, correlation", metric_launches,
+				  N(metric_launches)},
+	[GD_T_METRIC_VALUES] = {"metric_values", "INSERT", " ORDER BY pid, correlation", metric_values,
+				N(metric_values)},
+	[GD_T_CEILINGS] = {"ceilings", "INSERT OR REPLACE", " ORDER BY device", ceilings, N(ceilings)},
 };
 
 int gd_table_insert_sql(const struct gd_table *t, char *buf, size_t n)

@@ -299,11 +299,63 @@
 	GD_PM_QUANTITIES(GD_PM_COLUMN, X)                       \
 	X(dram_bps, REAL, DBL(r->dram_bps, isfinite(r->dram_bps)), NO, _, 0)
 
+/* Per-launch counters (issue 19, kc_metrics.h). r: a gd_raw_klaunch of the raw file `c`;
+ * status: its gd_kl_status_names text; detail: the text of its detail string (NULL none).
+ * The reader fills a gd_klaunch and reads the name id, status and detail into the scratch. */
+#define GD_METRIC_LAUNCHES_COLUMNS(X)                                                   \
+	X(pid, INTEGER, V(c->pid), INT, o->pid, 0)                                      \
+	X(correlation, INTEGER, V(r->correlation), U32, o->corr, 0)                     \
+	X(device, INTEGER, V(dev(c, r->device)), INT, o->device, -1)                    \
+	X(name, INTEGER, SID(lstr(c, r->name)), I64, t.name, -1)                        \
+	X(nth, INTEGER, V(r->nth), I64, t.nth, -1)                                      \
+	X(passes, INTEGER, V(r->passes), I64, t.passes, 0)                              \
+	X(status, TEXT, TXT(status), STR, t.status, 0)                                  \
+	X(detail, TEXT, TXT(detail), STR, t.detail, 0)                                  \
+	X(profile_ns, INTEGER, OPT(r->profile_ns, r->profile_ns != 0), I64, t.profile_ns, -1)
+
+/* r: one gd_raw_kvalue of the launch `k` (its gd_raw_klaunch). The reader fills a scratch
+ * row and attaches it to its launch (a quantity of kc_metrics.h, or an extra). */
+#define GD_METRIC_VALUES_COLUMNS(X)                                                     \
+	X(pid, INTEGER, V(c->pid), INT, o->pid, 0)                                      \
+	X(correlation, INTEGER, V(k->correlation), U32, o->corr, 0)                     \
+	X(metric, INTEGER, SID(lstr(c, r->metric)), I64, o->metric, -1)                 \
+	X(value, REAL, DBL(r->value, isfinite(r->value)), NUM, o->value, 0)
+
+/* r: a gd_pceilings (profile.h) of device `device`; NaN figures are NULL. Read into a
+ * gd_pceilings (NaN when NULL or not a number; the reader then drops absurd values).
+ * GD_CEIL_PREC: one precision's figure of a unit (cuda_core or tensor). */
+#define GD_CEIL_PREC(X, col, unit, p) X(col, REAL, DBL(r->unit[p], isfinite(r->unit[p])), NUM, o->unit[p], 0)
+#define GD_CEILINGS_COLUMNS(X)                                                          \
+	X(device, INTEGER, V(device), I64, t.device, -1)                                \
+	X(dram_bps, REAL, DBL(r->dram_bps, isfinite(r->dram_bps)), NUM, o->dram_bps, 0) \
+	X(l2_bps, REAL, DBL(r->l2_bps, isfinite(r->l2_bps)), NUM, o->l2_bps, 0)         \
+	GD_CEIL_PREC(X, cuda_fp64_flops, cuda_core, GD_P_FP64)                          \
+	GD_CEIL_PREC(X, cuda_fp32_flops, cuda_core, GD_P_FP32)                          \
+	GD_CEIL_PREC(X, cuda_tf32_flops, cuda_core, GD_P_TF32)                          \
+	GD_CEIL_PREC(X, cuda_fp16_flops, cuda_core, GD_P_FP16)                          \
+	GD_CEIL_PREC(X, cuda_bf16_flops, cuda_core, GD_P_BF16)                          \
+	GD_CEIL_PREC(X, cuda_fp8_flops, cuda_core, GD_P_FP8)                            \
+	GD_CEIL_PREC(X, cuda_int8_flops, cuda_core, GD_P_INT8)                          \
+	GD_CEIL_PREC(X, cuda_int4_flops, cuda_core, GD_P_INT4)                          \
+	GD_CEIL_PREC(X, cuda_fp4_flops, cuda_core, GD_P_FP4)                            \
+	GD_CEIL_PREC(X, tensor_fp64_flops, tensor, GD_P_FP64)                           \
+	GD_CEIL_PREC(X, tensor_fp32_flops, tensor, GD_P_FP32)                           \
+	GD_CEIL_PREC(X, tensor_tf32_flops, tensor, GD_P_TF32)                           \
+	GD_CEIL_PREC(X, tensor_fp16_flops, tensor, GD_P_FP16)                           \
+	GD_CEIL_PREC(X, tensor_bf16_flops, tensor, GD_P_BF16)                           \
+	GD_CEIL_PREC(X, tensor_fp8_flops, tensor, GD_P_FP8)                             \
+	GD_CEIL_PREC(X, tensor_int8_flops, tensor, GD_P_INT8)                           \
+	GD_CEIL_PREC(X, tensor_int4_flops, tensor, GD_P_INT4)                           \
+	GD_CEIL_PREC(X, tensor_fp4_flops, tensor, GD_P_FP4)                             \
+	X(measured_at, REAL, DBL(r->measured_at, r->measured_at > 0), NUM, o->measured_at, 0) \
+	X(sm_clock_mhz, INTEGER, NN(r->sm_clock_mhz), I64, t.sm_clock_mhz, -1)
+
 /* The tables, in the order of gd_tables[]. */
 enum gd_table_id {
 	GD_T_KERNELS, GD_T_MEMCPY, GD_T_MEMSET, GD_T_API, GD_T_SYNC, GD_T_NVTX, GD_T_MEMORY, GD_T_OVERHEAD,
 	GD_T_CONTEXTS, GD_T_STREAMS, GD_T_DROPPED, GD_T_STRINGS, GD_T_NVML, GD_T_PROCDEV, GD_T_DEVICES,
-	GD_T_PROCESSES, GD_T_GPU_METRICS, GD_T_KERNEL_METRICS, GD_T_COUNT
+	GD_T_PROCESSES, GD_T_GPU_METRICS, GD_T_KERNEL_METRICS, GD_T_METRIC_LAUNCHES, GD_T_METRIC_VALUES,
+	GD_T_CEILINGS, GD_T_COUNT
 };
 
 struct gd_col {

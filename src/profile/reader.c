@@ -99,6 +99,33 @@ const struct gd_pm_kernel *gd_profile_kernel_counters(const struct gd_profile *p
 	return NULL;
 }
 
+struct gd_klaunch *gd_profile_add_klaunch(struct gd_profile *p)
+{
+	p->kl = grow(p->kl, p->nkl, &p->cap_kl, sizeof(*p->kl));
+	struct gd_klaunch *e = &p->kl[p->nkl++];
+	memset(e, 0, sizeof(*e));
+	for (int m = 0; m < GD_KC_COUNT; m++)
+		e->q[m] = NAN;
+	e->kernel = -1;
+	e->profile_ns = -1;
+	e->extra = p->nkx;
+	return e;
+}
+
+int gd_profile_add_kextra(struct gd_profile *p, int metric, double value)
+{
+	struct gd_klaunch *l = p->nkl ? &p->kl[p->nkl - 1] : NULL;
+	/* a launch's extras are one run of p->kx: only the last launch can grow its run */
+	if (!l || l->extra + l->nextra != p->nkx)
+		return GD_EFAIL;
+	p->kx = grow(p->kx, p->nkx, &p->cap_kx, sizeof(*p->kx));
+	p->kx[p->nkx].metric = metric;
+	p->kx[p->nkx].value = value;
+	p->nkx++;
+	l->nextra++;
+	return GD_OK;
+}
+
 struct gd_pdevice *gd_profile_add_device(struct gd_profile *p)
 {
 	long cap = p->cap_dev;
@@ -144,6 +171,8 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->dev);
 	free(p->pm);
 	free(p->kpm);
+	free(p->kl);
+	free(p->kx);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -194,6 +223,69 @@ static int cmp_pm(const void *x, const void *y)
 	return a->t_start < b->t_start ? -1 : a->t_start > b->t_start;
 }
 
+/* Profiled launches in (pid, corr) order; equal keys (a damaged file) by launch index. */
+static int cmp_kl(const void *x, const void *y)
+{
+	const struct gd_klaunch *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->nth < b->nth ? -1 : a->nth > b->nth;
+}
+
+/* (pid, corr) → kernel record: a sorted key list, searched once per launch. */
+struct kkey {
+	int pid;
+	uint32_t corr;
+	long idx;
+};
+static int cmp_kkey(const void *x, const void *y)
+{
+	const struct kkey *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->corr != b->corr)
+		return a->corr < b->corr ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx; /* the first kernel of a key wins */
+}
+
+/* Sorts the launches and links each to the kernel record of its (pid, corr), -1 when none
+ * (the kernel fell outside the capture window, or its record was lost). */
+static void link_klaunches(struct gd_profile *p)
+{
+	struct kkey *keys;
+	if (!p->nkl)
+		return;
+	for (long i = 1; i < p->nkl; i++)
+		if (cmp_kl(&p->kl[i - 1], &p->kl[i]) > 0) {
+			qsort(p->kl, (size_t)p->nkl, sizeof(*p->kl), cmp_kl);
+			break;
+		}
+	for (long i = 0; i < p->nkl; i++)
+		p->kl[i].kernel = -1;
+	keys = p->nk ? malloc((size_t)p->nk * sizeof(*keys)) : NULL;
+	if (!keys)
+		return; /* no kernels (or no memory): every launch stays unlinked */
+	for (long i = 0; i < p->nk; i++)
+		keys[i] = (struct kkey){p->k[i].pid, p->k[i].corr, i};
+	qsort(keys, (size_t)p->nk, sizeof(*keys), cmp_kkey);
+	for (long i = 0; i < p->nkl; i++) {
+		long lo = 0, hi = p->nk;
+		struct kkey want = {p->kl[i].pid, p->kl[i].corr, -1};
+		while (lo < hi) { /* the first key >= want */
+			long mid = lo + (hi - lo) / 2;
+			if (cmp_kkey(&keys[mid], &want) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < p->nk && keys[lo].pid == want.pid && keys[lo].corr == want.corr)
+			p->kl[i].kernel = keys[lo].idx;
+	}
+	free(keys);
+}
+
 #define SORT_IF_NEEDED(arr, n, key, cmp)                                             \
 	do {                                                                         \
 		for (long i_ = 1; i_ < (n); i_++)                                    \
@@ -210,6 +302,7 @@ void gd_profile_finish(struct gd_profile *p)
 	SORT_IF_NEEDED(p->a, p->na, start, cmp_a);
 	SORT_IF_NEEDED(p->s, p->ns, t, cmp_s);
 	SORT_IF_NEEDED(p->m, p->nm, t, cmp_m);
+	link_klaunches(p); /* after the kernels are in their final order */
 	/* DRAM B/s of the per-kernel counters: their % of the device's peak */
 	for (long i = 0; i < p->nkpm; i++) {
 		struct gd_pm_kernel *r = &p->kpm[i];
@@ -476,7 +569,8 @@ static int load_open(struct loader *L)
 	{
 		static const int full[] = {GD_T_STRINGS, GD_T_DEVICES, GD_T_CONTEXTS,    GD_T_KERNELS,
 					   GD_T_MEMCPY,  GD_T_MEMSET,  GD_T_API,         GD_T_SYNC,
-					   GD_T_NVML,    GD_T_MEMORY,  GD_T_GPU_METRICS, GD_T_KERNEL_METRICS};
+					   GD_T_NVML,    GD_T_MEMORY,  GD_T_GPU_METRICS, GD_T_KERNEL_METRICS,
+					   GD_T_METRIC_LAUNCHES, GD_T_METRIC_VALUES, GD_T_CEILINGS};
 		static const int kind[] = {GD_T_STREAMS, GD_T_DROPPED, GD_T_PROCESSES};
 		if (gd_db_check_tables(L->db, &L->guard, L->path, full, (int)(sizeof(full) / sizeof(full[0])), 1, L->why,
 				       L->n) ||
@@ -543,6 +637,13 @@ static int load_meta(struct loader *L)
 	}
 	if (meta(L->db, "counters_lost_samples", v, sizeof(v)))
 		p->pm_lost = meta_count(v); /* -1: unknown */
+	/* per-launch counters (issue 19): the set asked for, the names refused, why none */
+	if (meta(L->db, "metrics", v, sizeof(v)))
+		snprintf(p->metrics, sizeof(p->metrics), "%.511s", v);
+	if (meta(L->db, "metrics_rejected", v, sizeof(v)))
+		snprintf(p->metrics_rejected, sizeof(p->metrics_rejected), "%.1023s", v);
+	if (meta(L->db, "metrics_note", v, sizeof(v)))
+		snprintf(p->metrics_note, sizeof(p->metrics_note), "%.255s", v);
 	return GD_OK;
 }
 
@@ -983,6 +1084,192 @@ static int load_kpm(struct loader *L)
 	return step_done(L, r);
 }
 
+/* ---- per-launch counters (issue 19) ---------------------------------------------------- */
+
+/* What a figure may read as: beyond these a value is not a measurement (a damaged or made-up
+ * profile) and reads as unknown. No GPU reaches 1 PB/s or 10^18 FLOP/s; a unix time beyond
+ * 2^62 ns is not one. */
+#define CEIL_BPS_MAX 1e15
+#define CEIL_FLOPS_MAX 1e18
+#define CEIL_TIME_MAX 4.6e9 /* s: 2^62 ns */
+
+static double in_range(double v, double hi) { return v > 0 && v <= hi ? v : NAN; }
+
+/* ceilings: one row per device (device = its index in p->dev, as every device column); a row
+ * for no device is corrupt, counted and left out. Absent in profiles before issue 19. */
+static int load_ceilings(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	struct {
+		int64_t device, sm_clock_mhz;
+	} t;
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "ceilings"))
+		return GD_OK;
+	if (query_table(L, GD_T_CEILINGS))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pceilings c, *o = &c;
+		READ_ROW(GD_CEILINGS_COLUMNS);
+		if (t.device < 0 || t.device >= p->ndev) {
+			p->bad_rows++;
+			continue;
+		}
+		c.dram_bps = in_range(c.dram_bps, CEIL_BPS_MAX);
+		c.l2_bps = in_range(c.l2_bps, CEIL_BPS_MAX);
+		for (int i = 0; i < GD_P_COUNT; i++) {
+			c.cuda_core[i] = in_range(c.cuda_core[i], CEIL_FLOPS_MAX);
+			c.tensor[i] = in_range(c.tensor[i], CEIL_FLOPS_MAX);
+		}
+		/* without a time the figures are no measurement of this card: none at all */
+		if (!(c.measured_at > 0 && c.measured_at < CEIL_TIME_MAX))
+			continue;
+		c.sm_clock_mhz = t.sm_clock_mhz > 0 && t.sm_clock_mhz < 100000 ? (int)t.sm_clock_mhz : -1;
+		p->dev[t.device].ceil = c;
+	}
+	return step_done(L, r);
+}
+
+/* What a quantity may read as (kc_metrics.h units): none is negative; a percentage runs a
+ * little past 100 when counters are read a few cycles apart, never to 1000; threads per
+ * instruction are at most a warp (32; 64 leaves room for a wider warp); no SM clock reaches
+ * 100 GHz; counts and times stay below 2^62. */
+static void kc_bounds(double hi[GD_KC_COUNT])
+{
+	for (int m = 0; m < GD_KC_COUNT; m++) {
+		const char *u = gd_kc_metrics[m].unit;
+		hi[m] = !strcmp(u, "%") ? 1000 : !strcmp(u, "ratio") ? 64 : !strcmp(u, "Hz") ? 1e11 : 4.6e18;
+	}
+}
+
+/* The first launch of key (pid, corr) in the sorted p->kl, or -1. */
+static long find_klaunch(const struct gd_profile *p, int pid, uint32_t corr)
+{
+	long lo = 0, hi = p->nkl;
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		const struct gd_klaunch *k = &p->kl[mid];
+		if (k->pid < pid || (k->pid == pid && k->corr < corr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nkl && p->kl[lo].pid == pid && p->kl[lo].corr == corr ? lo : -1;
+}
+
+/* A launch's detail text as a name: the few distinct texts of a run (CUPTI's errors, "over
+ * budget") are searched among those already added from index `first`, not among all the
+ * profile's strings; past 256 of them (a made-up file) each is simply appended. */
+static int intern_detail(struct gd_profile *p, const char *text, int first)
+{
+	long cap = p->cap_names;
+	if (p->nnames - first <= 256)
+		for (int i = first; i < p->nnames; i++)
+			if (p->names[i] && !strcmp(p->names[i], text))
+				return i;
+	p->names = grow(p->names, p->nnames, &cap, sizeof(char *));
+	p->cap_names = (int)cap;
+	p->names[p->nnames] = strdup(text);
+	return p->names[p->nnames] ? p->nnames++ : 0;
+}
+
+/* metric_launches then metric_values: absent in profiles before issue 19 (no launches). A
+ * launch whose name or status names nothing, and a value whose metric names no string or
+ * whose launch is missing, are corrupt: counted and left out. */
+static int load_klaunches(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	double hi[GD_KC_COUNT];
+	sqlite3_stmt *s;
+	int r;
+	int first = p->nnames; /* the details interned here are appended from this index */
+	if (!has_table(L->db, "metric_launches"))
+		return GD_OK;
+	if (query_table(L, GD_T_METRIC_LAUNCHES))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct {
+			int64_t name, nth, passes, profile_ns;
+			const char *status, *detail;
+		} t;
+		struct gd_klaunch *o = gd_profile_add_klaunch(p);
+		int st = -1;
+		READ_ROW(GD_METRIC_LAUNCHES_COLUMNS);
+		for (int i = 0; t.status && i < GD_KL_STATUS_COUNT; i++)
+			if (!strcmp(t.status, gd_kl_status_names[i]))
+				st = i;
+		/* ids name the strings table, not the details appended below */
+		o->name = t.name < first ? sid(p, t.name) : -1;
+		if (o->name < 0 || st < 0) {
+			p->nkl--;
+			p->bad_rows++;
+			continue;
+		}
+		o->status = st;
+		o->nth = t.nth >= 0 && t.nth <= INT32_MAX ? (int)t.nth : -1;
+		o->passes = t.passes > 0 && t.passes <= INT32_MAX ? (int)t.passes : 0;
+		o->profile_ns = t.profile_ns > 0 && t.profile_ns < GD_TIME_MAX ? t.profile_ns : -1;
+		o->detail = t.detail && t.detail[0] ? intern_detail(p, t.detail, first) : 0;
+	}
+	if (step_done(L, r))
+		return GD_EDATA;
+	if (!p->nkl || !has_table(L->db, "metric_values"))
+		return GD_OK;
+	/* the launches in key order for the lookups (the SQL order is that already, unless stored
+	 * values outside the columns' ranges wrapped) */
+	for (long i = 1; i < p->nkl; i++)
+		if (cmp_kl(&p->kl[i - 1], &p->kl[i]) > 0) {
+			qsort(p->kl, (size_t)p->nkl, sizeof(*p->kl), cmp_kl);
+			break;
+		}
+	kc_bounds(hi);
+	if (query_table(L, GD_T_METRIC_VALUES))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct {
+			int pid;
+			uint32_t corr;
+			int64_t metric;
+			double value;
+		} row, *o = &row;
+		long i;
+		int name, m;
+		struct gd_klaunch *k;
+		READ_ROW(GD_METRIC_VALUES_COLUMNS);
+		name = row.metric < first ? sid(p, row.metric) : -1;
+		i = name < 0 ? -1 : find_klaunch(p, row.pid, row.corr);
+		if (i < 0) {
+			p->bad_rows++;
+			continue;
+		}
+		k = &p->kl[i];
+		m = gd_kc_by_cupti(p->names[name]);
+		if (m >= 0) {
+			k->q[m] = row.value >= 0 && row.value <= hi[m] ? row.value : NAN; /* NaN fails too */
+			continue;
+		}
+		/* another metric (--metrics=a,b): kept as given when a number. A launch's extras
+		 * are one run of p->kx, which the (pid, correlation) order gives; values whose
+		 * keys only collide after the conversion (a hostile file) are left out. */
+		if (k->nextra && k->extra + k->nextra != p->nkx) {
+			p->bad_rows++;
+			continue;
+		}
+		if (!k->nextra)
+			k->extra = p->nkx;
+		p->kx = grow(p->kx, p->nkx, &p->cap_kx, sizeof(*p->kx));
+		p->kx[p->nkx].metric = name;
+		p->kx[p->nkx].value = isfinite(row.value) ? row.value : NAN;
+		p->nkx++;
+		k->nextra++;
+	}
+	return step_done(L, r);
+}
+
 static int load_dropped(struct loader *L)
 {
 	int r;
@@ -1057,6 +1344,8 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 	if (!rc)
 		rc = load_devices(&L);
 	if (!rc)
+		rc = load_ceilings(&L);
+	if (!rc)
 		rc = load_contexts(&L);
 	if (!rc)
 		rc = load_streams(&L);
@@ -1074,6 +1363,8 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		rc = load_pm(&L);
 	if (!rc)
 		rc = load_kpm(&L);
+	if (!rc)
+		rc = load_klaunches(&L);
 	if (!rc)
 		rc = load_dropped(&L);
 	if (!rc)

@@ -291,6 +291,130 @@ static void hostile(const char *f)
 	gd_profile_free(&p);
 }
 
+/* Per-launch counters (issue 19) in a profile from elsewhere: values that are no measurement
+ * read as unknown, rows naming nothing are counted and left out, a ceilings row without a
+ * time or for no device is no ceiling, and a profile without the tables reads as before. */
+#define KL_BASE                                                                                  \
+	"INSERT INTO strings VALUES (10,'dram__bytes_read.sum'),(11,'sm__warps_active.avg.pct_of_peak_sustained_active')," \
+	"(12,'smsp__thread_inst_executed_per_inst_executed.ratio'),(13,'my__own_metric.sum');"     \
+	"INSERT INTO metric_launches VALUES (7,1,0,1,0,11,'ok',NULL,85000000),"                     \
+	"  (7,2,0,3,0,0,'cooperative','cooperative launch',NULL);"                                  \
+	"INSERT INTO metric_values VALUES (7,1,10,1e9),(7,1,11,74.5),(7,1,12,13.05),(7,1,13,-2.5);"
+
+static void klaunch_hostile(const char *f)
+{
+	struct gd_profile p;
+	char why[512];
+	/* the plain case */
+	CHECK_INT(load_with(f, KL_BASE, &p, why, sizeof(why)), GD_OK);
+	CHECK_INT(p.nkl, 2);
+	CHECK_INT(p.bad_rows, 0);
+	if (p.nkl == 2) {
+		CHECK_INT(p.kl[0].corr, 1);
+		CHECK_INT(p.kl[0].kernel >= 0 && p.k[p.kl[0].kernel].corr == 1, 1);
+		CHECK_INT(p.kl[1].kernel >= 0 && p.k[p.kl[1].kernel].corr == 2, 1);
+		CHECK_NEAR(p.kl[0].q[GD_KC_DRAM_READ], 1e9, 0);
+		CHECK_NEAR(p.kl[0].q[GD_KC_WARPS_ACTIVE], 74.5, 0);
+		CHECK_NEAR(p.kl[0].q[GD_KC_THREADS_PER_INST], 13.05, 1e-12);
+		CHECK_INT(p.kl[0].nextra, 1);
+		CHECK_NEAR(p.kx[p.kl[0].extra].value, -2.5, 0); /* an extra is kept as given */
+		CHECK_INT(p.kl[1].status, GD_KL_SKIP_COOPERATIVE);
+		CHECK_STR(p.names[p.kl[1].detail], "cooperative launch");
+	}
+	CHECK(isnan(p.dev[0].ceil.dram_bps));
+	CHECK_NEAR(p.dev[0].ceil.measured_at, 0, 0);
+	gd_profile_free(&p);
+
+	/* values that are no measurement: text, a blob, negative, infinite, absurd */
+	CHECK_INT(load_with(f,
+			    KL_BASE "UPDATE metric_values SET value = 'abc' WHERE metric = 10;"
+				    "UPDATE metric_values SET value = -1 WHERE metric = 11;"
+				    "UPDATE metric_values SET value = 1e999 WHERE metric = 12;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && isnan(p.kl[0].q[GD_KC_DRAM_READ]) && isnan(p.kl[0].q[GD_KC_WARPS_ACTIVE]) &&
+	      isnan(p.kl[0].q[GD_KC_THREADS_PER_INST]));
+	CHECK_INT(p.bad_rows, 0); /* the rows are kept, their values unknown */
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f, KL_BASE "UPDATE metric_values SET value = 2000 WHERE metric = 11;"
+				       "UPDATE metric_values SET value = 40 WHERE metric = 12;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && isnan(p.kl[0].q[GD_KC_WARPS_ACTIVE]) && p.kl[0].q[GD_KC_THREADS_PER_INST] == 40);
+	gd_profile_free(&p);
+
+	/* ids naming no string, a status nobody wrote, a value of no launch: counted, left out */
+	CHECK_INT(load_with(f,
+			    KL_BASE "UPDATE metric_launches SET name = 99 WHERE correlation = 2;"
+				    "INSERT INTO metric_launches VALUES (7,3,0,1,0,1,'teleported',NULL,NULL);"
+				    "INSERT INTO metric_launches VALUES (7,4,0,1,0,1,'',NULL,NULL);"
+				    "INSERT INTO metric_values VALUES (7,1,4242,5),(7,1,-3,5),(7,77,10,5),(8,1,10,5);",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.nkl, 1);
+	CHECK_INT(p.bad_rows, 3 + 4);
+	CHECK(p.nkl == 1 && p.kl[0].nextra == 1 && p.kl[0].q[GD_KC_DRAM_READ] == 1e9);
+	gd_profile_free(&p);
+
+	/* impossible launch fields read as unknown, the row kept */
+	CHECK_INT(load_with(f,
+			    KL_BASE "UPDATE metric_launches SET passes = -4, nth = -1, profile_ns = -5 WHERE correlation = 1;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && p.kl[0].passes == 0 && p.kl[0].nth == -1 && p.kl[0].profile_ns == -1);
+	gd_profile_free(&p);
+
+	/* ceilings: absurd figures unknown; a row with no time or for no device is none */
+	CHECK_INT(load_with(f,
+			    "INSERT INTO ceilings (device, dram_bps, l2_bps, cuda_fp32_flops, tensor_bf16_flops, measured_at,"
+			    "  sm_clock_mhz) VALUES (0, 4.15e12, -1, 'x', 1e30, 1764720000, 999999),"
+			    "  (5, 1e12, 1e12, 1e12, 1e12, 1764720000, 1980);",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_NEAR(p.dev[0].ceil.dram_bps, 4.15e12, 0);
+	CHECK(isnan(p.dev[0].ceil.l2_bps) && isnan(p.dev[0].ceil.cuda_core[GD_P_FP32]) &&
+	      isnan(p.dev[0].ceil.tensor[GD_P_BF16]));
+	CHECK_INT(p.dev[0].ceil.sm_clock_mhz, -1);
+	CHECK_NEAR(p.dev[0].ceil.measured_at, 1764720000, 0);
+	CHECK_INT(p.bad_rows, 1); /* the row for device 5 */
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f, "INSERT INTO ceilings (device, dram_bps, measured_at) VALUES (0, 4.15e12, NULL);", &p,
+			    why, sizeof(why)),
+		  GD_OK);
+	CHECK(isnan(p.dev[0].ceil.dram_bps) && p.dev[0].ceil.measured_at == 0);
+	gd_profile_free(&p);
+
+	/* a view under a table's name, or a table of another shape, refuses the profile */
+	CHECK_INT(load_with(f, "DROP TABLE metric_values; CREATE VIEW metric_values AS SELECT 1 AS pid;", &p, why,
+			    sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "metric_values is not a table") != NULL);
+	CHECK_INT(load_with(f, "DROP TABLE ceilings; CREATE TABLE ceilings (device INTEGER);", &p, why, sizeof(why)),
+		  GD_EDATA);
+	CHECK(strstr(why, "ceilings has no column dram_bps") != NULL);
+
+	/* a profile from before issue 19: no tables, no launches, no ceilings, no meta */
+	CHECK_INT(load_with(f, "DROP TABLE metric_launches; DROP TABLE metric_values; DROP TABLE ceilings;", &p, why,
+			    sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.nkl, 0);
+	CHECK_INT(p.nkx, 0);
+	CHECK_INT(p.nk, 2);
+	CHECK(isnan(p.dev[0].ceil.dram_bps) && p.dev[0].ceil.measured_at == 0);
+	CHECK_STR(p.metrics, "");
+	gd_profile_free(&p);
+	/* the meta keys */
+	CHECK_INT(load_with(f,
+			    "INSERT INTO meta VALUES ('metrics','basic'),('metrics_rejected','a__x.sum b__y.sum'),"
+			    "('metrics_note','no metrics: profiling is restricted to admin users');",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_STR(p.metrics, "basic");
+	CHECK_STR(p.metrics_rejected, "a__x.sum b__y.sum");
+	CHECK_STR(p.metrics_note, "no metrics: profiling is restricted to admin users");
+	gd_profile_free(&p);
+}
+
 int main(void)
 {
 	struct gd_profile p;
@@ -346,6 +470,7 @@ int main(void)
 	CHECK_INT(gd_profile_load(f, &p, why, sizeof(why)), GD_EDATA);
 	CHECK(strstr(why, "string id 42") != NULL);
 	hostile(f);
+	klaunch_hostile(f);
 	unlink(f);
 	return TEST_DONE();
 }

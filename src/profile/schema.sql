@@ -109,6 +109,31 @@ CREATE TABLE kernel_metrics (    -- mean of the gpu_metrics samples attributed t
   dram_bps REAL,                  -- dram_pct of the device's DRAM peak (2 x mem clock x bus width)
   PRIMARY KEY (device, name));
 
+CREATE TABLE metric_launches (  -- a launch gpudiag run --metrics was asked to profile (issue 19)
+  pid INTEGER NOT NULL, correlation INTEGER NOT NULL, -- joins kernels on (pid, correlation)
+  device INTEGER,
+  name INTEGER,                   -- strings: the kernel's name as recorded (mangled), as kernels.name
+  nth INTEGER,                    -- 0-based launch index of this name in its process
+  passes INTEGER,                 -- replay passes (0 when skipped)
+  status TEXT NOT NULL,           -- 'ok' (profiled), or why skipped: 'cooperative', 'graph', 'communication', 'over budget', 'error'
+  detail TEXT,                    -- why skipped / CUPTI's error text; NULL none
+  profile_ns INTEGER);            -- wall time spent profiling the launch (set-up to decode)
+CREATE TABLE metric_values (     -- one counter value of a profiled launch
+  pid INTEGER NOT NULL, correlation INTEGER NOT NULL, -- the metric_launches row
+  metric INTEGER NOT NULL,        -- strings: the CUPTI metric name (src/profile/kc_metrics.c)
+  value REAL);                    -- as CUPTI evaluated it; NULL = it gave none
+CREATE TABLE ceilings (          -- what gpudiag roofline measured on the device (its cache)
+  device INTEGER PRIMARY KEY,
+  dram_bps REAL, l2_bps REAL,     -- DRAM copy (read + write) and L2 read, bytes/s
+  cuda_fp64_flops REAL, cuda_fp32_flops REAL, cuda_tf32_flops REAL, cuda_fp16_flops REAL,
+  cuda_bf16_flops REAL, cuda_fp8_flops REAL, cuda_int8_flops REAL, cuda_int4_flops REAL,
+  cuda_fp4_flops REAL,            -- CUDA cores, FLOP/s (OP/s for int); NULL = not measured
+  tensor_fp64_flops REAL, tensor_fp32_flops REAL, tensor_tf32_flops REAL, tensor_fp16_flops REAL,
+  tensor_bf16_flops REAL, tensor_fp8_flops REAL, tensor_int8_flops REAL, tensor_int4_flops REAL,
+  tensor_fp4_flops REAL,          -- tensor cores, FLOP/s (OP/s for int); NULL = not measured
+  measured_at REAL,               -- unix time of the measurement
+  sm_clock_mhz INTEGER);          -- median SM clock while measuring
+
 CREATE INDEX kernels_start ON kernels(start);
 CREATE INDEX kernels_name ON kernels(name);
 CREATE INDEX kernels_corr ON kernels(pid, correlation);
@@ -121,6 +146,8 @@ CREATE INDEX sync_start ON sync(start);
 CREATE INDEX nvtx_start ON nvtx(start);
 CREATE INDEX nvml_t ON nvml_samples(t);
 CREATE INDEX gpu_metrics_t ON gpu_metrics(device, t_start);
+CREATE INDEX metric_launches_corr ON metric_launches(pid, correlation);
+CREATE INDEX metric_values_corr ON metric_values(pid, correlation);
 
 CREATE VIEW kernels_v AS
   SELECT k.*, n.value AS name_str, d.value AS demangled_str, s.value AS short_name_str,

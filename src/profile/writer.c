@@ -9,6 +9,8 @@
 #include "core/fileio.h"
 #include "core/status.h"
 #include "profile/columns.h"
+#include "profile/kc_metrics.h"
+#include "profile/profile.h"
 #include "profile/raw.h"
 #include "profile/schema.h"
 
@@ -47,6 +49,8 @@ struct gd_pw {
 	int64_t *names;       /* name id → (demangled id, short id) pairs */
 	size_t names_cap;
 	const char *late_sql; /* the schema's indexes and views, run by gd_pw_close */
+	int64_t *rejected;    /* string ids of the metric names some process's GPU refused */
+	size_t nrejected, cap_rejected;
 };
 
 static int db_err(struct gd_pw *w, const char *what)
@@ -387,6 +391,12 @@ int gd_pw_nvml(struct gd_pw *w, int device, const struct gd_nvml_sample *r)
 {
 	ROW(GD_NVML_COLUMNS);
 	return INSERT(w, GD_T_NVML, v_);
+}
+
+int gd_pw_ceilings(struct gd_pw *w, int device, const struct gd_pceilings *r)
+{
+	ROW(GD_CEILINGS_COLUMNS);
+	return INSERT(w, GD_T_CEILINGS, v_);
 }
 
 /* ---- GPU metrics (pm_metrics.h) */
@@ -1154,6 +1164,64 @@ static int raw_dropped(struct rawctx *c, const struct gd_raw_dropped *r)
 	return INSERT(c->w, GD_T_DROPPED, v_);
 }
 
+/* One value of launch k; a value of no name says nothing and is left out. */
+static int raw_kvalue(struct rawctx *c, const struct gd_raw_klaunch *k, const struct gd_raw_kvalue *r)
+{
+	if (!lstr(c, r->metric))
+		return GD_OK;
+	{
+		ROW(GD_METRIC_VALUES_COLUMNS);
+		return INSERT(c->w, GD_T_METRIC_VALUES, v_);
+	}
+}
+
+/* A launch the range profiler was asked about, and its values (kc_metrics.h). The record's
+ * size was checked against its nvalues by the caller. */
+static int raw_klaunch(struct rawctx *c, const struct gd_raw_klaunch *r)
+{
+	const unsigned char *val = (const unsigned char *)(r + 1);
+	int64_t did = lstr(c, r->detail);
+	const char *detail = did ? c->w->byid[did] : NULL;
+	/* a status this gpudiag does not know is an error of the capture, said as such */
+	const char *status = r->status < GD_KL_STATUS_COUNT ? gd_kl_status_names[r->status]
+							     : gd_kl_status_names[GD_KL_ERROR];
+	{
+		ROW(GD_METRIC_LAUNCHES_COLUMNS);
+		if (INSERT(c->w, GD_T_METRIC_LAUNCHES, v_))
+			return GD_EFAIL;
+	}
+	for (uint32_t i = 0; i < r->nvalues; i++) {
+		struct gd_raw_kvalue x;
+		memcpy(&x, val + (size_t)i * sizeof(x), sizeof(x));
+		if (raw_kvalue(c, r, &x))
+			return GD_EFAIL;
+	}
+	return GD_OK;
+}
+
+/* A metric name a process's GPU refused: kept once across every raw file, for
+ * meta.metrics_rejected (written by gd_pw_close). */
+static int raw_kreject(struct rawctx *c, const struct gd_raw_kreject *r)
+{
+	struct gd_pw *w = c->w;
+	int64_t id = lstr(c, r->metric);
+	if (!id)
+		return GD_OK;
+	for (size_t i = 0; i < w->nrejected; i++)
+		if (w->rejected[i] == id)
+			return GD_OK;
+	if (w->nrejected == w->cap_rejected) {
+		size_t cap = w->cap_rejected ? w->cap_rejected * 2 : 16;
+		int64_t *n = realloc(w->rejected, cap * sizeof(*n));
+		if (!n)
+			return gd_error(GD_EFAIL, "out of memory");
+		w->rejected = n;
+		w->cap_rejected = cap;
+	}
+	w->rejected[w->nrejected++] = id;
+	return GD_OK;
+}
+
 static int raw_marker(struct rawctx *c, const struct gd_raw_marker *m)
 {
 	struct nvtx_open *o;
@@ -1223,7 +1291,8 @@ static const uint32_t rec_min[GD_RAW_TYPE_MAX] = {
 	[GD_RAW_CONTEXT] = sizeof(struct gd_raw_context),   [GD_RAW_STREAM] = sizeof(struct gd_raw_stream),
 	[GD_RAW_DEVICE] = sizeof(struct gd_raw_device),     [GD_RAW_DROPPED] = sizeof(struct gd_raw_dropped),
 	[GD_RAW_PROCESS] = sizeof(struct gd_raw_process),   [GD_RAW_END] = sizeof(struct gd_raw_end),
-	[GD_RAW_STATUS] = sizeof(struct gd_raw_status_rec),
+	[GD_RAW_STATUS] = sizeof(struct gd_raw_status_rec), [GD_RAW_KLAUNCH] = sizeof(struct gd_raw_klaunch),
+	[GD_RAW_KREJECT] = sizeof(struct gd_raw_kreject),
 };
 
 static int upsert_process(struct gd_pw *w, const struct gd_raw_header *r, const struct gd_raw_stats *st,
@@ -1370,6 +1439,20 @@ int gd_pw_add_raw(struct gd_pw *w, const char *raw_path, struct gd_raw_stats *st
 		case GD_RAW_STATUS:
 			st->status = ((const struct gd_raw_status_rec *)(const void *)p)->status;
 			break;
+		case GD_RAW_KLAUNCH: {
+			/* variable size: a size that disagrees with nvalues is a corrupt record,
+			 * counted and skipped by its size (which lies within the file), never read
+			 * past */
+			const struct gd_raw_klaunch *k = (const void *)p;
+			uint64_t want = (uint64_t)sizeof(*k) + (uint64_t)k->nvalues * sizeof(struct gd_raw_kvalue);
+			if (want != r.size) {
+				st->bad_records++;
+				break;
+			}
+			rc = raw_klaunch(&c, k);
+			break;
+		}
+		case GD_RAW_KREJECT: rc = raw_kreject(&c, (const void *)p); break;
 		default:
 			break; /* a newer record type: skipped by its size */
 		}
@@ -1517,11 +1600,33 @@ int gd_pw_capture(struct gd_pw *w, const char *mode, long long t0, long long t1,
 	return n;
 }
 
+/* meta.metrics_rejected: the distinct refused metric names of every raw file, space
+ * separated, in the order first seen. */
+static int write_rejected(struct gd_pw *w)
+{
+	size_t n = 1;
+	char *text;
+	int rc;
+	for (size_t i = 0; i < w->nrejected; i++)
+		n += strlen(w->byid[w->rejected[i]]) + 1;
+	text = malloc(n);
+	if (!text)
+		return gd_error(GD_EFAIL, "out of memory");
+	text[0] = 0;
+	for (size_t i = 0, k = 0; i < w->nrejected; i++)
+		k += (size_t)snprintf(text + k, n - k, "%s%s", i ? " " : "", w->byid[w->rejected[i]]);
+	rc = gd_pw_meta(w, "metrics_rejected", text);
+	free(text);
+	return rc;
+}
+
 int gd_pw_close(struct gd_pw *w, int commit)
 {
 	int rc = GD_OK;
 	if (!w)
 		return GD_OK;
+	if (commit && w->nrejected && write_rejected(w))
+		commit = 0, rc = GD_EFAIL;
 	for (int i = 0; i < GD_T_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
 	if (commit && ((w->late_sql && exec(w, w->late_sql)) || exec(w, "PRAGMA analysis_limit=1000; ANALYZE") ||
@@ -1548,6 +1653,7 @@ int gd_pw_close(struct gd_pw *w, int commit)
 	free(w->tab);
 	free(w->byid);
 	free(w->names);
+	free(w->rejected);
 	free(w);
 	return rc;
 }

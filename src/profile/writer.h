@@ -54,6 +54,8 @@ struct gd_raw_stats {
 	long long records, kernels;
 	int truncated;     /* the file ends inside a record: the process died mid-write */
 	int ended;         /* the exit handler ran (GD_RAW_END seen) */
+	long long bad_records; /* records skipped as corrupt, the rest of the file read: a
+				  GD_RAW_KLAUNCH whose nvalues disagrees with its size */
 };
 
 /* Merges one raw file. GD_OK (also for a truncated file: what was complete is kept), or
