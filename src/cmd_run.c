@@ -1477,11 +1477,3 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 			 rj->exit_code);
 	return rj->exit_code;
 }
-
-/* TEMP stub, drop at merge: gd_pw_ceilings is the writer's (writer.c, another branch); weak,
- * so the real one wins when both are linked. */
-__attribute__((weak)) int gd_pw_ceilings(struct gd_pw *w, int device, const struct gd_pceilings *c)
-{
-	(void)w, (void)device, (void)c;
-	return GD_OK;
-}

@@ -26,16 +26,7 @@ extern int gd_ceilings_load(const char *uuid, const char *driver, struct gd_ceil
 
 #define esc gd_xml_escape
 
-/* The per-kernel counters table's columns and cells, shared with the terminal (report.c;
- * to move into report.h). */
-#define GD_REPORT_KC_COLS 14
-#define GD_REPORT_KC_CELL 96
-extern const char *const gd_report_kc_head[GD_REPORT_KC_COLS];
-extern const char *const gd_report_kc_what[GD_REPORT_KC_COLS];
-void gd_report_kc_row(const struct gd_profile *p, const struct gd_kc_kernel *k,
-		      char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL]);
-/* gd_kc_bound_name lives in analysis/kcounters.c; until that is linked, the same words. */
-extern const char *gd_kc_bound_name(int bound) __attribute__((weak));
+
 
 static double frac(double a, double b) { return b > 0 ? a / b : NAN; }
 
@@ -381,13 +372,7 @@ static void roofline(const struct gd_profile *p, FILE *f)
  * table, the skipped launches, and each device's roofline with its kernels as points ---- */
 static int has_kc(const struct gd_profile *p) { return p->nkl > 0 || p->metrics[0]; }
 
-static const char *bound_name(int b)
-{
-	static const char *const w[] = {"unknown", "memory", "compute", "latency"};
-	if (gd_kc_bound_name)
-		return gd_kc_bound_name(b);
-	return b >= 0 && b < 4 ? w[b] : "unknown";
-}
+static const char *bound_name(int b) { return gd_kc_bound_name(b); }
 
 static const char *bound_color(int b)
 {

@@ -98,15 +98,7 @@ static const char *const no_counters = "no counters: ";
  * metric set): every profile recorded before them renders exactly as before. */
 static int has_kc(const struct gd_profile *p) { return p->nkl > 0 || p->metrics[0]; }
 
-/* gd_kc_bound_name lives in analysis/kcounters.c; until that is linked, the same words. */
-extern const char *gd_kc_bound_name(int bound) __attribute__((weak));
-static const char *bound_name(int b)
-{
-	static const char *const w[] = {"unknown", "memory", "compute", "latency"};
-	if (gd_kc_bound_name)
-		return gd_kc_bound_name(b);
-	return b >= 0 && b < 4 ? w[b] : "unknown";
-}
+static const char *bound_name(int b) { return gd_kc_bound_name(b); }
 
 /* The table's columns, shared with the HTML page (html.c) so both show the same cells. */
 const char *const gd_report_kc_head[GD_REPORT_KC_COLS] = {

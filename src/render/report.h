@@ -33,4 +33,16 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f);
  * printed, "report: ..."). */
 int gd_report_print(const char *profile_path, const struct gd_ctx *ctx, FILE *out);
 
+
+/* The per-kernel counters table's columns and cells (issue 19), one definition for the terminal
+ * (report.c) and the HTML page (html.c), so both show the same cells. */
+#define GD_REPORT_KC_COLS 14
+#define GD_REPORT_KC_CELL 96
+struct gd_profile;
+struct gd_kc_kernel;
+extern const char *const gd_report_kc_head[GD_REPORT_KC_COLS];
+extern const char *const gd_report_kc_what[GD_REPORT_KC_COLS];
+void gd_report_kc_row(const struct gd_profile *p, const struct gd_kc_kernel *k,
+		      char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL]);
+
 #endif
