@@ -1522,6 +1522,9 @@ static struct kc_dir kc_access(const struct gd_kc_kernel *k, int store)
 	}
 	if (!isfinite(d.spr) && isfinite(sec) && isfinite(req) && req > 0)
 		d.spr = sec / req;
+	/* a % out of range is a damaged record: read as its nearest bound */
+	if (isfinite(d.used))
+		d.used = d.used < 0 ? 0 : d.used > 100 ? 100 : d.used;
 	d.known = isfinite(d.spr) && isfinite(d.used);
 	d.bad = d.known && d.used < KC_USED_LOW_PCT && d.spr > KC_SECTORS_HIGH;
 	return d;
@@ -1620,7 +1623,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
 			snprintf(f->headline, sizeof(f->headline),
 				 "%s (%s of kernel time) accesses global memory uncoalesced: %.1f sectors per request (ideal "
-				 "%.0f), %s of each sector used; %s of its time at stake.",
+				 "%.0f), %s of each sector used; %s of the GPU span at stake.",
 				 nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
 				 pc(b2, ks[top[j]] / c->span));
 		}
@@ -1794,9 +1797,9 @@ static void kc_roof_text(const struct ctx *c, const struct gd_kc_kernel *k, cons
 	else if (r->bound == RP_COMPUTE && r->view)
 		snprintf(out, n, "%s (%s of kernel time): compute-bound, %s = %s of the %s %s ceiling at %.1f FLOP/B", nm, b1,
 			 gd_fmt_si(b2, 32, k->flop_s, "FLOP/s"), pp(b3, r->reached), gd_fmt_si(b4, 32, k->ceiling, "FLOP/s"),
-			 gd_prec_name((enum gd_prec)k->prec), k->intensity);
+			 k->prec >= 0 && k->prec < GD_P_COUNT ? gd_prec_name((enum gd_prec)k->prec) : "?", k->intensity);
 	else if (r->bound == RP_LATENCY)
-		snprintf(out, n, "%s (%s of kernel time): latency-bound, %s of its roof (%s of %s at %.2f FLOP/B), DRAM %s", nm,
+		snprintf(out, n, "%s (%s of kernel time): latency-bound, %s of its roof (%s of %s at %.2f FLOP/B), DRAM at %s", nm,
 			 b1, pp(b2, k->roof_pct), gd_fmt_si(b3, 32, k->flop_s, "FLOP/s"),
 			 gd_fmt_si(b4, 32, k->ceiling, "FLOP/s"), k->intensity, pp(b5, k->dram_roof_pct));
 	else
@@ -1814,8 +1817,9 @@ static void kc_roof_text(const struct ctx *c, const struct gd_kc_kernel *k, cons
 	"once), store in a narrower type (BF16/FP8), keep reused data in shared memory or L2, and check its "     \
 	"coalescing (§4, §9, §10)."
 #define ROOF_COMPUTE_ADVICE                                                                                       \
-	"At the compute roof only fewer or faster FLOPs help: a lower precision or tensor cores for matrix math, " \
-	"an algorithm with less work, or several GPUs (§3, §10)."
+	"At a compute roof only less work on that unit helps: a lower precision or tensor cores for matrix math, " \
+	"fewer instructions per element (strength reduction, no redundant index math), an algorithm with less "   \
+	"work, or several GPUs (§3, §10)."
 
 /* Roofline position (§10), per hot profiled kernel: memory-, compute- or latency-bound with the
  * ceiling and the % reached. A latency-bound kernel is the finding (graded on the latency
@@ -1908,7 +1912,8 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	     "%s%s (%s of kernel time) is %s-bound at %s of %s%s", at ? "At the roof: " : "", f->kernel,
 	     pc(b1, c->kcns[itop] / s->kernel_ns), rtop.bound == RP_MEMORY ? "memory" : "compute", pp(b2, rtop.reached),
 	     rtop.roof,
-	     at ? (rtop.bound == RP_MEMORY ? ": only fewer bytes make it faster." : ": only fewer or faster FLOPs help.")
+	     at ? (rtop.bound == RP_MEMORY ? ": only fewer bytes make it faster."
+				   : ": only less work on it (fewer or faster instructions) makes it faster.")
 		: ": bound, with some of the roof unused.");
 }
 
@@ -2328,8 +2333,8 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 	double frac = mem / s->kernel_ns;
 	if (kc_ns > 0)
 		ev(f, "memory_bound_fraction", frac, "fraction",
-		   "%s of kernel time in memory-bound kernels without kernel counters (%s measured by PM samples, %s guessed "
-		   "from names); %s in kernels with kernel counters, placed on the roofline instead (roofline)",
+		   "%s of kernel time in memory-bound kernels without kernel counters (%s by PM samples, %s by names); %s "
+		   "with kernel counters, placed by the roofline rule",
 		   pc(b1, frac), pc(b2, mem_meas / s->kernel_ns), pc(b3, mem_guess / s->kernel_ns), pc(b4, kc_ns / s->kernel_ns));
 	else if (meas_ns <= 0)
 		ev(f, "memory_bound_fraction", frac, "fraction",
