@@ -1,4 +1,4 @@
-/* The thirteen rules of the guide's checklist; see verdict.h and docs/verdicts.md.
+/* The sixteen rules of the guide's checklist; see verdict.h and docs/verdicts.md.
  *
  * Every share is a fraction of the active GPU span (first GPU work → last GPU work), so a
  * 10 ms step and a 10 minute job are judged alike: µs bubbles matter exactly as much as
@@ -112,6 +112,45 @@
 #define COMM_INFO 0.02             /* NCCL time not overlapped by compute: a note from 2 % */
 #define COMM_WARN 0.10             /* a tenth of the loop waiting on communication is the §12 case */
 #define COMM_HIGH 0.30
+/* Per-kernel counters (issue 19, `gpudiag run --metrics`; the view s->kc of kcounters.h): the
+ * medians over each kernel's profiled launches. The lines follow Nsight Compute's rules where
+ * it has one (its section rules "UncoalescedGlobalAccess", "ThreadDivergence", "Occupancy"
+ * and the Speed-of-Light/roofline sections), so a user who opens ncu on the kernel reads the
+ * same verdict. */
+#define KC_USED_LOW_PCT 50.0       /* bytes used per global sector fetched < 50 %: more than half of
+				      every 32-byte sector moved was never read; above, a misaligned or
+				      partly strided access (e.g. a 2-of-3 struct field) wastes a little */
+#define KC_SECTORS_HIGH 8.0        /* ... and sectors per request > 8: twice the ideal 4 of a warp's
+				      32 × 4-byte unit-stride access (128 B = 4 sectors). Not lower:
+				      8-byte unit-stride accesses (double, float2) take exactly 8,
+				      fully used, and a misaligned 4-byte one takes 5. The used % rules
+				      out 16-byte vector loads (float4: 16 sectors, all used) */
+#define KC_IDEAL_SECTORS 4.0       /* 32 threads × 4 B = 128 B = 4 sectors of 32 B */
+#define KC_TPI_LOW 24.0            /* threads per executed instruction < 24 of 32: a quarter of the
+				      lanes idle on average (ncu's ThreadDivergence rule line); above,
+				      loop tails and bounds checks */
+#define KC_STAKE_INFO 0.01         /* uncoalesced and divergence: time at stake (its time × the
+				      share of bytes wasted or lanes idle), share of the span: a note
+				      from 1 %, */
+#define KC_STAKE_WARN 0.05         /* a warning from 5 % (the occupancy rule's line: a change to one
+				      kernel's access pattern is worth it for a twentieth of the run), */
+#define KC_STAKE_HIGH 0.25         /* high from a quarter */
+#define KC_OCC_RATIO 0.80          /* achieved occupancy < 80 % of the theoretical: the SMs held a
+				      fifth fewer warps than the launch allows, over the kernel's time:
+				      a tail wave or blocks of unequal work (ncu's Occupancy rule flags
+				      a large gap between the two); above, the ramp-up and drain any
+				      kernel has */
+#define KC_AT_ROOF_PCT 70.0        /* a memory- or compute-bound kernel at ≥ 70 % of its ceiling is
+				      at the roof: only fewer bytes (or FLOPs) make it faster; below, it
+				      is bound but leaves some of the roof unused (access pattern,
+				      bytes in flight) */
+#define KC_TENSOR_FP_PCT 10.0      /* a GEMM-like kernel without tensor instructions does its matrix
+				      math on the CUDA cores when its FP32 + FP16 FLOP/s reach ≥ 10 %
+				      of the FP32 CUDA-core ceiling; below, it hardly computes (an
+				      integer or data-movement kernel named gemm) and tensor cores would
+				      not change its time */
+#define KC_TENSOR_FP_MIN 1e8       /* ... with no ceiling known: ≥ 10^8 FP32/FP16 FLOPs per launch (a
+				      470³ GEMM); fewer is a launch too small to gain */
 
 static const struct {
 	const char *id, *title, *guide;
@@ -129,6 +168,9 @@ static const struct {
 	{"memory_pressure", "Device memory pressure", "§15 §16"},
 	{"communication", "Exposed communication (NCCL)", "§12"},
 	{"profiler_limits", "What the profile could not show", "§14"},
+	{"uncoalesced", "Uncoalesced global memory access", "§7"},
+	{"divergence", "Warp divergence", "§8"},
+	{"roofline", "Roofline position of the profiled kernels", "§10"},
 };
 
 const char *gd_sev_name(int s)
@@ -137,12 +179,22 @@ const char *gd_sev_name(int s)
 }
 const char *gd_state_name(int s)
 {
-	return s == GD_FIRED ? "fired" : s == GD_INSUFFICIENT ? "insufficient signal" : "clear";
+	return s == GD_FIRED ? "fired" : s == GD_INSUFFICIENT ? "insufficient signal"
+	       : s == GD_NOT_APPLICABLE ? "not applicable" : "clear";
 }
 
 const char *gd_basis_name(int b)
 {
-	return b == GD_BASIS_NAMES ? "kernel names" : b == GD_BASIS_COUNTERS ? "counters" : "trace";
+	return b == GD_BASIS_KCOUNTERS ? "kernel counters" : b == GD_BASIS_NAMES ? "kernel names"
+	       : b == GD_BASIS_COUNTERS ? "counters" : "trace";
+}
+
+/* What a basis weighs in the ranking: the kernel's own per-launch counters name a cause in one
+ * kernel; the trace and the PM samples are both measured and weigh alike (as they did before
+ * kernel counters existed, so older reports keep their order); kernel names are a guess. */
+static int basis_weight(int b)
+{
+	return b == GD_BASIS_KCOUNTERS ? 2 : b == GD_BASIS_NAMES ? 0 : 1;
 }
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -316,6 +368,11 @@ struct ctx {
 	int64_t *k_launch_end;   /* per kernel: its launch call's end, INT64_MIN unknown */
 	int64_t *c_launch_end;   /* per copy: the end of the call that issued it, INT64_MIN unknown */
 	unsigned char *k_graphlaunch; /* per kernel: 1 when the call was cudaGraphLaunch */
+	/* per-kernel counters (s->kc, issue 19; kc_index) */
+	long *kci;    /* the view's kernels with profiled launches, one per name */
+	double *kcns; /* each one's kernel time (its name's, all launches), ns */
+	long nkc;
+	int *kc_of;   /* summary slot (s->ks) → index into s->kc.k, -1 none */
 };
 
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
@@ -584,8 +641,12 @@ static void top_line(const struct ctx *c, struct gd_verdicts *v)
 		return;
 	}
 	startup_sentence(c, why, sizeof(why));
+	/* the checks that applied: those of per-kernel counters only in a --metrics run */
+	int nchecks = 0;
+	for (int r = 0; r < GD_R_COUNT; r++)
+		nchecks += v->f[r].state != GD_NOT_APPLICABLE;
 	snprintf(v->top_line, sizeof(v->top_line), "No problem found: none of the %d checks raised a warning%s%s%s",
-		 GD_R_COUNT, v->nfired ? " (notes below)" : "", *why ? ". " : ".", why);
+		 nchecks, v->nfired ? " (notes below)" : "", *why ? ". " : ".", why);
 }
 
 /* Light mode: is the GPU busy? From the PM samples, as the trace-based rule asks it of the
@@ -1316,6 +1377,562 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 	     causes, ndelayed, nwait, t(b3, stake), pc(b2, share));
 }
 
+/* ---- per-kernel counters (issue 19) ---------------------------------------------------- */
+/* The view s->kc (kcounters.h): medians over each kernel's profiled launches. The rules read
+ * c->kci, the view's kernels with profiled launches, one per name: the view is ordered by time
+ * share, so a name's first entry is its busiest device, and the summary's time of that name
+ * (all its launches, every device) is counted once. */
+static char *pp(char *b, double v);
+
+/* No --metrics run: the rules of per-kernel counters do not apply (their report is as before). */
+static int kc_not_applicable(const struct ctx *c)
+{
+	return c->s->kc.nk == 0 && c->s->kc.profiled == 0 && c->s->kc.skipped == 0 && !c->p->metrics[0];
+}
+
+/* Whether a rule of per-kernel counters can judge; else its state says why not. */
+static int kc_gate(const struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_summary *s = c->s;
+	char why[300];
+	if (kc_not_applicable(c)) {
+		f->state = GD_NOT_APPLICABLE;
+		snprintf(f->headline, sizeof(f->headline), "Needs per-kernel counters: gpudiag run --metrics.");
+		return 0;
+	}
+	if (!c->judge_gpu || s->kernel_ns <= 0) {
+		insufficient(f, "Too little kernel time to judge.");
+		return 0;
+	}
+	if (c->nkc > 0)
+		return 1;
+	if (s->kc.skipped > 0)
+		snprintf(why, sizeof(why),
+			 "No launch could be profiled: the %ld asked for were skipped (cooperative, CUDA-graph, NCCL or "
+			 "over the budget; the report lists them).",
+			 s->kc.skipped);
+	else if (c->p->metrics_note[0])
+		snprintf(why, sizeof(why), "No per-kernel counters: %.250s.", c->p->metrics_note);
+	else
+		snprintf(why, sizeof(why), "The --metrics run profiled no launch (no kernel matched the selection).");
+	insufficient(f, why);
+	return 0;
+}
+
+/* The summary slot (s->ks) of a view kernel's name, or -1. */
+static int kc_slot(const struct ctx *c, const struct gd_kc_kernel *k)
+{
+	return k->name >= 0 && k->name < c->p->nnames ? c->slot[k->name] : -1;
+}
+
+/* One view kernel's short name, from the summary when it has the name. */
+static const char *kc_name(const struct ctx *c, const struct gd_kc_kernel *k, char *buf, size_t n)
+{
+	int sl = kc_slot(c, k), nm = k->dname >= 0 && k->dname < c->p->nnames ? k->dname : k->name;
+	if (sl >= 0)
+		return c->s->ks[sl].short_name;
+	if (nm >= 0 && nm < c->p->nnames && c->p->names[nm])
+		return gd_kernel_short_name(c->p->names[nm], buf, n);
+	snprintf(buf, n, "?");
+	return buf;
+}
+
+static int kc_kind(const struct ctx *c, const struct gd_kc_kernel *k)
+{
+	int sl = kc_slot(c, k);
+	if (sl >= 0)
+		return c->s->ks[sl].kind;
+	return k->name >= 0 && k->name < c->p->nnames && c->p->names[k->name] ? gd_kernel_kind(c->p->names[k->name])
+									       : GD_KIND_OTHER;
+}
+
+static const struct gd_kc_ceilings *kc_ceil(const struct gd_summary *s, int dev)
+{
+	return s->kc.ceil && dev >= 0 && dev < s->kc.nceil ? &s->kc.ceil[dev] : NULL;
+}
+
+/* c->kci / c->kcns / c->kc_of (ctx). */
+static int kc_index(struct ctx *c)
+{
+	const struct gd_summary *s = c->s;
+	unsigned char *seen;
+	c->kc_of = malloc(((size_t)s->nks + 1) * sizeof(int));
+	c->kci = malloc(((size_t)s->kc.nk + 1) * sizeof(long));
+	c->kcns = malloc(((size_t)s->kc.nk + 1) * sizeof(double));
+	seen = calloc((size_t)c->p->nnames + 1, 1);
+	if (!c->kc_of || !c->kci || !c->kcns || !seen) {
+		free(seen);
+		return -1;
+	}
+	for (int i = 0; i < s->nks; i++)
+		c->kc_of[i] = -1;
+	c->nkc = 0;
+	for (int i = 0; s->kc.k && i < s->kc.nk; i++) {
+		const struct gd_kc_kernel *k = &s->kc.k[i];
+		int sl = kc_slot(c, k);
+		double ns = sl >= 0 ? s->ks[sl].total_ns : k->time_share * s->kernel_ns;
+		if (k->launches <= 0 || k->name < 0 || k->name >= c->p->nnames || seen[k->name])
+			continue;
+		seen[k->name] = 1;
+		if (sl >= 0)
+			c->kc_of[sl] = i;
+		c->kci[c->nkc] = i;
+		c->kcns[c->nkc++] = isfinite(ns) && ns > 0 ? ns : 0;
+	}
+	free(seen);
+	return 0;
+}
+
+/* The view kernel of a summary slot, or NULL. */
+static const struct gd_kc_kernel *kc_of_slot(const struct ctx *c, int sl)
+{
+	return sl >= 0 && sl < c->s->nks && c->kc_of[sl] >= 0 ? &c->s->kc.k[c->kc_of[sl]] : NULL;
+}
+
+static int kc_sev(double share)
+{
+	return share >= KC_STAKE_HIGH ? GD_SEV_HIGH : share >= KC_STAKE_WARN ? GD_SEV_WARN
+	       : share >= KC_STAKE_INFO ? GD_SEV_INFO : GD_SEV_NONE;
+}
+
+/* The k largest of v[0..n) (≥ 0; negative = not a candidate), their indices in out[]. */
+static int top_of(const double *v, long n, long *out, int k)
+{
+	int m = 0;
+	for (int j = 0; j < k; j++) {
+		long bi = -1;
+		for (long i = 0; i < n; i++) {
+			int taken = 0;
+			for (int q = 0; q < m; q++)
+				taken |= out[q] == i;
+			if (!taken && v[i] >= 0 && (bi < 0 || v[i] > v[bi]))
+				bi = i;
+		}
+		if (bi < 0)
+			break;
+		out[m++] = bi;
+	}
+	return m;
+}
+
+/* One direction (global loads or stores) of a kernel's accesses. */
+struct kc_dir {
+	double spr, used, bytes; /* sectors per request, % of each sector's bytes used, sector bytes */
+	int known, bad;
+};
+
+static struct kc_dir kc_access(const struct gd_kc_kernel *k, int store)
+{
+	struct kc_dir d;
+	double req = k->q[store ? GD_KC_ST_REQUESTS : GD_KC_LD_REQUESTS];
+	double sec = k->q[store ? GD_KC_ST_SECTORS : GD_KC_LD_SECTORS];
+	d.spr = store ? k->st_sectors_per_req : k->ld_sectors_per_req;
+	d.used = store ? k->st_used_pct : k->ld_used_pct;
+	d.bytes = isfinite(sec) && sec >= 0 ? 32.0 * sec : NAN;
+	d.bad = 0;
+	if (isfinite(req) && req == 0) {
+		/* no access of that kind: nothing to coalesce */
+		d.known = 1;
+		d.bytes = 0;
+		return d;
+	}
+	if (!isfinite(d.spr) && isfinite(sec) && isfinite(req) && req > 0)
+		d.spr = sec / req;
+	/* a % out of range is a damaged record: read as its nearest bound */
+	if (isfinite(d.used))
+		d.used = d.used < 0 ? 0 : d.used > 100 ? 100 : d.used;
+	d.known = isfinite(d.spr) && isfinite(d.used);
+	d.bad = d.known && d.used < KC_USED_LOW_PCT && d.spr > KC_SECTORS_HIGH;
+	return d;
+}
+
+#define UNCOALESCED_ADVICE                                                                                        \
+	"Make a warp's 32 threads touch consecutive addresses: threadIdx.x on the fastest-varying index, structs " \
+	"of arrays instead of arrays of structs, a transpose through a shared-memory tile (read along one axis, " \
+	"write along the other), aligned vector loads; sort the indices of a gather. Re-profile with --metrics: " \
+	"sectors per request should fall towards 4 per 4-byte word and bytes used towards 100 % (§7)."
+
+/* Uncoalesced global accesses (§7): a profiled kernel whose global loads or stores use less
+ * than half of each 32-byte sector they fetch, at more than twice the ideal sectors per
+ * request. At stake: its time × the share of its sector bytes never used (an upper bound: a
+ * kernel that is not memory-bound loses less). */
+static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], b3[32], b4[32], nb[128], key[40];
+	double stake = 0, bad_ns = 0, known_ns = 0, *ks;
+	long nbad = 0, nknown = 0, nunknown = 0, top[2];
+	if (!kc_gate(c, f))
+		return;
+	ks = malloc((size_t)c->nkc * sizeof(double));
+	if (!ks) {
+		insufficient(f, "Out of memory while judging the kernels.");
+		return;
+	}
+	for (long i = 0; i < c->nkc; i++) {
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[i]];
+		struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
+		double tot = 0, waste = 0, frac;
+		ks[i] = -1;
+		if (!ld.known && !st.known) {
+			nunknown++;
+			continue;
+		}
+		nknown++;
+		known_ns += c->kcns[i];
+		if (!ld.bad && !st.bad)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			const struct kc_dir *x = d ? &st : &ld;
+			if (x->known && isfinite(x->bytes) && x->bytes > 0) {
+				tot += x->bytes;
+				waste += x->bytes * (1 - x->used / 100);
+			}
+		}
+		/* the sector bytes unknown: the worse direction's unused share */
+		frac = tot > 0 ? waste / tot : 1 - fmin(ld.bad ? ld.used : 100, st.bad ? st.used : 100) / 100;
+		ks[i] = c->kcns[i] * clamp01(frac);
+		stake += ks[i];
+		bad_ns += c->kcns[i];
+		nbad++;
+	}
+	if (!nknown) {
+		free(ks);
+		insufficient(f, "The profiled kernels have no coalescing counters (global sectors per request and bytes used "
+				"per sector; --metrics=basic leaves the per-sector averages out).");
+		return;
+	}
+	ev(f, "uncoalesced_fraction", bad_ns / s->kernel_ns, "fraction",
+	   "%s of kernel time in %ld kernel%s whose global loads or stores use < %.0f %% of each sector at > %.0f sectors "
+	   "per request",
+	   pc(b1, bad_ns / s->kernel_ns), nbad, nbad == 1 ? "" : "s", KC_USED_LOW_PCT, KC_SECTORS_HIGH);
+	ev(f, "judged_fraction", known_ns / s->kernel_ns, "fraction",
+	   "%s of kernel time in %ld profiled kernel%s with coalescing counters%s", pc(b1, known_ns / s->kernel_ns), nknown,
+	   nknown == 1 ? "" : "s", nunknown ? "; the others lack them (--metrics=basic leaves them out)" : "");
+	int ntop = top_of(ks, c->nkc, top, 2);
+	for (int j = 0; j < ntop; j++) {
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[top[j]]];
+		struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
+		const struct kc_dir *w = ld.bad && (!st.bad || ld.used <= st.used) ? &ld : &st;
+		double tot = 0, waste = 0;
+		const char *nm = kc_name(c, k, nb, sizeof(nb));
+		for (int d = 0; d < 2; d++) {
+			const struct kc_dir *x = d ? &st : &ld;
+			if (x->known && isfinite(x->bytes) && x->bytes > 0) {
+				tot += x->bytes;
+				waste += x->bytes * (1 - x->used / 100);
+			}
+		}
+		snprintf(key, sizeof(key), "kernel%d_sectors_per_request", j + 1);
+		ev(f, key, w->spr, "count",
+		   "%s (%s of kernel time): global %s take %.1f sectors per request (ideal %.0f: 32 threads × 4 B = 128 B)",
+		   nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), w == &ld ? (st.bad ? "loads (and stores)" : "loads")
+									   : "stores",
+		   w->spr, KC_IDEAL_SECTORS);
+		snprintf(key, sizeof(key), "kernel%d_used_fraction", j + 1);
+		ev(f, key, w->used / 100, "fraction", "%s: %s of each sector's bytes used", nm, pp(b1, w->used));
+		snprintf(key, sizeof(key), "kernel%d_wasted_bytes", j + 1);
+		ev(f, key, tot > 0 ? waste : NAN, "bytes",
+		   "%s: %s of the %s its global sectors moved per launch (L2 ↔ L1, at most as much from DRAM) never used", nm,
+		   gd_fmt_bytes(b2, 32, waste), gd_fmt_bytes(b3, 32, tot));
+		if (!j) {
+			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
+			snprintf(f->headline, sizeof(f->headline),
+				 "%s (%s of kernel time) accesses global memory uncoalesced: %.1f sectors per request (ideal "
+				 "%.0f), %s of each sector used; %s of the GPU span at stake.",
+				 nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
+				 pc(b2, ks[top[j]] / c->span));
+		}
+	}
+	free(ks);
+	f->basis = GD_BASIS_KCOUNTERS;
+	double share = clamp01(stake / c->span);
+	int sev = kc_sev(share);
+	if (!nbad || sev == GD_SEV_NONE) {
+		if (!nbad)
+			clear(f, "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
+			      pc(b1, known_ns / s->kernel_ns));
+		else
+			clear(f, "%ld profiled kernel%s access global memory uncoalesced, but only %s of the span is at stake.",
+			      nbad, nbad == 1 ? "" : "s", pc(b1, share));
+		return;
+	}
+	char head[300];
+	snprintf(head, sizeof(head), "%s", f->headline);
+	fire(f, sev, share, UNCOALESCED_ADVICE, "%s", head);
+}
+
+#define DIVERGENCE_ADVICE                                                                                         \
+	"Keep a warp's 32 threads on one path: branch on warp-uniform values (blockIdx, the warp index, data "     \
+	"sorted or binned so that neighbouring threads take the same branch or loop count), move rare paths out "  \
+	"of the hot loop (a second kernel over a compacted work list), replace short branches by predicated "      \
+	"arithmetic, and use block sizes that are multiples of 32 with grid-stride loops so tails are few (§8)."
+
+/* Warp divergence (§8): threads per executed instruction below 24 of 32. At stake: its time ×
+ * the share of idle lanes (an upper bound: a kernel bound by memory loses less). */
+static void rule_divergence(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], nb[128], key[40];
+	double stake = 0, bad_ns = 0, known_ns = 0, *ks;
+	long nbad = 0, nknown = 0, nunknown = 0, top[3];
+	if (!kc_gate(c, f))
+		return;
+	ks = malloc((size_t)c->nkc * sizeof(double));
+	if (!ks) {
+		insufficient(f, "Out of memory while judging the kernels.");
+		return;
+	}
+	for (long i = 0; i < c->nkc; i++) {
+		double tpi = s->kc.k[c->kci[i]].threads_per_inst;
+		ks[i] = -1;
+		if (!isfinite(tpi) || tpi <= 0) {
+			nunknown++;
+			continue;
+		}
+		nknown++;
+		known_ns += c->kcns[i];
+		if (tpi >= KC_TPI_LOW)
+			continue;
+		ks[i] = c->kcns[i] * clamp01(1 - tpi / 32);
+		stake += ks[i];
+		bad_ns += c->kcns[i];
+		nbad++;
+	}
+	if (!nknown) {
+		free(ks);
+		insufficient(f, "The profiled kernels have no threads-per-instruction counter.");
+		return;
+	}
+	ev(f, "divergent_fraction", bad_ns / s->kernel_ns, "fraction",
+	   "%s of kernel time in %ld kernel%s with < %.0f of 32 threads active per executed instruction",
+	   pc(b1, bad_ns / s->kernel_ns), nbad, nbad == 1 ? "" : "s", KC_TPI_LOW);
+	ev(f, "judged_fraction", known_ns / s->kernel_ns, "fraction",
+	   "%s of kernel time in %ld profiled kernel%s with the counter%s", pc(b1, known_ns / s->kernel_ns), nknown,
+	   nknown == 1 ? "" : "s", nunknown ? "; the others lack it" : "");
+	int ntop = top_of(ks, c->nkc, top, 3);
+	for (int j = 0; j < ntop; j++) {
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[top[j]]];
+		const char *nm = kc_name(c, k, nb, sizeof(nb));
+		snprintf(key, sizeof(key), "kernel%d_threads_per_inst", j + 1);
+		ev(f, key, k->threads_per_inst, "count",
+		   "%s (%s of kernel time): %.1f of 32 threads active per executed instruction (%.0f %% of the lanes idle)",
+		   nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), k->threads_per_inst, 100 * (1 - k->threads_per_inst / 32));
+		if (!j) {
+			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
+			snprintf(f->headline, sizeof(f->headline),
+				 "%s (%s of kernel time) runs divergent warps: %.1f of 32 threads per executed instruction; "
+				 "%s of the span at stake.",
+				 nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), k->threads_per_inst, pc(b2, ks[top[j]] / c->span));
+		}
+	}
+	free(ks);
+	f->basis = GD_BASIS_KCOUNTERS;
+	double share = clamp01(stake / c->span);
+	int sev = kc_sev(share);
+	if (!nbad || sev == GD_SEV_NONE) {
+		if (!nbad)
+			clear(f, "The profiled kernels' warps do not diverge (≥ %.0f of 32 threads per instruction; %s of kernel "
+				 "time judged).",
+			      KC_TPI_LOW, pc(b1, known_ns / s->kernel_ns));
+		else
+			clear(f, "%ld profiled kernel%s diverge, but only %s of the span is at stake.", nbad,
+			      nbad == 1 ? "" : "s", pc(b1, share));
+		return;
+	}
+	char head[300];
+	snprintf(head, sizeof(head), "%s", f->headline);
+	fire(f, sev, share, DIVERGENCE_ADVICE, "%s", head);
+}
+
+/* A profiled kernel's place on the roofline (§10): the view's bound, checked against what a
+ * roofline of CUDA-core FLOPs and DRAM bytes cannot see — tensor-core FLOPs (not counted by
+ * instruction: a tensor GEMM would look latency-bound) and the other units (integer and
+ * shared-memory pipes, L1, L2), whose load the speed-of-light %s give: a "latency-bound"
+ * kernel with one of them ≥ 60 % (ncu's SOL line) is bound by that unit. */
+enum { RP_UNKNOWN = 0, RP_MEMORY, RP_COMPUTE, RP_LATENCY };
+struct roofpos {
+	int bound;       /* RP_* */
+	double reached;  /* % of the ceiling it is judged against */
+	const char *roof; /* that ceiling in words */
+	int view;        /* 1: the view's own bound and ceiling, as they are */
+};
+
+static struct roofpos kc_place(const struct gd_kc_kernel *k)
+{
+	struct roofpos r = {RP_UNKNOWN, NAN, "", 0};
+	double tact = k->q[GD_KC_TENSOR_ACTIVE], sm = k->q[GD_KC_SM_PCT], mem = k->q[GD_KC_MEM_PCT];
+	int tensor = (isfinite(k->tensor_inst) && k->tensor_inst >= 1) || (isfinite(tact) && tact >= PM_TENSOR_IDLE_PCT);
+	if (k->bound == GD_KB_MEMORY)
+		return (struct roofpos){RP_MEMORY, k->dram_roof_pct, "the DRAM ceiling", 1};
+	if (tensor && isfinite(tact) && tact >= PM_PIPE_LOW_PCT)
+		return (struct roofpos){RP_COMPUTE, tact, "the tensor pipe's peak", 0};
+	if (k->bound == GD_KB_COMPUTE && !tensor)
+		return (struct roofpos){RP_COMPUTE, k->roof_pct, "the CUDA-core compute ceiling", 1};
+	if (k->bound != GD_KB_LATENCY || tensor)
+		return r; /* unknown, or tensor math the FLOP roofline does not count */
+	if (isfinite(sm) && sm >= PM_BOUND_PCT && !(isfinite(mem) && mem > sm))
+		return (struct roofpos){RP_COMPUTE, sm, "SM throughput (issue, integer or shared-memory pipes)", 0};
+	if (isfinite(mem) && mem >= PM_BOUND_PCT)
+		return (struct roofpos){RP_MEMORY, mem, "memory throughput (L1, L2 or shared memory)", 0};
+	r.bound = RP_LATENCY;
+	r.reached = isfinite(k->roof_pct) && isfinite(k->dram_roof_pct) ? fmax(k->roof_pct, k->dram_roof_pct)
+		    : isfinite(k->roof_pct)				  ? k->roof_pct
+									  : k->dram_roof_pct;
+	r.roof = "either roof";
+	r.view = 1;
+	return r;
+}
+
+/* The top stall reasons of a kernel in words: "long scoreboard (global/local memory) 45 %, ..." */
+static void kc_stalls(const struct gd_kc_kernel *k, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = 0;
+	for (int j = 0; j < GD_KC_TOP_STALLS && len < n; j++) {
+		int m = k->stall[j];
+		if (m < GD_KC_STALL_FIRST || m > GD_KC_STALL_LAST || !isfinite(k->stall_pct[j]))
+			continue;
+		len += (size_t)snprintf(out + len, n - len, "%s%s %.0f %%", len ? ", " : "", gd_kc_metrics[m].label,
+					k->stall_pct[j]);
+	}
+}
+
+/* One placed kernel in words, for evidence (≤ 200 characters). */
+static void kc_roof_text(const struct ctx *c, const struct gd_kc_kernel *k, const struct roofpos *r, double ns,
+			 char *out, size_t n)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32], nb[128];
+	const struct gd_kc_ceilings *cl = kc_ceil(c->s, k->device);
+	const char *nm = kc_name(c, k, nb, sizeof(nb));
+	pc(b1, ns / c->s->kernel_ns);
+	if (r->bound == RP_MEMORY && r->view)
+		snprintf(out, n, "%s (%s of kernel time): memory-bound, DRAM %s = %s of the %s ceiling, %.2f FLOP/B", nm, b1,
+			 gd_fmt_si(b2, 32, k->dram_bps, "B/s"), pp(b3, r->reached),
+			 gd_fmt_si(b4, 32, cl ? cl->dram_bps : NAN, "B/s"), k->intensity);
+	else if (r->bound == RP_COMPUTE && r->view)
+		snprintf(out, n, "%s (%s of kernel time): compute-bound, %s = %s of the %s %s ceiling at %.1f FLOP/B", nm, b1,
+			 gd_fmt_si(b2, 32, k->flop_s, "FLOP/s"), pp(b3, r->reached), gd_fmt_si(b4, 32, k->ceiling, "FLOP/s"),
+			 k->prec >= 0 && k->prec < GD_P_COUNT ? gd_prec_name((enum gd_prec)k->prec) : "?", k->intensity);
+	else if (r->bound == RP_LATENCY)
+		snprintf(out, n, "%s (%s of kernel time): latency-bound, %s of its roof (%s of %s at %.2f FLOP/B), DRAM at %s", nm,
+			 b1, pp(b2, k->roof_pct), gd_fmt_si(b3, 32, k->flop_s, "FLOP/s"),
+			 gd_fmt_si(b4, 32, k->ceiling, "FLOP/s"), k->intensity, pp(b5, k->dram_roof_pct));
+	else
+		snprintf(out, n, "%s (%s of kernel time): %s-bound at %s of %s", nm, b1,
+			 r->bound == RP_MEMORY ? "memory" : "compute", pp(b2, r->reached), r->roof);
+}
+
+#define ROOF_LATENCY_ADVICE                                                                                       \
+	"It reaches neither roof, so neither fewer bytes nor fewer FLOPs is the cure: its warps wait. Keep more "   \
+	"independent work in flight per warp (several loads before their first use, unrolled loops: ILP), fewer "  \
+	"dependent global loads, barriers and atomics in the inner loop; more resident warps help only if "        \
+	"occupancy is low. The stall reasons name the wait (§10, §14)."
+#define ROOF_MEMORY_ADVICE                                                                                        \
+	"At the memory roof only fewer bytes make it faster: fuse it with the kernels before and after it (read " \
+	"once), store in a narrower type (BF16/FP8), keep reused data in shared memory or L2, and check its "     \
+	"coalescing (§4, §9, §10)."
+#define ROOF_COMPUTE_ADVICE                                                                                       \
+	"At a compute roof only less work on that unit helps: a lower precision or tensor cores for matrix math, " \
+	"fewer instructions per element (strength reduction, no redundant index math), an algorithm with less "   \
+	"work, or several GPUs (§3, §10)."
+
+/* Roofline position (§10), per hot profiled kernel: memory-, compute- or latency-bound with the
+ * ceiling and the % reached. A latency-bound kernel is the finding (graded on the latency
+ * rule's lines, so a kernel judged by PM samples or by its own counters weighs alike); at a
+ * roof it is a note that says which resource to spend less of. */
+static void rule_roofline(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_summary *s = c->s;
+	char b1[32], b2[32], b3[32], nb[128], kt[200], st[160], key[40];
+	double lat = 0, lat_stake = 0, placed = 0, unplaced = 0, hot = 0;
+	long ilat = -1, itop = -1;
+	int nlisted = 0;
+	struct roofpos rtop = {0};
+	if (!kc_gate(c, f))
+		return;
+	for (long i = 0; i < c->nkc; i++) {
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[i]];
+		double ns = c->kcns[i];
+		if (ns / s->kernel_ns < HOT_KERNEL_SHARE)
+			continue;
+		/* NCCL kernels spin on the network: the communication rule's */
+		if (kc_kind(c, k) == GD_KIND_NCCL)
+			continue;
+		hot += ns;
+		struct roofpos r = kc_place(k);
+		if (r.bound == RP_UNKNOWN) {
+			unplaced += ns;
+			continue;
+		}
+		placed += ns;
+		if (itop < 0) {
+			itop = i;
+			rtop = r;
+		}
+		if (r.bound == RP_LATENCY) {
+			lat += ns;
+			lat_stake += ns * (isfinite(r.reached) ? clamp01(1 - r.reached / 100) : 1);
+			if (ilat < 0)
+				ilat = i;
+		}
+		if (nlisted < 4) {
+			kc_roof_text(c, k, &r, ns, kt, sizeof(kt));
+			snprintf(key, sizeof(key), "kernel%d_roof_fraction", ++nlisted);
+			ev(f, key, isfinite(r.reached) ? r.reached / 100 : NAN, "fraction", "%s", kt);
+		}
+	}
+	if (hot <= 0) {
+		clear(f, "No profiled kernel takes %.0f %% of kernel time or more.", 100 * HOT_KERNEL_SHARE);
+		return;
+	}
+	if (placed <= 0) {
+		insufficient(f, "None of the hot profiled kernels could be placed on the roofline (a DRAM, FLOP or ceiling "
+				"figure is missing, or its math ran on tensor cores with the tensor pipe's activity unknown).");
+		return;
+	}
+	f->basis = GD_BASIS_KCOUNTERS;
+	{
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[ilat >= 0 ? ilat : itop]];
+		const struct gd_kc_ceilings *cl = kc_ceil(s, k->device);
+		if (cl)
+			ev(f, "ceiling_measured", cl->measured, "", "ceilings: %.150s", cl->source[0] ? cl->source
+										      : cl->measured ? "measured"
+										      : "datasheet");
+	}
+	ev(f, "latency_bound_fraction", lat / s->kernel_ns, "fraction",
+	   "%s of kernel time in hot profiled kernels that reach neither roof", pc(b1, lat / s->kernel_ns));
+	ev(f, "placed_fraction", placed / s->kernel_ns, "fraction", "%s of kernel time placed, of %s in hot profiled kernels%s",
+	   pc(b1, placed / s->kernel_ns), pc(b2, hot / s->kernel_ns),
+	   unplaced > 0 ? " (the others lack a figure, or ran tensor math the FLOP roofline does not count)" : "");
+	if (ilat >= 0) {
+		const struct gd_kc_kernel *k = &s->kc.k[c->kci[ilat]];
+		double share = clamp01(lat / c->span);
+		char adv[600];
+		kc_stalls(k, st, sizeof(st));
+		if (*st)
+			ev(f, "top_stalls", NAN, "", "%s: warps stalled on %s", kc_name(c, k, nb, sizeof(nb)), st);
+		snprintf(f->kernel, sizeof(f->kernel), "%s", kc_name(c, k, nb, sizeof(nb)));
+		snprintf(adv, sizeof(adv), "%s%s%s", ROOF_LATENCY_ADVICE, *st ? " Here: " : "", st);
+		fire(f, share >= LATENCY_HIGH ? GD_SEV_HIGH : share >= LATENCY_WARN ? GD_SEV_WARN : GD_SEV_INFO,
+		     clamp01(lat_stake / c->span), adv,
+		     "%s (%s of kernel time) is latency-bound: %s of %s, DRAM at %s of its ceiling (kernel counters).", f->kernel,
+		     pc(b1, c->kcns[ilat] / s->kernel_ns), pp(b2, k->roof_pct),
+		     isfinite(k->roof_pct) ? "its roof" : "its roof (unknown)", pp(b3, k->dram_roof_pct));
+		return;
+	}
+	const struct gd_kc_kernel *k = &s->kc.k[c->kci[itop]];
+	int at = isfinite(rtop.reached) && rtop.reached >= KC_AT_ROOF_PCT;
+	snprintf(f->kernel, sizeof(f->kernel), "%s", kc_name(c, k, nb, sizeof(nb)));
+	fire(f, GD_SEV_INFO, NAN, rtop.bound == RP_MEMORY ? ROOF_MEMORY_ADVICE : ROOF_COMPUTE_ADVICE,
+	     "%s%s (%s of kernel time) is %s-bound at %s of %s%s", at ? "At the roof: " : "", f->kernel,
+	     pc(b1, c->kcns[itop] / s->kernel_ns), rtop.bound == RP_MEMORY ? "memory" : "compute", pp(b2, rtop.reached),
+	     rtop.roof,
+	     at ? (rtop.bound == RP_MEMORY ? ": only fewer bytes make it faster."
+				   : ": only less work on it (fewer or faster instructions) makes it faster.")
+		: ": bound, with some of the roof unused.");
+}
+
 /* What would lift occupancy: the register count, shared memory or block size that fits one
  * more block. */
 static void occ_fix(const struct gd_profile *p, const struct gd_kstat *k, char *buf, size_t n)
@@ -1447,7 +2064,7 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], lim[96], fix[256];
 	double stake_total = 0, worst = -1;
-	int judged = 0, sev = GD_SEV_NONE;
+	int judged = 0, sev = GD_SEV_NONE, worst_measured = 0;
 	const char *advice = "", *bad_dev = NULL;
 	static char advice_buf[600];
 	double idle_sm[10], alone[10];
@@ -1459,7 +2076,9 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	have_conc = concurrency(c, s->nks < 10 ? s->nks : 10, idle_sm, alone) == 0;
 	for (int i = 0; i < s->nks && i < 10; i++) {
 		const struct gd_kstat *k = &s->ks[i];
+		const struct gd_kc_kernel *kc = kc_of_slot(c, i);
 		double kshare = k->total_ns / s->kernel_ns, stake = 0;
+		int measured = 0; /* 1: theoretical low with achieved measured, 2: achieved ≪ theoretical */
 		int lib_tuned = k->lib == GD_LIB_CUBLAS || k->lib == GD_LIB_CUDNN || k->lib == GD_LIB_FLASH ||
 				k->lib == GD_LIB_NCCL;
 		char what[300] = "";
@@ -1492,6 +2111,27 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 					snprintf(what, sizeof(what), "grid of %lld block%s leaves %lld of %d SMs idle",
 						 k->grid_blocks, k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms);
 			}
+		} else if (kc && isfinite(kc->achieved_occ_pct)) {
+			/* measured (issue 19): achieved against theoretical decides, not the waves'
+			 * prediction. The stake is half the kernel's share scaled by the warp slots
+			 * left empty, as for a low theoretical occupancy below: fewer warps cost time
+			 * only where they no longer hide the latency */
+			double th = isfinite(kc->theoretical_occ_pct) ? kc->theoretical_occ_pct / 100 : k->occ.occupancy;
+			double ach = kc->achieved_occ_pct / 100;
+			const char *lm = kc->occ_limiter ? kc->occ_limiter : gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim));
+			if (th < OCC_LOW && !lib_tuned) {
+				stake = solo * kshare * 0.5 * (1 - th / OCC_LOW);
+				snprintf(what, sizeof(what), "theoretical occupancy %.0f %%, limited by %s (achieved %.0f %%, measured)",
+					 100 * th, lm, 100 * ach);
+				measured = 1;
+			} else if (th > 0 && ach < KC_OCC_RATIO * th) {
+				stake = solo * kshare * 0.5 * (1 - ach / th);
+				snprintf(what, sizeof(what),
+					 "achieved occupancy %.0f %% (measured) of a theoretical %.0f %% (limited by %s): the SMs held "
+					 "fewer warps than the launch allows, a tail wave or blocks of unequal work",
+					 100 * ach, 100 * th, lm);
+				measured = 2;
+			}
 		} else if (!lib_tuned && isfinite(k->waves) && k->waves > 1 && k->waves < 4 && k->last_wave_fill < 0.5) {
 			/* library kernels are often persistent (a grid sized to the SMs, looping over
 			 * tiles), where blocks ÷ resident blocks says nothing about waves */
@@ -1510,6 +2150,11 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 		ev(f, "occupancy", k->occ.occupancy, "fraction", "%s: %s of kernel time, occupancy %.0f %% (%s), grid %lld × %d",
 		   k->short_name, pc(b1, kshare), 100 * k->occ.occupancy,
 		   gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)), k->grid_blocks, k->block_threads);
+		if (kc && isfinite(kc->achieved_occ_pct))
+			ev(f, "achieved_occupancy", kc->achieved_occ_pct / 100, "fraction",
+			   "%s: achieved occupancy %.0f %% (kernel counters, %d launch%s) of a theoretical %.0f %%", k->short_name,
+			   kc->achieved_occ_pct, kc->launches, kc->launches == 1 ? "" : "es",
+			   isfinite(kc->theoretical_occ_pct) ? kc->theoretical_occ_pct : 100 * k->occ.occupancy);
 		if (!*what)
 			continue;
 		stake_total += stake;
@@ -1517,10 +2162,18 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 			worst = stake;
 			snprintf(f->kernel, sizeof(f->kernel), "%s", k->short_name);
 			occ_fix(p, k, fix, sizeof(fix));
-			snprintf(advice_buf, sizeof(advice_buf),
-				 "%s: %s.%s%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
-				 "grid that is a multiple of SMs × blocks per SM (§6).",
-				 k->short_name, what, *fix ? " Change: " : "", fix, *fix ? "." : "");
+			worst_measured = measured;
+			if (measured == 2)
+				snprintf(advice_buf, sizeof(advice_buf),
+					 "%s: balance the work so every SM stays full to the end: a grid that is a multiple of SMs × "
+					 "blocks per SM (or many waves), equal work per block (grid-stride loops over equal "
+					 "chunks, variable-length items sorted or split), no whole warps exiting early (§6).",
+					 k->short_name);
+			else
+				snprintf(advice_buf, sizeof(advice_buf),
+					 "%s: %s.%s%s%s Give every SM work: at least as many blocks as SMs, and several waves or a "
+					 "grid that is a multiple of SMs × blocks per SM (§6).",
+					 k->short_name, what, *fix ? " Change: " : "", fix, *fix ? "." : "");
 			snprintf(f->headline, sizeof(f->headline), "Hot kernel %s (%s of kernel time): %s.", k->short_name,
 				 pc(b2, kshare), what);
 			advice = advice_buf;
@@ -1543,6 +2196,8 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 	/* stake is a share of kernel time; express it against the span */
 	double share = clamp01(stake_total * s->kernel_ns / c->span);
 	sev = share >= OCC_WARN ? GD_SEV_WARN : GD_SEV_INFO;
+	if (worst_measured)
+		f->basis = GD_BASIS_KCOUNTERS;
 	char head[300];
 	snprintf(head, sizeof(head), "%s", f->headline);
 	fire(f, sev, share, advice, "%s", head);
@@ -1597,11 +2252,19 @@ static const char *no_counters(const struct gd_profile *p, char *b, size_t n)
 }
 
 /* The memory-bound rule's class of one kernel: measured where its DRAM throughput was
- * counted, else guessed from its name's kind. */
-enum { MB_GUESS_NOT = 0, MB_GUESS, MB_MEAS_NOT, MB_MEAS };
-static int mb_class(const struct gd_kstat *k)
+ * counted, else guessed from its name's kind. A kernel with per-kernel counters that place it
+ * on the roofline (issue 19) is the roofline rule's: counted there, not here, so one kernel is
+ * not reported twice, and by the more specific measurement (its own launches' bytes and FLOPs
+ * rather than PM samples or its name); it still takes part in fusion pairs (MB_KC_MEM). */
+enum { MB_GUESS_NOT = 0, MB_GUESS, MB_MEAS_NOT, MB_MEAS, MB_KC_NOT, MB_KC_MEM };
+static int mb_class(const struct gd_kstat *k, const struct gd_kc_kernel *kc)
 {
 	double d = k_dram(k), cpt = k_compute(k);
+	if (kc) {
+		int b = kc_place(kc).bound;
+		if (b != RP_UNKNOWN)
+			return b == RP_MEMORY ? MB_KC_MEM : MB_KC_NOT;
+	}
 	if (!isfinite(d))
 		return gd_kind_memory_bound(k->kind) ? MB_GUESS : MB_GUESS_NOT;
 	/* compute unknown: DRAM at its bottleneck line decides alone */
@@ -1618,7 +2281,7 @@ static int mb_class(const struct gd_kstat *k)
 	"torch.set_float32_matmul_precision(\"high\")), or run in BF16/FP16 with autocast (AMP); this GPU's "       \
 	"tensor cores are many times faster than its FP32 CUDA cores (§3)."
 
-static int mb_yes(int cls) { return cls == MB_GUESS || cls == MB_MEAS; }
+static int mb_yes(int cls) { return cls == MB_GUESS || cls == MB_MEAS || cls == MB_KC_MEM; }
 
 static int membound_sev(double frac, double share)
 {
@@ -1641,7 +2304,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32], b4[32], nc[300], kt[200];
-	double mem = 0, meas_ns = 0, mem_meas = 0, mem_guess = 0, overruled = 0;
+	double mem = 0, meas_ns = 0, mem_meas = 0, mem_guess = 0, overruled = 0, kc_ns = 0;
 	const struct gd_kstat *over = NULL, *top_meas = NULL;
 	unsigned char *cls;
 	int nlisted = 0;
@@ -1657,9 +2320,11 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 	}
 	for (int i = 0; i < s->nks; i++) {
 		const struct gd_kstat *k = &s->ks[i];
-		cls[i] = (unsigned char)mb_class(k);
-		if (cls[i] >= MB_MEAS_NOT)
+		cls[i] = (unsigned char)mb_class(k, kc_of_slot(c, i));
+		if (cls[i] == MB_MEAS_NOT || cls[i] == MB_MEAS)
 			meas_ns += k->total_ns;
+		if (cls[i] >= MB_KC_NOT)
+			kc_ns += k->total_ns;
 		if (cls[i] == MB_MEAS) {
 			mem_meas += k->total_ns;
 			if (!top_meas)
@@ -1672,7 +2337,7 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 				over = k;
 		}
 	}
-	if (meas_ns <= 0) {
+	if (meas_ns <= 0 && kc_ns <= 0) {
 		/* nothing measured: the kinds' totals, exactly as before counters existed */
 		for (int k = 0; k < GD_KIND_COUNT; k++)
 			if (gd_kind_memory_bound(k))
@@ -1682,7 +2347,12 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 		mem = mem_meas + mem_guess;
 	}
 	double frac = mem / s->kernel_ns;
-	if (meas_ns <= 0)
+	if (kc_ns > 0)
+		ev(f, "memory_bound_fraction", frac, "fraction",
+		   "%s of kernel time in memory-bound kernels without kernel counters (%s by PM samples, %s by names); %s "
+		   "with kernel counters, placed by the roofline rule",
+		   pc(b1, frac), pc(b2, mem_meas / s->kernel_ns), pc(b3, mem_guess / s->kernel_ns), pc(b4, kc_ns / s->kernel_ns));
+	else if (meas_ns <= 0)
 		ev(f, "memory_bound_fraction", frac, "fraction",
 		   "%s of kernel time in memory-bound kinds (elementwise, reduction, normalisation, softmax, copy)",
 		   pc(b1, frac));
@@ -1715,7 +2385,8 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 		   "%s of kernel time in kernels with DRAM counters%s", pc(b1, meas_ns / s->kernel_ns),
 		   meas_ns < s->kernel_ns ? " (the others never ran alone long enough to be attributed samples)" : "");
 	ev(f, "roofline_position", NAN, "",
-	   meas_ns > 0
+	   kc_ns > 0 ? "the kernels with kernel counters are placed against the ceilings by the roofline rule"
+	   : meas_ns > 0
 		   ? "placement against measured ceilings also needs per-kernel FLOP counts, which PM sampling does not give"
 		   : "placement against measured ceilings needs per-kernel counters, which this profile does not hold");
 	/* fusion candidates: the most time-consuming pair of memory-bound kernels that follow
@@ -1790,7 +2461,11 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 	}
 	free(cls);
 	if (frac < MEMBOUND_INFO) {
-		if (meas_ns <= 0)
+		if (kc_ns > 0)
+			clear(f, "%s of kernel time in memory-bound kernels without kernel counters; %s placed on the roofline by "
+				 "their counters (roofline).",
+			      pc(b1, frac), pc(b2, kc_ns / s->kernel_ns));
+		else if (meas_ns <= 0)
 			clear(f, "%s of kernel time in memory-bound kinds.", pc(b1, frac));
 		else
 			clear(f, "%s of kernel time in memory-bound kernels (%s measured by DRAM throughput, %s guessed from names).",
@@ -1821,6 +2496,35 @@ static void rule_membound(struct ctx *c, struct gd_finding *f)
 		     *f->kernel ? "; top candidate " : "", f->kernel, t(kt, 0.5 * mem));
 }
 
+/* A GEMM-like kernel's use of the tensor cores from its own counters (issue 19). The tensor
+ * instructions (HMMA less nvcc's HFMA2.MMA idiom, GMMA, IMMA, DMMA) decide; the tensor pipe's
+ * activity where they were not counted. Without tensor instructions, its matrix math ran on the
+ * CUDA cores when their FP32 + FP16 FLOP rate is a real share of the FP32 ceiling; at the DRAM
+ * roof tensor cores would not make it faster (a GEMV). KT_UNKNOWN: a figure is missing. */
+enum { KT_UNKNOWN = 0, KT_USED, KT_SIMT, KT_LITTLE_MATH, KT_AT_DRAM };
+static int kc_tensor(const struct ctx *c, const struct gd_kc_kernel *k, double *fp_pct)
+{
+	double ti = k->tensor_inst, tact = k->q[GD_KC_TENSOR_ACTIVE], dur = k->q[GD_KC_DURATION];
+	double f32 = k->flops[GD_P_FP32], f16 = k->flops[GD_P_FP16];
+	double fp = isfinite(f32) && isfinite(f16) ? f32 + f16 : isfinite(f32) ? f32 : f16;
+	const struct gd_kc_ceilings *cl = kc_ceil(c->s, k->device);
+	double peak = cl ? cl->cuda_core[GD_P_FP32] : NAN;
+	*fp_pct = NAN;
+	if (!isfinite(ti) && !isfinite(tact))
+		return KT_UNKNOWN;
+	if (isfinite(ti) ? ti >= 1 : tact >= PM_TENSOR_IDLE_PCT)
+		return KT_USED;
+	if (k->bound == GD_KB_MEMORY)
+		return KT_AT_DRAM;
+	if (!isfinite(fp))
+		return KT_UNKNOWN;
+	if (isfinite(peak) && peak > 0 && isfinite(dur) && dur > 0) {
+		*fp_pct = 100 * fp / (dur * 1e-9) / peak;
+		return *fp_pct >= KC_TENSOR_FP_PCT ? KT_SIMT : KT_LITTLE_MATH;
+	}
+	return fp >= KC_TENSOR_FP_MIN ? KT_SIMT : KT_LITTLE_MATH;
+}
+
 static int tensor_sev(double frac)
 {
 	return frac >= TENSOR_HIGH ? GD_SEV_HIGH : frac >= TENSOR_WARN ? GD_SEV_WARN : GD_SEV_NONE;
@@ -1831,9 +2535,10 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32], b4[32], nc[300];
-	double simt = 0, unknown = 0, mm = 0, simt_meas = 0, meas_ns = 0, overruled = 0;
+	double simt = 0, unknown = 0, mm = 0, simt_meas = 0, meas_ns = 0, overruled = 0, simt_kc = 0, kc_ns = 0;
 	const char *worst = NULL;
-	const struct gd_kstat *worst_meas = NULL, *over = NULL;
+	const struct gd_kstat *worst_meas = NULL, *over = NULL, *worst_kc = NULL;
+	const struct gd_kc_kernel *over_kc = NULL;
 	int nlisted = 0;
 	const struct gd_arch *a = p->ndev ? gd_arch_find(p->dev[0].major, p->dev[0].minor) : NULL;
 	if (!c->judge_gpu || s->kernel_ns <= 0) {
@@ -1855,6 +2560,25 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 		if (k->kind != GD_KIND_GEMM && k->kind != GD_KIND_CONV)
 			continue;
 		mm += k->total_ns;
+		/* its own counters first (issue 19): the most specific measurement */
+		const struct gd_kc_kernel *kc = kc_of_slot(c, i);
+		double fpp;
+		int kt = kc ? kc_tensor(c, kc, &fpp) : KT_UNKNOWN;
+		if (kt != KT_UNKNOWN) {
+			kc_ns += k->total_ns;
+			if (kt == KT_SIMT) {
+				simt_kc += k->total_ns;
+				if (!worst_kc)
+					worst_kc = k;
+			} else if (kt == KT_USED && k->tc == 0) {
+				overruled += k->total_ns;
+				if (!over) {
+					over = k;
+					over_kc = kc;
+				}
+			}
+			continue;
+		}
 		if (isfinite(tp)) {
 			/* measured: the tensor pipe decides, whatever the name says; a GEMM (a GEMV)
 			 * at the DRAM bottleneck would not run faster on tensor cores */
@@ -1876,10 +2600,16 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 			unknown += k->total_ns;
 		}
 	}
-	double frac = (simt + simt_meas) / s->kernel_ns;
+	double frac = (simt + simt_meas + simt_kc) / s->kernel_ns;
 	ev(f, "matmul_fraction", mm / s->kernel_ns, "fraction", "%s of kernel time in GEMM/convolution",
 	   pc(b1, mm / s->kernel_ns));
-	if (meas_ns <= 0)
+	if (kc_ns > 0)
+		ev(f, "fp32_simt_fraction", frac, "fraction",
+		   "%s in CUDA-core matrix math: %s by kernel counters (no tensor instruction, FP32/FP16 at ≥ %.0f %% of the "
+		   "FP32 ceiling), %s by PM samples, %s from names",
+		   pc(b1, frac), pc(b2, simt_kc / s->kernel_ns), KC_TENSOR_FP_PCT, pc(b3, simt_meas / s->kernel_ns),
+		   pc(b4, simt / s->kernel_ns));
+	else if (meas_ns <= 0)
 		ev(f, "fp32_simt_fraction", frac, "fraction",
 		   "%s in kernels whose names mark FP32 CUDA-core math (sgemm, simt)", pc(b1, frac));
 	else
@@ -1889,8 +2619,29 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 		   pc(b1, frac), pc(b2, simt_meas / s->kernel_ns), PM_TENSOR_IDLE_PCT, pc(b3, simt / s->kernel_ns));
 	if (*nc)
 		ev(f, "counters", NAN, "", "%s: precision guessed from kernel names", nc);
+	for (int i = 0; i < s->nks && nlisted < 2 && kc_ns > 0; i++) {
+		const struct gd_kstat *k = &s->ks[i];
+		const struct gd_kc_kernel *kc = kc_of_slot(c, i);
+		double fpp;
+		if ((k->kind == GD_KIND_GEMM || k->kind == GD_KIND_CONV) && kc && kc_tensor(c, kc, &fpp) == KT_SIMT) {
+			char key[40], fl[32];
+			double f32 = kc->flops[GD_P_FP32], f16 = kc->flops[GD_P_FP16], dur = kc->q[GD_KC_DURATION];
+			double fp = (isfinite(f32) ? f32 : 0) + (isfinite(f16) ? f16 : 0);
+			snprintf(key, sizeof(key), "kernel%d_tensor_inst", ++nlisted);
+			ev(f, key, kc->tensor_inst, "count",
+			   "%s: %.0f tensor instructions per launch, FP32/FP16 %s (%s of the FP32 CUDA-core ceiling), tensor pipe "
+			   "%s active; %s of kernel time",
+			   k->short_name, kc->tensor_inst, gd_fmt_si(fl, 32, dur > 0 ? fp / (dur * 1e-9) : NAN, "FLOP/s"),
+			   pp(b2, fpp), pp(b3, kc->q[GD_KC_TENSOR_ACTIVE]), pc(b4, k->total_ns / s->kernel_ns));
+		}
+	}
 	for (int i = 0; i < s->nks && nlisted < 2; i++) {
 		const struct gd_kstat *k = &s->ks[i];
+		if (kc_of_slot(c, i) && kc_ns > 0) {
+			double fpp;
+			if (kc_tensor(c, kc_of_slot(c, i), &fpp) != KT_UNKNOWN)
+				continue;
+		}
 		double tp = k_pm(k, GD_PM_TENSOR), d = k_dram(k);
 		if ((k->kind == GD_KIND_GEMM || k->kind == GD_KIND_CONV) && isfinite(tp) && tp < PM_TENSOR_IDLE_PCT &&
 		    !(isfinite(d) && d >= PM_BOUND_PCT)) {
@@ -1900,7 +2651,13 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 			ev(f, key, tp / 100, "fraction", "%s", kt);
 		}
 	}
-	if (over) {
+	if (over_kc) {
+		ev(f, "names_overruled_fraction", overruled / s->kernel_ns, "fraction",
+		   "%s of kernel time in kernels whose names say FP32 but whose counters say otherwise (e.g. %s: %.0f tensor "
+		   "instructions per launch, tensor pipe %s active): not counted",
+		   pc(b1, overruled / s->kernel_ns), over->short_name, over_kc->tensor_inst,
+		   pp(b3, over_kc->q[GD_KC_TENSOR_ACTIVE]));
+	} else if (over) {
 		ev(f, "names_overruled_fraction", overruled / s->kernel_ns, "fraction",
 		   "%s of kernel time in kernels whose names say FP32 but whose counters say otherwise (e.g. %s: tensor "
 		   "pipe %s, DRAM %s): not counted",
@@ -1909,16 +2666,26 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 	}
 	ev(f, "unknown_precision_fraction", unknown / s->kernel_ns, "fraction",
 	   "%s in user GEMM kernels whose precision the name does not tell", pc(b1, unknown / s->kernel_ns));
-	if (worst_meas)
+	if (worst_kc)
+		snprintf(f->kernel, sizeof(f->kernel), "%s", worst_kc->short_name);
+	else if (worst_meas)
 		snprintf(f->kernel, sizeof(f->kernel), "%s", worst_meas->short_name);
 	else if (worst)
 		snprintf(f->kernel, sizeof(f->kernel), "%s", worst);
-	/* measured when the kernels with counters alone reach the same severity */
 	int sev = tensor_sev(frac);
-	f->basis = meas_ns > 0 && tensor_sev(simt_meas / s->kernel_ns) == sev ? GD_BASIS_COUNTERS : GD_BASIS_NAMES;
+	/* measured when the kernels with counters alone reach the same severity: their own
+	 * counters first, then PM samples (with them) */
+	f->basis = kc_ns > 0 && tensor_sev(simt_kc / s->kernel_ns) == sev ? GD_BASIS_KCOUNTERS
+		   : meas_ns > 0 && tensor_sev((simt_meas + simt_kc) / s->kernel_ns) == sev ? GD_BASIS_COUNTERS
+											 : GD_BASIS_NAMES;
 	if (frac >= TENSOR_WARN) {
-		double share = clamp01((simt + simt_meas) / c->span);
-		if (f->basis == GD_BASIS_COUNTERS)
+		double share = clamp01((simt + simt_meas + simt_kc) / c->span);
+		if (f->basis == GD_BASIS_KCOUNTERS)
+			fire(f, sev, share, TENSOR_ADVICE,
+			     "%s of kernel time is matrix math on the CUDA cores with no tensor-core instruction (kernel "
+			     "counters: %s) on a GPU with %s tensor cores.",
+			     pc(b1, frac), worst_kc->short_name, a->tensor_gen);
+		else if (f->basis == GD_BASIS_COUNTERS)
 			fire(f, sev, share, TENSOR_ADVICE,
 			     "%s of kernel time is matrix math with the tensor pipe idle (measured: %s, tensor pipe %s "
 			     "active) on a GPU with %s tensor cores.",
@@ -1926,7 +2693,8 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 		else
 			fire(f, sev, share, TENSOR_ADVICE,
 			     "%s of kernel time is FP32 matrix math on CUDA cores (e.g. %s) on a GPU with %s tensor cores.",
-			     pc(b1, frac), worst ? worst : worst_meas ? worst_meas->short_name : "?", a->tensor_gen);
+			     pc(b1, frac), worst ? worst : worst_meas ? worst_meas->short_name : worst_kc ? worst_kc->short_name : "?",
+			     a->tensor_gen);
 		return;
 	}
 	f->basis = GD_BASIS_NAMES;
@@ -1941,7 +2709,13 @@ static void rule_tensor(struct ctx *c, struct gd_finding *f)
 	}
 	if (meas_ns > 0)
 		f->basis = GD_BASIS_COUNTERS;
-	if (meas_ns <= 0)
+	if (kc_ns > 0)
+		f->basis = GD_BASIS_KCOUNTERS;
+	if (kc_ns > 0)
+		clear(f, "No significant FP32 CUDA-core matrix math (%s; %s of kernel time in GEMMs with kernel counters, "
+			 "whose tensor instructions decide).",
+		      pc(b1, frac), pc(b2, kc_ns / s->kernel_ns));
+	else if (meas_ns <= 0)
 		clear(f, "No significant FP32 CUDA-core matrix math (%s).", pc(b1, frac));
 	else
 		clear(f, "No significant FP32 CUDA-core matrix math (%s; %s of kernel time in GEMMs with counters, whose "
@@ -1969,7 +2743,7 @@ static void rule_latency(struct ctx *c, struct gd_finding *f)
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], nc[300], why[400], kt[200];
-	double lat = 0, meas = 0, hot = 0;
+	double lat = 0, meas = 0, hot = 0, kc_ns = 0;
 	const struct gd_kstat *worst = NULL;
 	int any = 0, nlisted = 0;
 	if (!c->judge_gpu || s->kernel_ns <= 0) {
@@ -1979,7 +2753,11 @@ static void rule_latency(struct ctx *c, struct gd_finding *f)
 	for (int i = 0; i < s->nks; i++)
 		any |= s->ks[i].pm_samples > 0;
 	if (!any) {
-		if (*no_counters(p, nc, sizeof(nc)))
+		if (c->nkc > 0)
+			snprintf(why, sizeof(why),
+				 "No PM samples (a --metrics run leaves the counters to the range profiler): the profiled "
+				 "kernels' roofline position says it instead (roofline).");
+		else if (*no_counters(p, nc, sizeof(nc)))
 			snprintf(why, sizeof(why), "Only the GPU's counters can tell, and %s.", nc);
 		else if (!strcmp(p->counters, "ok"))
 			snprintf(why, sizeof(why),
@@ -1998,6 +2776,13 @@ static void rule_latency(struct ctx *c, struct gd_finding *f)
 		if (k->kind == GD_KIND_NCCL)
 			continue;
 		hot += k->total_ns;
+		/* placed on the roofline by its own counters (issue 19): the roofline rule's, which
+		 * says the same more precisely (the % of each roof reached); not counted twice */
+		const struct gd_kc_kernel *kc = kc_of_slot(c, i);
+		if (kc && kc_place(kc).bound != RP_UNKNOWN) {
+			kc_ns += k->total_ns;
+			continue;
+		}
 		int lb = latency_bound(k);
 		if (lb < 0)
 			continue;
@@ -2019,7 +2804,12 @@ static void rule_latency(struct ctx *c, struct gd_finding *f)
 		}
 	}
 	if (meas <= 0) {
-		insufficient(f, "None of the hot kernels has SM and DRAM counters (each needs samples of it running alone).");
+		if (kc_ns > 0)
+			insufficient(f, "Every hot kernel with counters is placed on the roofline by its kernel counters "
+					"(roofline); the others have no PM samples.");
+		else
+			insufficient(f, "None of the hot kernels has SM and DRAM counters (each needs samples of it running "
+					"alone).");
 		return;
 	}
 	f->basis = GD_BASIS_COUNTERS;
@@ -2263,6 +3053,9 @@ static void ctx_free(struct ctx *c)
 	free(c->k_launch_end);
 	free(c->c_launch_end);
 	free(c->k_graphlaunch);
+	free(c->kci);
+	free(c->kcns);
+	free(c->kc_of);
 }
 
 static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
@@ -2272,9 +3065,9 @@ static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 		return fb - fa;
 	if (a->severity != b->severity)
 		return b->severity - a->severity;
-	/* a measured cause above a guess from names (verdict.h) */
-	if (fa && (a->basis == GD_BASIS_NAMES) != (b->basis == GD_BASIS_NAMES))
-		return a->basis == GD_BASIS_NAMES ? 1 : -1;
+	/* a measured cause above a guess from names, a kernel's own counters above both (verdict.h) */
+	if (fa && basis_weight(a->basis) != basis_weight(b->basis))
+		return basis_weight(b->basis) - basis_weight(a->basis);
 	double sa = isfinite(a->rank_share) ? a->rank_share : -1, sb = isfinite(b->rank_share) ? b->rank_share : -1;
 	if (sa != sb)
 		return sa < sb ? 1 : -1;
@@ -2307,6 +3100,10 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		c.slot[i] = -1;
 	for (int i = 0; i < s->nks; i++)
 		c.slot[s->ks[i].name] = i;
+	if (kc_index(&c)) {
+		ctx_free(&c);
+		return GD_EFAIL;
+	}
 	for (long i = 1; i < s->nbusy; i++) {
 		c.gaps[c.ngaps].start = s->busy[i - 1].end;
 		c.gaps[c.ngaps].end = s->busy[i].start;
@@ -2318,7 +3115,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	rule_profiler(&c, &v->f[GD_R_PROFILER]);
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
-			if (r != GD_R_PROFILER)
+			if (r >= GD_R_UNCOALESCED && kc_not_applicable(&c))
+				kc_gate(&c, &v->f[r]);
+			else if (r != GD_R_PROFILER)
 				insufficient(&v->f[r], !strcmp(p->untraced_status, "light")
 							       ? "Needs a trace: light mode (--light) recorded none."
 							       : "Nothing was traced (see \"What the profile could not show\").");
@@ -2337,6 +3136,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		rule_throttle(&c, &v->f[GD_R_THROTTLE]);
 		rule_memory(&c, &v->f[GD_R_MEMORY]);
 		rule_comm(&c, &v->f[GD_R_COMM]);
+		rule_uncoalesced(&c, &v->f[GD_R_UNCOALESCED]);
+		rule_divergence(&c, &v->f[GD_R_DIVERGENCE]);
+		rule_roofline(&c, &v->f[GD_R_ROOFLINE]);
 	}
 	for (int r = 0; r < GD_R_COUNT; r++)
 		v->f[r].rank_share = v->f[r].share;

@@ -1,8 +1,10 @@
 /* The verdicts (issue 9): the guide's diagnosis checklist (§16) walked over one profile.
- * Thirteen rules, each ending in one of three states — clear, fired (with a severity, the
+ * Sixteen rules, each ending in one of three states — clear, fired (with a severity, the
  * evidence numbers, the share of time at stake, the guide section and advice) or
- * "insufficient signal" (with what was missing). Thresholds are the named constants in
- * verdict.c and are listed in docs/verdicts.md. */
+ * "insufficient signal" (with what was missing). The three rules of per-kernel counters
+ * (issue 19: uncoalesced, divergence, roofline) are "not applicable" in a profile recorded
+ * without `gpudiag run --metrics`, so that its report reads as before. Thresholds are the named
+ * constants in verdict.c and are listed in docs/verdicts.md. */
 #ifndef GPUDIAG_VERDICT_H
 #define GPUDIAG_VERDICT_H
 
@@ -12,16 +14,24 @@
 enum gd_rule {
 	GD_R_IDLE = 0, GD_R_LAUNCH, GD_R_SYNC, GD_R_PAGEABLE, GD_R_DEFAULT_STREAM, GD_R_OCCUPANCY,
 	GD_R_MEMBOUND, GD_R_TENSOR, GD_R_LATENCY, GD_R_THROTTLE, GD_R_MEMORY, GD_R_COMM, GD_R_PROFILER,
+	/* per-kernel counters (issue 19), after the older rules so that ties keep their order */
+	GD_R_UNCOALESCED, GD_R_DIVERGENCE, GD_R_ROOFLINE,
 	GD_R_COUNT
 };
-enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT };
+/* GD_NOT_APPLICABLE: the rule judges a kind of record the run was not asked to collect (the
+ * per-kernel counters of --metrics); renderers leave it out, and the verdict line does not
+ * count it among the checks. */
+enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT, GD_NOT_APPLICABLE };
 enum gd_sev { GD_SEV_NONE = 0, GD_SEV_INFO, GD_SEV_WARN, GD_SEV_HIGH };
 /* What a fired finding rests on. A measured cause outranks a guess from kernel names at the
- * same severity: the ranking is severity, then basis, then time at stake. */
+ * same severity: the ranking is severity, then basis (kernel counters, then the trace and PM
+ * counters alike, then kernel names), then time at stake. */
 enum gd_basis {
 	GD_BASIS_TRACE = 0, /* measured: the trace's timings (kernels, copies, API calls, NVML) */
-	GD_BASIS_COUNTERS,  /* measured: the GPU's performance counters */
-	GD_BASIS_NAMES      /* inferred from kernel names, not measured */
+	GD_BASIS_COUNTERS,  /* measured: the GPU's performance counters, sampled (PM sampling) */
+	GD_BASIS_NAMES,     /* inferred from kernel names, not measured */
+	GD_BASIS_KCOUNTERS  /* measured: per-launch counters of the kernel itself (range profiler,
+			       gpudiag run --metrics; s->kc) */
 };
 
 #define GD_MAX_EVIDENCE 12
@@ -67,8 +77,8 @@ struct gd_verdicts {
 
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);
 const char *gd_sev_name(int sev);     /* "info", "warning", "high" */
-const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal" */
-const char *gd_basis_name(int basis); /* "trace", "counters", "kernel names" */
+const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal", "not applicable" */
+const char *gd_basis_name(int basis); /* "trace", "counters", "kernel names", "kernel counters" */
 
 /* Total length of the intersection of two sorted lists of disjoint intervals. */
 double gd_overlap(const struct gd_interval *a, long na, const struct gd_interval *b, long nb);

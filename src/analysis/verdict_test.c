@@ -136,6 +136,93 @@ static double evv(const struct gd_finding *f, const char *key)
 
 static void done(struct gd_profile *p, struct gd_summary *s) { gd_summary_free(s), gd_profile_free(p); }
 
+/* ---- per-kernel counters (issue 19): the view s->kc filled by hand, as gd_kc_view_build
+ * would fill it from the profiled launches; every quantity unknown (NaN) until set ---- */
+static struct gd_kc_ceilings H200_CEIL = {
+	.dram_bps = 4.0e12, .l2_bps = 10e12, .measured = 1, .source = "measured by gpudiag roofline 2026-12-03"};
+
+static struct gd_kc_kernel kc_new(struct gd_profile *p, const char *name, double dur_ns)
+{
+	struct gd_kc_kernel k;
+	memset(&k, 0, sizeof(k));
+	k.name = k.dname = gd_profile_intern(p, name);
+	k.launches = 3;
+	k.passes = 12;
+	for (int m = 0; m < GD_KC_COUNT; m++)
+		k.q[m] = NAN;
+	for (int m = 0; m < GD_P_COUNT; m++)
+		k.flops[m] = NAN;
+	k.tensor_inst = k.dram_bytes = k.dram_bps = k.flop_s = k.intensity = NAN;
+	k.ld_sectors_per_req = k.st_sectors_per_req = k.ld_used_pct = k.st_used_pct = NAN;
+	k.threads_per_inst = k.achieved_occ_pct = k.theoretical_occ_pct = NAN;
+	k.ceiling = k.roof_pct = k.dram_roof_pct = k.time_share = NAN;
+	for (int j = 0; j < GD_KC_TOP_STALLS; j++) {
+		k.stall[j] = -1;
+		k.stall_pct[j] = NAN;
+	}
+	k.bound = GD_KB_UNKNOWN;
+	k.q[GD_KC_DURATION] = dur_ns;
+	return k;
+}
+
+/* global loads (or stores): sectors and requests per launch, % of each sector used */
+static void kc_access(struct gd_kc_kernel *k, int store, double sectors, double requests, double used)
+{
+	k->q[store ? GD_KC_ST_SECTORS : GD_KC_LD_SECTORS] = sectors;
+	k->q[store ? GD_KC_ST_REQUESTS : GD_KC_LD_REQUESTS] = requests;
+	*(store ? &k->st_sectors_per_req : &k->ld_sectors_per_req) = sectors / requests;
+	*(store ? &k->st_used_pct : &k->ld_used_pct) = used;
+}
+
+/* a place on the roofline, as the view derives it */
+static void kc_roof(struct gd_kc_kernel *k, int bound, double roof_pct, double dram_roof_pct, double sm_pct,
+		    double mem_pct)
+{
+	k->bound = bound;
+	k->prec = GD_P_FP32;
+	k->roof_pct = roof_pct;
+	k->dram_roof_pct = dram_roof_pct;
+	k->dram_bps = dram_roof_pct / 100 * H200_CEIL.dram_bps;
+	k->intensity = bound == GD_KB_MEMORY ? 0.25 : 2.0;
+	k->ceiling = fmin(H200_CEIL.cuda_core[GD_P_FP32], k->intensity * H200_CEIL.dram_bps);
+	k->flop_s = roof_pct / 100 * k->ceiling;
+	k->q[GD_KC_SM_PCT] = sm_pct;
+	k->q[GD_KC_MEM_PCT] = mem_pct;
+}
+
+/* the verdicts with s->kc = the n kernels given (the summary's own view put back after) */
+static void run_kc(struct gd_profile *p, struct gd_summary *s, struct gd_verdicts *v, struct gd_kc_kernel *k, int n)
+{
+	struct gd_kc_view saved;
+	H200_CEIL.cuda_core[GD_P_FP32] = 60e12;
+	gd_profile_finish(p);
+	CHECK_INT(gd_summary_compute(p, s), GD_OK);
+	saved = s->kc;
+	s->kc = (struct gd_kc_view){.k = k, .nk = n, .profiled = 3L * n, .max_passes = 12, .ceil = &H200_CEIL, .nceil = 1};
+	snprintf(p->metrics, sizeof(p->metrics), "default");
+	CHECK_INT(gd_verdicts_compute(p, s, v), GD_OK);
+	s->kc = saved;
+}
+
+static int rank_of(const struct gd_verdicts *v, int rule)
+{
+	for (int i = 0; i < GD_R_COUNT; i++)
+		if (v->order[i] == rule)
+			return i;
+	return -1;
+}
+
+/* 100 launches each of the names given, 4 ms each, one after the other */
+static void kc_loop(struct gd_profile *p, const char *const *names, int n, int grid, int block, int regs)
+{
+	int64_t t = 1000 * MS;
+	setup(p);
+	for (int i = 0; i < 100; i++)
+		for (int j = 0; j < n; j++)
+			t = kern(p, t, 4 * MS, names[j], grid, block, regs, 5 * US) + 1 * US;
+	nvml(p, 1000 * MS, t, 0, 1980, 1e10);
+}
+
 /* kernels of 1 ms separated by gaps making `idle` of the span idle */
 static void idle_case(double idle, int *state, int *sev, double *busy)
 {
@@ -775,6 +862,274 @@ int main(void)
 		done(&p, &s);
 	}
 
+	/* ---- per-kernel counters (issue 19) ---- */
+	/* uncoalesced (§7): a kernel beside its coalesced twin (4 sectors per request, all used);
+	 * fired only below 50 % used at more than 8 sectors per request: 8-byte unit-stride (8,
+	 * all used) and float4 loads (16, all used) are coalesced, and so is 8 at 25 % (≤ 8) */
+	{
+		static const struct {
+			double spr, used;
+			int fired;
+		} cs[] = {{32, 12.5, 1}, {4, 100, 0}, {8, 100, 0}, {16, 100, 0}, {16, 49, 1}, {8, 25, 0}, {16, 50, 0}};
+		const char *names[] = {"_Z7stridedPfi", "_Z9coalescedPf"};
+		struct gd_kc_kernel k[2];
+		for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+			kc_loop(&p, names, 2, 10560, 256, 32);
+			k[0] = kc_new(&p, names[0], 4 * MS);
+			k[1] = kc_new(&p, names[1], 4 * MS);
+			kc_access(&k[0], 0, cs[i].spr * 1e6, 1e6, cs[i].used);
+			kc_access(&k[0], 1, 4e6, 1e6, 100);
+			kc_access(&k[1], 0, 4e6, 1e6, 100);
+			kc_access(&k[1], 1, 4e6, 1e6, 100);
+			run_kc(&p, &s, &v, k, 2);
+			const struct gd_finding *f = &v.f[GD_R_UNCOALESCED];
+			CHECK_INT(f->state, cs[i].fired ? GD_FIRED : GD_CLEAR);
+			CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+			CHECK_NEAR(evv(f, "judged_fraction"), 1.0, 1e-9);
+			CHECK_NEAR(evv(f, "uncoalesced_fraction"), cs[i].fired ? 0.5 : 0, 1e-3);
+			if (i == 0) {
+				/* at stake: its half of the time × the 896 of its 1152 MB of sector bytes unused */
+				CHECK_INT(f->severity, GD_SEV_HIGH);
+				CHECK_NEAR(f->share, 0.5 * 896.0 / 1152.0, 1e-3);
+				CHECK_STR(f->kernel, "strided");
+				CHECK_NEAR(evv(f, "kernel1_sectors_per_request"), 32, 1e-9);
+				CHECK_NEAR(evv(f, "kernel1_used_fraction"), 0.125, 1e-9);
+				CHECK_NEAR(evv(f, "kernel1_wasted_bytes"), 32e6 * 32 * 0.875, 1);
+				CHECK(strstr(f->headline, "accesses global memory uncoalesced: 32.0 sectors per request (ideal 4)") != NULL);
+				CHECK(strstr(evt(f, "kernel1_sectors_per_request"), "global loads take") != NULL);
+				CHECK_INT(v.order[0], GD_R_UNCOALESCED);
+			}
+			done(&p, &s);
+		}
+		/* --metrics=basic: sectors and requests only, no bytes used per sector: not judged */
+		kc_loop(&p, names, 1, 10560, 256, 32);
+		k[0] = kc_new(&p, names[0], 4 * MS);
+		k[0].q[GD_KC_LD_SECTORS] = 32e6;
+		k[0].q[GD_KC_LD_REQUESTS] = 1e6;
+		run_kc(&p, &s, &v, k, 1);
+		CHECK_INT(v.f[GD_R_UNCOALESCED].state, GD_INSUFFICIENT);
+		CHECK_INT(v.f[GD_R_DIVERGENCE].state, GD_INSUFFICIENT);
+		CHECK_INT(v.f[GD_R_ROOFLINE].state, GD_INSUFFICIENT);
+		done(&p, &s);
+	}
+
+	/* divergence (§8): 14 threads per instruction fires (at stake: its half × 18/32 lanes idle);
+	 * 30 and exactly 24 do not */
+	{
+		const double tpi[] = {14, 30, 24};
+		const char *names[] = {"_Z7branchyPfi", "_Z9coalescedPf"};
+		for (int i = 0; i < 3; i++) {
+			struct gd_kc_kernel k[2];
+			kc_loop(&p, names, 2, 10560, 256, 32);
+			k[0] = kc_new(&p, names[0], 4 * MS);
+			k[1] = kc_new(&p, names[1], 4 * MS);
+			k[0].threads_per_inst = tpi[i];
+			k[1].threads_per_inst = 32;
+			run_kc(&p, &s, &v, k, 2);
+			const struct gd_finding *f = &v.f[GD_R_DIVERGENCE];
+			CHECK_INT(f->state, i == 0 ? GD_FIRED : GD_CLEAR);
+			if (i == 0) {
+				CHECK_INT(f->severity, GD_SEV_HIGH);
+				CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+				CHECK_NEAR(f->share, 0.5 * 18.0 / 32.0, 1e-3);
+				CHECK_NEAR(evv(f, "kernel1_threads_per_inst"), 14, 0);
+				CHECK_STR(f->kernel, "branchy");
+				CHECK(strstr(f->headline, "14.0 of 32 threads per executed instruction") != NULL);
+			}
+			CHECK_NEAR(evv(f, "divergent_fraction"), i == 0 ? 0.5 : 0, 1e-3);
+			/* no coalescing counters: that rule says so, divergence is judged all the same */
+			CHECK_INT(v.f[GD_R_UNCOALESCED].state, GD_INSUFFICIENT);
+			done(&p, &s);
+		}
+	}
+
+	/* occupancy (§6) measured: 10 full waves of 100 %-occupancy blocks (nothing for the
+	 * calculator to see) reaching 40 % achieved is an imbalance/tail; 90 % is fine; a
+	 * register-limited 12.5 % names its limiter with the achieved figure beside it */
+	for (int cs = 0; cs < 4; cs++) {
+		const char *nm[] = {"_Z7stencilPf"};
+		struct gd_kc_kernel k[1];
+		kc_loop(&p, nm, 1, 10560, 256, cs == 3 ? 255 : 32);
+		k[0] = kc_new(&p, nm[0], 4 * MS);
+		k[0].theoretical_occ_pct = cs == 3 ? 12.5 : 100;
+		k[0].achieved_occ_pct = cs == 0 ? 40 : cs == 1 ? 90 : cs == 3 ? 12 : NAN;
+		k[0].occ_limiter = cs == 3 ? "registers" : NULL;
+		run_kc(&p, &s, &v, k, 1);
+		const struct gd_finding *f = &v.f[GD_R_OCCUPANCY];
+		CHECK_INT(f->state, cs == 0 || cs == 3 ? GD_FIRED : GD_CLEAR);
+		if (cs == 0) {
+			CHECK_INT(f->severity, GD_SEV_WARN);
+			CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+			CHECK_NEAR(f->share, 0.5 * (1 - 0.4), 1e-3);
+			CHECK_NEAR(evv(f, "achieved_occupancy"), 0.40, 1e-9);
+			CHECK(strstr(f->headline, "achieved occupancy 40 % (measured) of a theoretical 100 %") != NULL);
+			CHECK(strstr(f->headline, "tail wave or blocks of unequal work") != NULL);
+			CHECK(strstr(f->advice, "balance the work") != NULL);
+		}
+		if (cs == 3) {
+			CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+			CHECK(strstr(f->headline, "theoretical occupancy 12 %, limited by registers (achieved 12 %, measured)") != NULL);
+		}
+		if (cs == 2) /* no achieved figure: as without counters */
+			CHECK(isnan(evv(f, "achieved_occupancy")));
+		done(&p, &s);
+	}
+
+	/* roofline (§10): (0) a kernel named elementwise at 85 % of the DRAM roof is a note "at
+	 * the roof", and the memory-bound rule does not count it again; (1) a latency-bound
+	 * pointer chase at 20 % of its roof and 18 % of DRAM is the high finding, and the latency
+	 * rule, whose PM samples say the same, leaves it to the roofline; (2) "latency" by FLOPs
+	 * and bytes with SM throughput at 75 % is bound by the SM (integer, shared memory);
+	 * (3) a tensor GEMM whose CUDA-core FLOPs are few is compute-bound on the tensor pipe */
+	for (int cs = 0; cs < 4; cs++) {
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		const char *nm[] = {cs == 0 ? ew : cs == 3 ? GEMM : "_Z5chasePiS_"};
+		struct gd_kc_kernel k[1];
+		kc_loop(&p, nm, 1, 10560, 256, 32);
+		snprintf(p.counters, sizeof(p.counters), "ok");
+		if (cs == 1)
+			kcounters(&p, nm[0], 900, 95, 10, 0, 5);
+		k[0] = kc_new(&p, nm[0], 4 * MS);
+		if (cs == 0)
+			kc_roof(&k[0], GD_KB_MEMORY, 85, 85, 20, 88);
+		else if (cs == 1) {
+			kc_roof(&k[0], GD_KB_LATENCY, 20, 18, 25, 20);
+			k[0].stall[0] = GD_KC_STALL_LONG_SCOREBOARD;
+			k[0].stall_pct[0] = 62;
+		} else if (cs == 2)
+			kc_roof(&k[0], GD_KB_LATENCY, 20, 18, 75, 20);
+		else {
+			kc_roof(&k[0], GD_KB_LATENCY, 2, 10, 70, 30);
+			k[0].tensor_inst = 5e6;
+			k[0].q[GD_KC_TENSOR_ACTIVE] = 70;
+		}
+		run_kc(&p, &s, &v, k, 1);
+		const struct gd_finding *f = &v.f[GD_R_ROOFLINE];
+		CHECK_INT(f->state, GD_FIRED);
+		CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+		CHECK_INT(f->severity, cs == 1 ? GD_SEV_HIGH : GD_SEV_INFO);
+		CHECK_NEAR(evv(f, "ceiling_measured"), 1, 0);
+		CHECK(strstr(evt(f, "ceiling_measured"), "measured by gpudiag roofline 2026-12-03") != NULL);
+		CHECK_NEAR(evv(f, "placed_fraction"), 1.0, 1e-9);
+		if (cs == 0) {
+			CHECK(strstr(f->headline, "At the roof: ") == f->headline);
+			CHECK(strstr(f->headline, "memory-bound at 85 % of the DRAM ceiling") != NULL);
+			CHECK(strstr(evt(f, "kernel1_roof_fraction"), "DRAM 3.40 TB/s = 85 % of the 4.00 TB/s ceiling") != NULL);
+			CHECK_NEAR(evv(f, "kernel1_roof_fraction"), 0.85, 1e-9);
+			CHECK(isnan(f->share));
+			CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_CLEAR);
+			CHECK_NEAR(evv(&v.f[GD_R_MEMBOUND], "memory_bound_fraction"), 0, 0);
+		}
+		if (cs == 1) {
+			CHECK_NEAR(f->share, 0.8, 1e-3);
+			CHECK_NEAR(evv(f, "latency_bound_fraction"), 1.0, 1e-9);
+			CHECK(strstr(f->headline, "latency-bound: 20 % of its roof, DRAM at 18 % of its ceiling") != NULL);
+			CHECK(strstr(f->advice, "long scoreboard (global/local memory) 62 %") != NULL);
+			CHECK_INT(v.f[GD_R_LATENCY].state, GD_INSUFFICIENT);
+			CHECK(strstr(v.f[GD_R_LATENCY].headline, "roofline") != NULL);
+			CHECK_INT(v.order[0], GD_R_ROOFLINE);
+		}
+		if (cs == 2)
+			CHECK(strstr(f->headline, "compute-bound at 75 % of SM throughput") != NULL);
+		if (cs == 3) {
+			CHECK(strstr(f->headline, "compute-bound at 70 % of the tensor pipe's peak") != NULL);
+			CHECK_INT(v.f[GD_R_TENSOR].state, GD_CLEAR);
+			CHECK_INT(v.f[GD_R_TENSOR].basis, GD_BASIS_KCOUNTERS);
+		}
+		done(&p, &s);
+		/* the same profiles without kernel counters: the older rules judge them as before */
+		kc_loop(&p, nm, 1, 10560, 256, 32);
+		snprintf(p.counters, sizeof(p.counters), "ok");
+		if (cs == 1)
+			kcounters(&p, nm[0], 900, 95, 10, 0, 5);
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_ROOFLINE].state, GD_NOT_APPLICABLE);
+		if (cs == 0) {
+			CHECK_INT(v.f[GD_R_MEMBOUND].state, GD_FIRED);
+			CHECK_INT(v.f[GD_R_MEMBOUND].basis, GD_BASIS_NAMES);
+		}
+		if (cs == 1)
+			CHECK_INT(v.f[GD_R_LATENCY].state, GD_FIRED);
+		done(&p, &s);
+	}
+
+	/* tensor cores (§3) by the kernel's own counters: (0) an sgemm with no tensor instruction
+	 * at 50 % of the FP32 ceiling fires, measured; (1) a bf16 tensor-op GEMM using them is
+	 * clear; (2) an sgemm by name that runs tensor instructions is clear, the name overruled;
+	 * (3) an sgemm with no tensor instruction that hardly computes (2 % of FP32) is clear */
+	for (int cs = 0; cs < 4; cs++) {
+		const char *nm[] = {cs == 1 ? GEMM : "ampere_sgemm_128x64_nn"};
+		struct gd_kc_kernel k[1];
+		kc_loop(&p, nm, 1, 528, 256, 120);
+		k[0] = kc_new(&p, nm[0], 4 * MS);
+		k[0].tensor_inst = cs == 0 || cs == 3 ? 0 : 5e6;
+		k[0].q[GD_KC_TENSOR_ACTIVE] = cs == 0 || cs == 3 ? 0 : 70;
+		k[0].flops[GD_P_FP32] = (cs == 3 ? 0.02 : cs == 0 ? 0.5 : 0.001) * 60e12 * 4e-3;
+		k[0].flops[GD_P_FP16] = 0;
+		run_kc(&p, &s, &v, k, 1);
+		const struct gd_finding *f = &v.f[GD_R_TENSOR];
+		CHECK_INT(f->state, cs == 0 ? GD_FIRED : GD_CLEAR);
+		CHECK_INT(f->basis, GD_BASIS_KCOUNTERS);
+		CHECK_NEAR(evv(f, "fp32_simt_fraction"), cs == 0 ? 1.0 : 0, 1e-9);
+		if (cs == 0) {
+			CHECK_INT(f->severity, GD_SEV_HIGH);
+			CHECK_NEAR(evv(f, "kernel1_tensor_inst"), 0, 0);
+			CHECK(strstr(evt(f, "kernel1_tensor_inst"), "(50 % of the FP32 CUDA-core ceiling)") != NULL);
+			CHECK(strstr(f->headline, "no tensor-core instruction (kernel counters: ampere_sgemm_128x64_nn)") != NULL);
+		}
+		if (cs == 2)
+			CHECK_NEAR(evv(f, "names_overruled_fraction"), 1.0, 1e-9);
+		done(&p, &s);
+	}
+
+	/* ranking: at one severity, a kernel's own counters rank above a guess from names even
+	 * with less at stake (an uncoalesced gather, 9 % of the span, above elementwise kernels
+	 * memory-bound by name, 45 %) */
+	setup(&p);
+	{
+		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
+		int64_t t = 1000 * MS;
+		struct gd_kc_kernel k[1];
+		for (int i = 0; i < 100; i++) {
+			t = kern(&p, t, 3600 * US, ew, 10560, 256, 32, 5 * US);
+			t = kern(&p, t, 400 * US, "_Z6gatherPfPKi", 10560, 256, 32, 5 * US);
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		k[0] = kc_new(&p, "_Z6gatherPfPKi", 400 * US);
+		kc_access(&k[0], 0, 32e6, 1e6, 10);
+		kc_access(&k[0], 1, 0, 0, NAN);
+		run_kc(&p, &s, &v, k, 1);
+		const struct gd_finding *u = &v.f[GD_R_UNCOALESCED], *m = &v.f[GD_R_MEMBOUND];
+		CHECK_INT(u->state, GD_FIRED);
+		CHECK_INT(u->severity, GD_SEV_WARN);
+		CHECK_NEAR(u->share, 0.1 * 0.9, 1e-3);
+		CHECK_INT(m->state, GD_FIRED);
+		CHECK_INT(m->severity, GD_SEV_WARN);
+		CHECK_INT(m->basis, GD_BASIS_NAMES);
+		CHECK(m->share > u->share);
+		CHECK(rank_of(&v, GD_R_UNCOALESCED) < rank_of(&v, GD_R_MEMBOUND));
+		CHECK_STR(gd_basis_name(u->basis), "kernel counters");
+		done(&p, &s);
+	}
+
+	/* a --metrics run that profiled nothing says why; without --metrics the rules do not apply */
+	for (int asked = 0; asked < 2; asked++) {
+		const char *nm[] = {"_Z7stencilPf"};
+		kc_loop(&p, nm, 1, 10560, 256, 32);
+		if (asked)
+			snprintf(p.metrics_note, sizeof(p.metrics_note), "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+		if (asked)
+			run_kc(&p, &s, &v, NULL, 0);
+		else
+			run(&p, &s, &v);
+		for (int r = GD_R_UNCOALESCED; r <= GD_R_ROOFLINE; r++)
+			CHECK_INT(v.f[r].state, asked ? GD_INSUFFICIENT : GD_NOT_APPLICABLE);
+		if (asked)
+			CHECK(strstr(v.f[GD_R_ROOFLINE].headline, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES") != NULL);
+		CHECK(strstr(v.top_line, asked ? "none of the 16 checks" : "none of the 13 checks") != NULL);
+		done(&p, &s);
+	}
+
 	/* the program ran unprofiled: one high finding, every other rule insufficient */
 	setup(&p);
 	p.cupti_ok = 0;
@@ -782,6 +1137,7 @@ int main(void)
 	CHECK_INT(v.f[GD_R_PROFILER].severity, GD_SEV_HIGH);
 	CHECK_INT(v.f[GD_R_IDLE].state, GD_INSUFFICIENT);
 	CHECK_INT(v.f[GD_R_COMM].state, GD_INSUFFICIENT);
+	CHECK_INT(v.f[GD_R_ROOFLINE].state, GD_NOT_APPLICABLE);
 	done(&p, &s);
 
 	/* nothing captured: no crash, a warning that says so */
