@@ -880,7 +880,7 @@ static void page_verdicts(const struct gd_verdicts *v, FILE *f)
 	fputs("<h3>Not fired</h3><table><tr><th>check</th><th>state</th><th>why</th></tr>\n", f);
 	for (int i = 0; i < GD_R_COUNT; i++) {
 		const struct gd_finding *fi = &v->f[v->order[i]];
-		if (fi->state == GD_FIRED)
+		if (fi->state == GD_FIRED || fi->state == GD_NOT_APPLICABLE)
 			continue;
 		fputs("<tr>", f);
 		td(f, fi->title, 0);

@@ -730,7 +730,8 @@ static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
 
 	gd_json_arr(j, "findings");
 	for (int i = 0; i < GD_R_COUNT; i++)
-		json_finding(j, &v->f[v->order[i]]);
+		if (v->f[v->order[i]].state != GD_NOT_APPLICABLE)
+			json_finding(j, &v->f[v->order[i]]);
 	gd_json_arr_end(j);
 }
 
