@@ -309,8 +309,8 @@ static int cmp_share(const void *x, const void *y)
 
 /* Fills kernel k from the launches g[0..n) (one device and name); vals: scratch of n. */
 static void build_kernel(const struct gd_profile *p, const struct gd_summary *s, const struct gd_kc_view *v,
-			 const struct gkey *g, long n, const int *dname, const int *kstat, double *vals,
-			 struct gd_kc_kernel *k, char *limiter)
+			 const struct gkey *g, long n, const int *dname, const int *kstat, const double *untraced,
+			 double *vals, struct gd_kc_kernel *k, char *limiter)
 {
 	const struct gd_klaunch *first = &p->kl[g[0].idx];
 	const struct gd_kc_ceilings *c = first->device >= 0 && first->device < v->nceil ? &v->ceil[first->device] : NULL;
@@ -345,7 +345,10 @@ static void build_kernel(const struct gd_profile *p, const struct gd_summary *s,
 		gd_occ_limiters_str(ks->occ.limiters, limiter, LIMITER_LEN);
 		k->occ_limiter = limiter;
 	}
-	k->time_share = ks && s->kernel_ns > 0 ? ks->total_ns / s->kernel_ns : NAN;
+	{
+		double ns = (ks ? ks->total_ns : 0) + untraced[first->name];
+		k->time_share = v->kernel_ns > 0 && (ks || untraced[first->name] > 0) ? ns / v->kernel_ns : NAN;
+	}
 }
 
 int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, struct gd_kc_view *v)
@@ -353,7 +356,7 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 	struct gkey *g = NULL;
 	long n = 0, ngroups = 0;
 	int *dname = NULL, *kstat = NULL;
-	double *vals = NULL;
+	double *vals = NULL, *untraced = NULL;
 	char *limiters;
 	memset(v, 0, sizeof(*v));
 	if (!p->nkl)
@@ -363,7 +366,8 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 	vals = malloc((size_t)p->nkl * sizeof(*vals));
 	dname = malloc(((size_t)p->nnames + 1) * sizeof(*dname));
 	kstat = malloc(((size_t)p->nnames + 1) * sizeof(*kstat));
-	if (!v->ceil || !g || !vals || !dname || !kstat)
+	untraced = calloc((size_t)p->nnames + 1, sizeof(*untraced));
+	if (!v->ceil || !g || !vals || !dname || !kstat || !untraced)
 		goto oom;
 	v->nceil = p->ndev;
 	for (int d = 0; d < p->ndev; d++)
@@ -382,6 +386,8 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 		if (l->name < 0 || l->name >= p->nnames)
 			continue; /* the reader never gives one; a built profile might */
 		g[n++] = (struct gkey){l->device, l->name, i};
+		if (l->status == GD_KL_OK && l->kernel < 0 && isfinite(l->q[GD_KC_DURATION]) && l->q[GD_KC_DURATION] > 0)
+			untraced[l->name] += l->q[GD_KC_DURATION];
 		if (l->status == GD_KL_OK) {
 			v->profiled++;
 			if (l->passes > v->max_passes)
@@ -390,6 +396,9 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 			v->skipped++;
 		}
 	}
+	v->kernel_ns = s && s->kernel_ns > 0 ? s->kernel_ns : 0;
+	for (int i = 0; i < p->nnames; i++)
+		v->kernel_ns += untraced[i];
 	qsort(g, (size_t)n, sizeof(*g), cmp_group);
 	for (long i = 0; i < n; i++)
 		ngroups += !i || g[i].device != g[i - 1].device || g[i].name != g[i - 1].name;
@@ -402,7 +411,7 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 		long j = i + 1;
 		while (j < n && g[j].device == g[i].device && g[j].name == g[i].name)
 			j++;
-		build_kernel(p, s, v, g + i, j - i, dname, kstat, vals, &v->k[v->nk],
+		build_kernel(p, s, v, g + i, j - i, dname, kstat, untraced, vals, &v->k[v->nk],
 			     limiters + (size_t)v->nk * LIMITER_LEN);
 		v->nk++;
 		i = j;
@@ -412,12 +421,14 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 	free(vals);
 	free(dname);
 	free(kstat);
+	free(untraced);
 	return GD_OK;
 oom:
 	free(g);
 	free(vals);
 	free(dname);
 	free(kstat);
+	free(untraced);
 	gd_kc_view_free(v);
 	return GD_EFAIL;
 }

@@ -66,7 +66,7 @@ struct gd_kc_kernel {
 
 	int stall[GD_KC_TOP_STALLS];    /* quantities (GD_KC_STALL_*) by share, -1 none */
 	double stall_pct[GD_KC_TOP_STALLS];
-	double time_share;              /* of the run's kernel time, this kernel name's (all launches) */
+	double time_share;              /* of v->kernel_ns, this kernel name's (all launches) */
 };
 
 struct gd_kc_view {
@@ -74,6 +74,11 @@ struct gd_kc_view {
 	int nk;
 	long profiled, skipped;         /* launches */
 	int max_passes;
+	/* the kernel time the shares are of: the trace's kernel time plus the measured duration
+	 * of each profiled launch the trace has no record of (CUPTI's kernel replay gave the
+	 * profiled launches no kernel activity record on the H200, CUDA 13.0); the verdicts
+	 * weigh kernel-counter findings by it, since replay inflates the run's GPU span */
+	double kernel_ns;
 	struct gd_kc_ceilings *ceil;    /* per device, p->ndev of them */
 	int nceil;
 };

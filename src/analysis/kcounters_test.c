@@ -367,6 +367,29 @@ int main(void)
 		gd_kc_view_free(&ev);
 		gd_profile_free(&e);
 	}
+	/* profiled launches the trace has no kernel record of (kernel replay gave them none on the
+	 * H200): their measured durations join the kernel time the shares are of */
+	{
+		struct gd_profile e;
+		struct gd_summary es;
+		int a = 0, b = 0;
+		gd_profile_init(&e);
+		device(&e);
+		a = gd_profile_intern(&e, "_Z1av");
+		b = gd_profile_intern(&e, "_Z1bv");
+		kernel(&e, 0, 1, a, 1000 * US, 256, 32); /* the 4th launch of a, unprofiled: 1 ms */
+		kernel(&e, 0, 2, b, 3000 * US, 256, 32); /* b, unprofiled: 3 ms */
+		for (uint32_t corr = 10; corr < 13; corr++) /* a's 3 profiled launches: 2 ms each, no record */
+			launch(&e, 0, corr, a, GD_KL_OK, 17)->q[GD_KC_DURATION] = 2000 * US;
+		gd_profile_finish(&e);
+		CHECK_INT(gd_summary_compute(&e, &es), GD_OK);
+		CHECK_NEAR(es.kc.kernel_ns, 10000.0 * US, 1e-6); /* 1 + 3 + 3 × 2 ms */
+		CHECK_INT(es.kc.nk, 1);
+		if (es.kc.nk == 1)
+			CHECK_NEAR(es.kc.k[0].time_share, 0.7, 1e-12); /* (1 + 6) / 10 */
+		gd_summary_free(&es);
+		gd_profile_free(&e);
+	}
 	CHECK_STR(gd_kc_bound_name(GD_KB_UNKNOWN), "unknown");
 	CHECK_STR(gd_kc_bound_name(GD_KB_COMPUTE), "compute");
 	gd_profile_free(&p);

@@ -371,6 +371,11 @@ struct ctx {
 	/* per-kernel counters (s->kc, issue 19; kc_index) */
 	long *kci;    /* the view's kernels with profiled launches, one per name */
 	double *kcns; /* each one's kernel time (its name's, all launches), ns */
+	/* what kernel-counter findings are weighed by: the kernel time of the view (the trace's
+	 * plus the profiled launches it has no record of, kcounters.h), not the GPU span, which
+	 * kernel replay inflates (a profiled launch is replayed once per pass, its memory saved
+	 * and restored: kernels.cu's 0.64 ms of kernels spanned 3.9 s on the H200) */
+	double kc_kern;
 	long nkc;
 	int *kc_of;   /* summary slot (s->ks) → index into s->kc.k, -1 none */
 };
@@ -1455,6 +1460,7 @@ static const struct gd_kc_ceilings *kc_ceil(const struct gd_summary *s, int dev)
 static int kc_index(struct ctx *c)
 {
 	const struct gd_summary *s = c->s;
+	c->kc_kern = s->kc.kernel_ns > 0 ? s->kc.kernel_ns : s->kernel_ns;
 	unsigned char *seen;
 	c->kc_of = malloc(((size_t)s->nks + 1) * sizeof(int));
 	c->kci = malloc(((size_t)s->kc.nk + 1) * sizeof(long));
@@ -1470,7 +1476,7 @@ static int kc_index(struct ctx *c)
 	for (int i = 0; s->kc.k && i < s->kc.nk; i++) {
 		const struct gd_kc_kernel *k = &s->kc.k[i];
 		int sl = kc_slot(c, k);
-		double ns = sl >= 0 ? s->ks[sl].total_ns : k->time_share * s->kernel_ns;
+		double ns = isfinite(k->time_share) ? k->time_share * s->kc.kernel_ns : sl >= 0 ? s->ks[sl].total_ns : NAN;
 		if (k->launches <= 0 || k->name < 0 || k->name >= c->p->nnames || seen[k->name])
 			continue;
 		seen[k->name] = 1;
@@ -1602,12 +1608,12 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 				"per sector; --metrics=basic leaves the per-sector averages out).");
 		return;
 	}
-	ev(f, "uncoalesced_fraction", bad_ns / s->kernel_ns, "fraction",
+	ev(f, "uncoalesced_fraction", bad_ns / c->kc_kern, "fraction",
 	   "%s of kernel time in %ld kernel%s whose global loads or stores use < %.0f %% of each sector at > %.0f sectors "
 	   "per request",
-	   pc(b1, bad_ns / s->kernel_ns), nbad, nbad == 1 ? "" : "s", KC_USED_LOW_PCT, KC_SECTORS_HIGH);
-	ev(f, "judged_fraction", known_ns / s->kernel_ns, "fraction",
-	   "%s of kernel time in %ld profiled kernel%s with coalescing counters%s", pc(b1, known_ns / s->kernel_ns), nknown,
+	   pc(b1, bad_ns / c->kc_kern), nbad, nbad == 1 ? "" : "s", KC_USED_LOW_PCT, KC_SECTORS_HIGH);
+	ev(f, "judged_fraction", known_ns / c->kc_kern, "fraction",
+	   "%s of kernel time in %ld profiled kernel%s with coalescing counters%s", pc(b1, known_ns / c->kc_kern), nknown,
 	   nknown == 1 ? "" : "s", nunknown ? "; the others lack them (--metrics=basic leaves them out)" : "");
 	int ntop = top_of(ks, c->nkc, top, 2);
 	for (int j = 0; j < ntop; j++) {
@@ -1626,7 +1632,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		snprintf(key, sizeof(key), "kernel%d_sectors_per_request", j + 1);
 		ev(f, key, w->spr, "count",
 		   "%s (%s of kernel time): global %s take %.1f sectors per request (ideal %.0f: 32 threads × 4 B = 128 B)",
-		   nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), w == &ld ? (st.bad ? "loads (and stores)" : "loads")
+		   nm, pc(b1, c->kcns[top[j]] / c->kc_kern), w == &ld ? (st.bad ? "loads (and stores)" : "loads")
 									   : "stores",
 		   w->spr, KC_IDEAL_SECTORS);
 		snprintf(key, sizeof(key), "kernel%d_used_fraction", j + 1);
@@ -1639,21 +1645,21 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
 			snprintf(f->headline, sizeof(f->headline),
 				 "%s (%s of kernel time) accesses global memory uncoalesced: %.1f sectors per request (ideal "
-				 "%.0f), %s of each sector used; %s of the GPU span at stake.",
-				 nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
-				 pc(b2, ks[top[j]] / c->span));
+				 "%.0f), %s of each sector used; %s of kernel time at stake.",
+				 nm, pc(b1, c->kcns[top[j]] / c->kc_kern), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
+				 pc(b2, ks[top[j]] / c->kc_kern));
 		}
 	}
 	free(ks);
 	f->basis = GD_BASIS_KCOUNTERS;
-	double share = clamp01(stake / c->span);
+	double share = clamp01(stake / c->kc_kern);
 	int sev = kc_sev(share);
 	if (!nbad || sev == GD_SEV_NONE) {
 		if (!nbad)
 			clear(f, "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
-			      pc(b1, known_ns / s->kernel_ns));
+			      pc(b1, known_ns / c->kc_kern));
 		else
-			clear(f, "%ld profiled kernel%s access global memory uncoalesced, but only %s of the span is at stake.",
+			clear(f, "%ld profiled kernel%s access global memory uncoalesced, but only %s of kernel time is at stake.",
 			      nbad, nbad == 1 ? "" : "s", pc(b1, share));
 		return;
 	}
@@ -1704,11 +1710,11 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "The profiled kernels have no threads-per-instruction counter.");
 		return;
 	}
-	ev(f, "divergent_fraction", bad_ns / s->kernel_ns, "fraction",
+	ev(f, "divergent_fraction", bad_ns / c->kc_kern, "fraction",
 	   "%s of kernel time in %ld kernel%s with < %.0f of 32 threads active per executed instruction",
-	   pc(b1, bad_ns / s->kernel_ns), nbad, nbad == 1 ? "" : "s", KC_TPI_LOW);
-	ev(f, "judged_fraction", known_ns / s->kernel_ns, "fraction",
-	   "%s of kernel time in %ld profiled kernel%s with the counter%s", pc(b1, known_ns / s->kernel_ns), nknown,
+	   pc(b1, bad_ns / c->kc_kern), nbad, nbad == 1 ? "" : "s", KC_TPI_LOW);
+	ev(f, "judged_fraction", known_ns / c->kc_kern, "fraction",
+	   "%s of kernel time in %ld profiled kernel%s with the counter%s", pc(b1, known_ns / c->kc_kern), nknown,
 	   nknown == 1 ? "" : "s", nunknown ? "; the others lack it" : "");
 	int ntop = top_of(ks, c->nkc, top, 3);
 	for (int j = 0; j < ntop; j++) {
@@ -1717,26 +1723,26 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 		snprintf(key, sizeof(key), "kernel%d_threads_per_inst", j + 1);
 		ev(f, key, k->threads_per_inst, "count",
 		   "%s (%s of kernel time): %.1f of 32 threads active per executed instruction (%.0f %% of the lanes idle)",
-		   nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), k->threads_per_inst, 100 * (1 - k->threads_per_inst / 32));
+		   nm, pc(b1, c->kcns[top[j]] / c->kc_kern), k->threads_per_inst, 100 * (1 - k->threads_per_inst / 32));
 		if (!j) {
 			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
 			snprintf(f->headline, sizeof(f->headline),
 				 "%s (%s of kernel time) runs divergent warps: %.1f of 32 threads per executed instruction; "
-				 "%s of the span at stake.",
-				 nm, pc(b1, c->kcns[top[j]] / s->kernel_ns), k->threads_per_inst, pc(b2, ks[top[j]] / c->span));
+				 "%s of kernel time at stake.",
+				 nm, pc(b1, c->kcns[top[j]] / c->kc_kern), k->threads_per_inst, pc(b2, ks[top[j]] / c->kc_kern));
 		}
 	}
 	free(ks);
 	f->basis = GD_BASIS_KCOUNTERS;
-	double share = clamp01(stake / c->span);
+	double share = clamp01(stake / c->kc_kern);
 	int sev = kc_sev(share);
 	if (!nbad || sev == GD_SEV_NONE) {
 		if (!nbad)
 			clear(f, "The profiled kernels' warps do not diverge (≥ %.0f of 32 threads per instruction; %s of kernel "
 				 "time judged).",
-			      KC_TPI_LOW, pc(b1, known_ns / s->kernel_ns));
+			      KC_TPI_LOW, pc(b1, known_ns / c->kc_kern));
 		else
-			clear(f, "%ld profiled kernel%s diverge, but only %s of the span is at stake.", nbad,
+			clear(f, "%ld profiled kernel%s diverge, but only %s of kernel time is at stake.", nbad,
 			      nbad == 1 ? "" : "s", pc(b1, share));
 		return;
 	}
@@ -1854,7 +1860,7 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	for (long i = 0; i < c->nkc; i++) {
 		const struct gd_kc_kernel *k = &s->kc.k[c->kci[i]];
 		double ns = c->kcns[i];
-		if (ns / s->kernel_ns < HOT_KERNEL_SHARE)
+		if (ns / c->kc_kern < HOT_KERNEL_SHARE)
 			continue;
 		/* NCCL kernels spin on the network: the communication rule's */
 		if (kc_kind(c, k) == GD_KIND_NCCL)
@@ -1900,14 +1906,14 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 										      : cl->measured ? "measured"
 										      : "datasheet");
 	}
-	ev(f, "latency_bound_fraction", lat / s->kernel_ns, "fraction",
-	   "%s of kernel time in hot profiled kernels that reach neither roof", pc(b1, lat / s->kernel_ns));
-	ev(f, "placed_fraction", placed / s->kernel_ns, "fraction", "%s of kernel time placed, of %s in hot profiled kernels%s",
-	   pc(b1, placed / s->kernel_ns), pc(b2, hot / s->kernel_ns),
+	ev(f, "latency_bound_fraction", lat / c->kc_kern, "fraction",
+	   "%s of kernel time in hot profiled kernels that reach neither roof", pc(b1, lat / c->kc_kern));
+	ev(f, "placed_fraction", placed / c->kc_kern, "fraction", "%s of kernel time placed, of %s in hot profiled kernels%s",
+	   pc(b1, placed / c->kc_kern), pc(b2, hot / c->kc_kern),
 	   unplaced > 0 ? " (the others lack a figure, or ran tensor math the FLOP roofline does not count)" : "");
 	if (ilat >= 0) {
 		const struct gd_kc_kernel *k = &s->kc.k[c->kci[ilat]];
-		double share = clamp01(lat / c->span);
+		double share = clamp01(lat / c->kc_kern);
 		char adv[600];
 		kc_stalls(k, st, sizeof(st));
 		if (*st)
@@ -1915,9 +1921,9 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 		snprintf(f->kernel, sizeof(f->kernel), "%s", kc_name(c, k, nb, sizeof(nb)));
 		snprintf(adv, sizeof(adv), "%s%s%s", ROOF_LATENCY_ADVICE, *st ? " Here: " : "", st);
 		fire(f, share >= LATENCY_HIGH ? GD_SEV_HIGH : share >= LATENCY_WARN ? GD_SEV_WARN : GD_SEV_INFO,
-		     clamp01(lat_stake / c->span), adv,
+		     clamp01(lat_stake / c->kc_kern), adv,
 		     "%s (%s of kernel time) is latency-bound: %s of %s, DRAM at %s of its ceiling (kernel counters).", f->kernel,
-		     pc(b1, c->kcns[ilat] / s->kernel_ns), pp(b2, k->roof_pct),
+		     pc(b1, c->kcns[ilat] / c->kc_kern), pp(b2, k->roof_pct),
 		     isfinite(k->roof_pct) ? "its roof" : "its roof (unknown)", pp(b3, k->dram_roof_pct));
 		return;
 	}
@@ -1926,7 +1932,7 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	snprintf(f->kernel, sizeof(f->kernel), "%s", kc_name(c, k, nb, sizeof(nb)));
 	fire(f, GD_SEV_INFO, NAN, rtop.bound == RP_MEMORY ? ROOF_MEMORY_ADVICE : ROOF_COMPUTE_ADVICE,
 	     "%s%s (%s of kernel time) is %s-bound at %s of %s%s", at ? "At the roof: " : "", f->kernel,
-	     pc(b1, c->kcns[itop] / s->kernel_ns), rtop.bound == RP_MEMORY ? "memory" : "compute", pp(b2, rtop.reached),
+	     pc(b1, c->kcns[itop] / c->kc_kern), rtop.bound == RP_MEMORY ? "memory" : "compute", pp(b2, rtop.reached),
 	     rtop.roof,
 	     at ? (rtop.bound == RP_MEMORY ? ": only fewer bytes make it faster."
 				   : ": only less work on it (fewer or faster instructions) makes it faster.")

@@ -89,6 +89,19 @@ say "gpudiag run --metrics (the demo): rc $rc; $(grep '^gpudiag: counters of' "$
 python3 $D/compare.py uncoalesced "$W/demo.json" demo_strided_scale demo_coalesced_scale | tee -a "$LOG"
 [ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 sed -n '1,80p' "$W/all.report" >>"$LOG"
+"$GD" report "$W/all.sqlite" --html "$W/all.html" >>"$LOG" 2>&1; say "html rc $? (the roofline with the profiled kernels as points)"
+"$GD" report "$W/demo.sqlite" --html "$W/demo.html" >>"$LOG" 2>&1; say "demo html rc $?"
+# the pass count of the basic set (the default set's is in every closing line above)
+timeout 60 "$GD" run --metrics=basic --kernels k_strided --launch-count 1 -o "$W/basic.sqlite" -- "$W/kernels" 1 >"$W/basic.out" 2>&1
+say "gpudiag run --metrics=basic: rc $?; $(grep '^gpudiag: counters of' "$W/basic.out")"
+# profiled launches in the trace: does kernel replay leave them a kernel record?
+python3 - "$W/all.sqlite" <<'PY' | tee -a "$LOG"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("select count(*) from metric_launches where status='ok'").fetchone()[0]
+j = db.execute("select count(*) from metric_launches m join kernels k on k.pid=m.pid and k.correlation=m.correlation where m.status='ok'").fetchone()[0]
+print(f"profiled launches: {n}; with a kernel record in the trace: {j}; kernel records: {db.execute('select count(*) from kernels').fetchone()[0]}")
+PY
 
 # ---- 3. cost (never asserted)
 if [ $TORCH = 1 ]; then
