@@ -48,8 +48,10 @@ struct gd_kc_kernel {
 					   (FMA = 2); tensor FLOPs are not counted by instruction */
 	double tensor_inst;             /* tensor-math instructions: HMMA - HFMA2.MMA + GMMA + IMMA + DMMA */
 	double dram_bytes, dram_bps;    /* read + write, and per second of its duration */
-	double flop_s;                  /* CUDA-core FLOP/s of all precisions */
-	double intensity;               /* CUDA-core FLOPs per DRAM byte */
+	double flop_s;                  /* CUDA-core FLOP/s of all precisions; for a kernel placed on a
+					   tensor roof, tensor-pipe active % × that tensor ceiling (an
+					   estimate: tensor FLOPs are not counted by instruction) */
+	double intensity;               /* those FLOPs per DRAM byte */
 	double ld_sectors_per_req, st_sectors_per_req; /* 4 ideal for 4-byte unit-stride accesses */
 	double ld_used_pct, st_used_pct;  /* bytes used per sector fetched, % */
 	double threads_per_inst;        /* 32 = no divergence */
@@ -75,8 +77,9 @@ struct gd_kc_view {
 	long profiled, skipped;         /* launches */
 	int max_passes;
 	/* the kernel time the shares are of: the trace's kernel time plus the measured duration
-	 * of each profiled launch the trace has no record of (CUPTI's kernel replay gave the
-	 * profiled launches no kernel activity record on the H200, CUDA 13.0); the verdicts
+	 * of each profiled launch the trace has no timed record of (under kernel replay CUPTI gave
+	 * the profiled launches' kernel records no timestamps on the H200, CUDA 13.0: they are
+	 * stored with NULL start/end and read as not run); the verdicts
 	 * weigh kernel-counter findings by it, since replay inflates the run's GPU span */
 	double kernel_ns;
 	struct gd_kc_ceilings *ceil;    /* per device, p->ndev of them */

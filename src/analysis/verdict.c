@@ -1811,7 +1811,7 @@ static void kc_roof_text(const struct ctx *c, const struct gd_kc_kernel *k, cons
 	char b1[32], b2[32], b3[32], b4[32], b5[32], nb[128];
 	const struct gd_kc_ceilings *cl = kc_ceil(c->s, k->device);
 	const char *nm = kc_name(c, k, nb, sizeof(nb));
-	pc(b1, ns / c->s->kernel_ns);
+	pc(b1, ns / c->kc_kern);
 	if (r->bound == RP_MEMORY && r->view)
 		snprintf(out, n, "%s (%s of kernel time): memory-bound, DRAM %s = %s of the %s ceiling, %.2f FLOP/B", nm, b1,
 			 gd_fmt_si(b2, 32, k->dram_bps, "B/s"), pp(b3, r->reached),

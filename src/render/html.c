@@ -733,12 +733,8 @@ static void kc_roofline_svg(const struct gd_profile *p, const struct gd_kc_view 
 	fprintf(f, "<p class='note' id='kc-roofline-%d-note'>Each profiled kernel of GPU %d is a point at its median "
 		   "intensity and CUDA-core FLOP/s (hover for its figures); ceilings: ",
 		d, d);
-	esc(f, c->measured ? "measured on this GPU" : "datasheet");
-	if (c->source[0]) {
-		fputs(" (", f);
-		esc(f, c->source);
-		fputs(")", f);
-	}
+	/* the source says it: "measured by gpudiag roofline on …" or "datasheet (sm_90, …)" */
+	esc(f, c->source[0] ? c->source : c->measured ? "measured on this GPU" : "datasheet");
 	fputs(".", f);
 	int first = 1;
 	for (int i = 0; i < v->nk; i++) {

@@ -109,7 +109,7 @@ const char *const gd_report_kc_what[GD_REPORT_KC_COLS] = {
 	"launches profiled",
 	"median GPU time of one launch",
 	"DRAM bytes read + written / duration",
-	"CUDA-core FLOPs (FMA = 2) / duration",
+	"CUDA-core FLOPs (FMA = 2) / duration (on a tensor roof: tensor active × its ceiling)",
 	"the precision of the compute roof it is placed against",
 	"FLOPs per DRAM byte",
 	"where it sits on the roofline",
@@ -586,8 +586,10 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 		if (!kc_device_used(v, d))
 			continue;
 		kc_ceil_figures(v, d, fig, sizeof(fig));
-		fprintf(out, "    %sceilings of GPU %d: %s (%s): %s%s\n", gd_dim(), d,
-			v->ceil[d].measured ? "measured on this GPU" : "datasheet", gd_tty(v->ceil[d].source), fig, gd_reset());
+		fprintf(out, "    %sceilings of GPU %d: %s: %s%s\n", gd_dim(), d,
+			v->ceil[d].source[0] ? gd_tty(v->ceil[d].source)
+					     : v->ceil[d].measured ? "measured on this GPU" : "datasheet",
+			fig, gd_reset());
 	}
 }
 
