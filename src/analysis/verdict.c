@@ -3191,3 +3191,12 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	ctx_free(&c);
 	return GD_OK;
 }
+
+const char *gd_stake_base(int rule)
+{
+	if (rule == GD_R_IDLE || rule == GD_R_SYNC)
+		return "the judged span";
+	if (rule == GD_R_UNCOALESCED || rule == GD_R_DIVERGENCE || rule == GD_R_ROOFLINE)
+		return "kernel time";
+	return "the GPU span";
+}

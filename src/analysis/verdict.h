@@ -79,6 +79,9 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 const char *gd_sev_name(int sev);     /* "info", "warning", "high" */
 const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal", "not applicable" */
 const char *gd_basis_name(int basis); /* "trace", "counters", "kernel names", "kernel counters" */
+/* What a rule's share at stake is a fraction of: "the judged span" (idle, sync), "kernel time"
+ * (the kernel-counter rules: kernel replay inflates a --metrics run's span), else "the GPU span". */
+const char *gd_stake_base(int rule);
 
 /* Total length of the intersection of two sorted lists of disjoint intervals. */
 double gd_overlap(const struct gd_interval *a, long na, const struct gd_interval *b, long nb);

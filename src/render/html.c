@@ -845,8 +845,7 @@ static void page_finding(const struct gd_finding *fi, FILE *f)
 	fputs("</b> ", f);
 	esc(f, fi->guide);
 	if (isfinite(fi->share))
-		fprintf(f, " — at stake: %s of the %s span", gd_fmt_pct(b, 48, fi->share),
-			fi->rule == GD_R_IDLE || fi->rule == GD_R_SYNC ? "judged" : "GPU");
+		fprintf(f, " — at stake: %s of %s", gd_fmt_pct(b, 48, fi->share), gd_stake_base(fi->rule));
 	if (fi->basis == GD_BASIS_NAMES)
 		fputs(" <span class='basis'>(from kernel names, not measured)</span>", f);
 	fputs("</p><p>", f);

@@ -260,8 +260,7 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		fprintf(out, "\n %d. %s%-7s%s %s%s%s  %s", n, sev_color(f->severity), gd_sev_name(f->severity), gd_reset(),
 			gd_bold(), f->title, gd_reset(), f->guide);
 		if (isfinite(f->share))
-			fprintf(out, "  at stake: %s of the %s span", gd_fmt_pct(b1, sizeof(b1), f->share),
-				f->rule == GD_R_IDLE || f->rule == GD_R_SYNC ? "judged" : "GPU");
+			fprintf(out, "  at stake: %s of %s", gd_fmt_pct(b1, sizeof(b1), f->share), gd_stake_base(f->rule));
 		if (f->basis == GD_BASIS_NAMES)
 			fprintf(out, "  (from kernel names, not measured)");
 		fprintf(out, "\n    %s\n", gd_tty(f->headline));

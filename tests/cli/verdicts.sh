@@ -30,6 +30,26 @@ for s in clean startup_pageable "${!top[@]}"; do
 	[ "$got" = "$want" ] && ok "$s: top finding $got" || bad "$s: top finding '$got', expected '$want'"
 done
 
+# per-kernel counters (issue 19): 16 rules apply; the measured causes are named with their
+# numbers, at stake of kernel time; the coalesced twin is not named
+python3 $GEN metrics "$T/metrics.sqlite" && "$G" report "$T/metrics.sqlite" --json >"$T/metrics.json" &&
+	"$G" report "$T/metrics.sqlite" >"$T/metrics.txt" || bad "metrics: generate/report"
+python3 - "$T/metrics.json" <<'PY' && ok "metrics: 16 rules, uncoalesced/divergence/roofline on the planted kernels" || bad "metrics: checks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+assert len(f) == 16, len(f)
+assert d["verdict"]["top"] == "roofline", d["verdict"]["top"]
+u = f["uncoalesced"]
+assert u["state"] == "fired" and u["basis"] == "kernel counters" and u["kernel"] == "strided_gather", u
+assert any(e["key"] == "kernel1_sectors_per_request" and e["value"] == 32 for e in u["evidence"]), u["evidence"]
+assert "coalesced_copy" not in json.dumps(u)
+assert f["divergence"]["state"] == "fired" and f["divergence"]["kernel"] == "divergent_branch"
+assert f["roofline"]["kernel"] == "register_heavy", f["roofline"]["kernel"]
+PY
+grep -q "Uncoalesced global memory access  §7  at stake: [0-9.]* % of kernel time" "$T/metrics.txt" &&
+	ok "metrics: the stake said of kernel time" || bad "metrics: stake wording"
+
 # the clean loop: no warning, all 13 rules listed, none insufficient but latency_bound (no counters)
 python3 - "$T/clean.json" <<'PY' && ok "clean: 13 rules, no warning, summary numbers" || bad "clean: checks"
 import json, sys
