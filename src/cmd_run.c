@@ -795,69 +795,42 @@ static void write_metrics_meta(struct gd_pw *w, struct run *rj)
 }
 
 /* The closing line of a --metrics run, like the report's counters line: launches profiled
- * and skipped, read back from the written profile through its reader (nothing outside
- * src/profile/ runs SQL on a profile). */
+ * and skipped, counted in the written profile (gd_profile_peek: nothing outside src/profile/
+ * runs SQL on a profile, and a peek does not load a profile of millions of kernels twice). */
 static void metrics_line(const char *path, const char *note)
 {
-	struct gd_profile *p = calloc(1, sizeof(*p));
-	char why[512], skipped[256] = "";
-	long ok = 0, nskip = 0, by[GD_KL_STATUS_COUNT] = {0};
-	int pmin = INT_MAX, pmax = 0, nkern = 0;
-	unsigned char *seen;
-	if (!p || gd_profile_load(path, p, why, sizeof(why)) != GD_OK) {
-		free(p);
+	struct gd_profile_facts f;
+	char skipped[256] = "";
+	long long nskip = 0;
+	if (gd_profile_peek(path, &f) != GD_OK)
 		return;
-	}
-	seen = calloc((size_t)p->nnames + 1, 1);
-	for (long i = 0; seen && i < p->nkl; i++) {
-		const struct gd_klaunch *l = &p->kl[i];
-		if (l->status != GD_KL_OK) {
-			nskip++;
-			if (l->status > 0 && l->status < GD_KL_STATUS_COUNT)
-				by[l->status]++;
-			continue;
-		}
-		ok++;
-		pmin = l->passes < pmin ? l->passes : pmin;
-		pmax = l->passes > pmax ? l->passes : pmax;
-		if (l->name >= 0 && l->name < p->nnames && !seen[l->name]) {
-			seen[l->name] = 1;
-			nkern++;
-		}
-	}
-	free(seen);
 	for (int s = 1; s < GD_KL_STATUS_COUNT; s++)
-		if (by[s]) {
+		if (f.kl_skipped[s] > 0) {
 			size_t o = strlen(skipped);
-			snprintf(skipped + o, sizeof(skipped) - o, "%s%s %ld", o ? ", " : "", gd_kl_status_names[s], by[s]);
+			nskip += f.kl_skipped[s];
+			snprintf(skipped + o, sizeof(skipped) - o, "%s%s %lld", o ? ", " : "", gd_kl_status_names[s],
+				 f.kl_skipped[s]);
 		}
-	if (!ok && !nskip)
+	if (f.kl_ok <= 0 && !nskip)
 		fprintf(stderr, "gpudiag: counters of no launch: %s\n",
-			note[0] ? note : p->metrics_note[0] ? gd_tty(p->metrics_note)
-				: p->nk ? "none matched the selection" : "the program launched no kernel");
-	else if (!ok)
+			note[0] ? note : f.metrics_note[0] ? gd_tty(f.metrics_note)
+				: f.kernels > 0 ? "none matched the selection" : "the program launched no kernel");
+	else if (f.kl_ok <= 0)
 		fprintf(stderr, "gpudiag: counters of no launch");
-	else if (pmin == pmax)
-		fprintf(stderr, "gpudiag: counters of %ld launch%s (%d kernel%s, %d passes each)", ok, ok == 1 ? "" : "es",
-			nkern, nkern == 1 ? "" : "s", pmax);
+	else if (f.kl_passes_min == f.kl_passes_max)
+		fprintf(stderr, "gpudiag: counters of %lld launch%s (%lld kernel%s, %lld passes each)", f.kl_ok,
+			f.kl_ok == 1 ? "" : "es", f.kl_kernels, f.kl_kernels == 1 ? "" : "s", f.kl_passes_max);
 	else
-		fprintf(stderr, "gpudiag: counters of %ld launches (%d kernel%s, %d to %d passes)", ok, nkern,
-			nkern == 1 ? "" : "s", pmin, pmax);
-	if (ok || nskip) {
+		fprintf(stderr, "gpudiag: counters of %lld launches (%lld kernel%s, %lld to %lld passes)", f.kl_ok,
+			f.kl_kernels, f.kl_kernels == 1 ? "" : "s", f.kl_passes_min, f.kl_passes_max);
+	if (f.kl_ok > 0 || nskip) {
 		if (nskip)
-			fprintf(stderr, "; %ld skipped (%s)", nskip, skipped);
-		if (p->metrics_rejected[0]) {
-			int nrej = 0;
-			for (const char *q = p->metrics_rejected + strspn(p->metrics_rejected, " "); *q; q += strspn(q, " ")) {
-				nrej++;
-				q += strcspn(q, " ");
-			}
-			fprintf(stderr, "; %d metric%s refused by the GPU", nrej, nrej == 1 ? "" : "s");
-		}
+			fprintf(stderr, "; %lld skipped (%s)", nskip, skipped);
+		if (f.kl_rejected > 0)
+			fprintf(stderr, "; %lld metric%s refused by the GPU", f.kl_rejected, f.kl_rejected == 1 ? "" : "s");
 		fputc('\n', stderr);
 	}
-	gd_profile_free(p);
-	free(p);
+	gd_profile_facts_free(&f);
 }
 
 /* 1 when every comma-separated word of s is a set name or has "__": a --metrics value given

@@ -185,6 +185,25 @@ static void test_new_fields(const char *dir)
 		CHECK_INT(f.untraced[0].pid, 501);
 		CHECK_STR(f.untraced[0].status, "no_cuda");
 	}
+	CHECK_INT(f.kl_ok, 0); /* no --metrics: the tables are empty */
+	CHECK_INT(f.kl_rejected, 0);
+	gd_profile_facts_free(&f);
+	/* --metrics launches: 3 profiled of 2 kernels (11 and 17 passes), 2 skipped, 2 names refused */
+	CHECK_INT(exec(db, "INSERT INTO strings VALUES (9001, 'kA'), (9002, 'kB');"
+			   "INSERT INTO metric_launches (pid, correlation, device, name, nth, passes, status) VALUES "
+			   "(500, 1, 0, 9001, 0, 17, 'ok'), (500, 2, 0, 9001, 1, 17, 'ok'), (500, 3, 0, 9002, 0, 11, 'ok'), "
+			   "(500, 4, 0, 9002, 1, 0, 'cooperative'), (500, 5, 0, 9002, 2, 0, 'over budget');"
+			   "INSERT INTO meta VALUES ('metrics_rejected', ' a__x  b__y ')"),
+		  SQLITE_OK);
+	CHECK_INT(gd_profile_peek(db, &f), GD_OK);
+	CHECK_INT(f.kl_ok, 3);
+	CHECK_INT(f.kl_kernels, 2);
+	CHECK_INT(f.kl_passes_min, 11);
+	CHECK_INT(f.kl_passes_max, 17);
+	CHECK_INT(f.kl_skipped[GD_KL_SKIP_COOPERATIVE], 1);
+	CHECK_INT(f.kl_skipped[GD_KL_SKIP_LIMIT], 1);
+	CHECK_INT(f.kl_skipped[GD_KL_SKIP_GRAPH], 0);
+	CHECK_INT(f.kl_rejected, 2);
 	gd_profile_facts_free(&f);
 	snprintf(db, sizeof(db), "%s/missing.sqlite", dir);
 	CHECK_INT(gd_profile_peek(db, &f), GD_EDATA);

@@ -216,6 +216,11 @@ struct gd_profile_facts {
 	long long dropped;               /* SUM(dropped.count) */
 	struct gd_pprocess *untraced;    /* untraced processes with a status, in pid order */
 	long nuntraced;
+	/* per-kernel counters (--metrics): launches profiled, their distinct kernel names and
+	 * the fewest / most passes; launches skipped, by gd_kl_status; metric names refused */
+	long long kl_ok, kl_kernels, kl_passes_min, kl_passes_max, kl_skipped[GD_KL_STATUS_COUNT];
+	long long kl_rejected;
+	char metrics_note[256];          /* meta.metrics_note, "" none */
 };
 /* GD_OK, or GD_EDATA (nothing filled beyond the -1s) when path cannot be opened. Free the
  * list with gd_profile_facts_free. */

@@ -1403,6 +1403,7 @@ int gd_profile_peek(const char *path, struct gd_profile_facts *f)
 	sqlite3_stmt *s;
 	memset(f, 0, sizeof(*f));
 	f->kernels = f->kernel_ns = f->copies = f->processes = f->traced = f->dropped = -1;
+	f->kl_ok = f->kl_kernels = f->kl_passes_min = f->kl_passes_max = f->kl_rejected = -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		sqlite3_close(db);
 		return GD_EDATA;
@@ -1413,6 +1414,32 @@ int gd_profile_peek(const char *path, struct gd_profile_facts *f)
 	f->processes = peek1(db, "SELECT COUNT(*) FROM processes");
 	f->traced = peek1(db, "SELECT COUNT(*) FROM processes WHERE traced=1");
 	f->dropped = peek1(db, "SELECT SUM(count) FROM dropped");
+	f->kl_ok = peek1(db, "SELECT COUNT(*) FROM metric_launches WHERE status='ok'");
+	f->kl_kernels = peek1(db, "SELECT COUNT(DISTINCT name) FROM metric_launches WHERE status='ok'");
+	f->kl_passes_min = peek1(db, "SELECT MIN(passes) FROM metric_launches WHERE status='ok'");
+	f->kl_passes_max = peek1(db, "SELECT MAX(passes) FROM metric_launches WHERE status='ok'");
+	for (int st = 1; st < GD_KL_STATUS_COUNT; st++) {
+		char q[160];
+		snprintf(q, sizeof(q), "SELECT COUNT(*) FROM metric_launches WHERE status='%s'", gd_kl_status_names[st]);
+		f->kl_skipped[st] = peek1(db, q);
+	}
+	f->kl_rejected = 0;
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('metrics_rejected', 'metrics_note')", -1, &s,
+			       NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(s, 0), *v = (const char *)sqlite3_column_text(s, 1);
+			if (!k || !v)
+				continue;
+			if (!strcmp(k, "metrics_note"))
+				snprintf(f->metrics_note, sizeof(f->metrics_note), "%s", v);
+			else /* space-separated names */
+				for (v += strspn(v, " "); *v; v += strspn(v, " ")) {
+					f->kl_rejected++;
+					v += strcspn(v, " ");
+				}
+		}
+		sqlite3_finalize(s);
+	}
 	if (sqlite3_prepare_v2(db, "SELECT pid, status FROM processes WHERE traced=0 AND status IS NOT NULL ORDER BY pid",
 			       -1, &s, NULL) == SQLITE_OK) {
 		long cap = 0;
