@@ -109,33 +109,6 @@ static const char *line_of(const char *text, const char *needle, char *buf, size
 	return buf;
 }
 
-/* python3 asserts `expr` over the JSON document d; 0 when it holds. */
-static int json_holds(const char *doc, const char *expr)
-{
-	char path[] = "/tmp/gd_counters_test.XXXXXX", cmd[4096];
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f)
-		return -1;
-	fputs(doc, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert eval(sys.argv[2]), sys.argv[2]' '%s' "
-		 "\"%s\"",
-		 path, expr);
-	rc = system(cmd);
-	unlink(path);
-	return rc;
-}
-
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-	for (const char *q = s; q && (q = strstr(q, needle)); q += strlen(needle))
-		n++;
-	return n;
-}
-
 static void measured(void)
 {
 	struct gd_analysis a;

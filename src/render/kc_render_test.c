@@ -204,32 +204,6 @@ static int cells(const char *line, char out[][64], int max)
 	return n;
 }
 
-static int json_holds(const char *doc, const char *expr)
-{
-	char path[] = "/tmp/gd_kcounters_test.XXXXXX", cmd[8192];
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f)
-		return -1;
-	fputs(doc, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); kc=d[\"summary\"].get(\"kernel_counters\"); "
-		 "assert eval(sys.argv[2]), sys.argv[2]' '%s' \"%s\"",
-		 path, expr);
-	rc = system(cmd);
-	unlink(path);
-	return rc;
-}
-
-static int count(const char *s, const char *needle)
-{
-	int n = 0;
-	for (const char *q = s; q && (q = strstr(q, needle)); q += strlen(needle))
-		n++;
-	return n;
-}
-
 static void terminal(const char *t)
 {
 	char ln[2048], c[20][64];

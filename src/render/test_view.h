@@ -6,6 +6,9 @@
 #include "render/report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 enum { TEXT, JSON, HTML, VIEWS };
 
@@ -22,6 +25,35 @@ static inline char *view(const struct gd_analysis *a, int which)
 		gd_report_render(a, &(struct gd_render_opts){.json = which == JSON}, f);
 	fclose(f);
 	return buf;
+}
+
+/* python3 asserts `expr` over the JSON document d (kc: its summary.kernel_counters, or None);
+ * 0 when it holds. */
+static inline int json_holds(const char *doc, const char *expr)
+{
+	char path[] = "/tmp/gd_render_test.XXXXXX", cmd[8192];
+	int fd = mkstemp(path), rc;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return -1;
+	fputs(doc, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); kc=d[\"summary\"].get(\"kernel_counters\"); "
+		 "assert eval(sys.argv[2]), sys.argv[2]' '%s' \"%s\"",
+		 path, expr);
+	rc = system(cmd);
+	unlink(path);
+	return rc;
+}
+
+/* How often needle occurs in s. */
+static inline int count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *q = s; q && (q = strstr(q, needle)); q += strlen(needle))
+		n++;
+	return n;
 }
 
 #endif
