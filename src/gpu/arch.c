@@ -1,5 +1,5 @@
 /* Per-architecture tables; see arch.h. Every number here is a published fact, with its
- * source in docs/arch-sources.md. Where no source gives a figure, it is 0 and shown as
+ * source in docs/gpu-facts-sources.md. Where no source gives a figure, it is 0 and shown as
  * unknown, never estimated. */
 #include "gpu/arch.h"
 

@@ -2,7 +2,7 @@
  * facts CUDA's occupancy calculator uses), the tensor-core generation and its precisions
  * (guide §3), and the per-SM per-clock throughput used for theoretical peaks.
  *
- * Sources (also in docs/arch-sources.md): CUDA C++ Programming Guide, "Compute
+ * Sources (also in docs/gpu-facts-sources.md): CUDA C++ Programming Guide, "Compute
  * Capabilities" tables and "Arithmetic Instructions" throughput table; cuda_occupancy.h of
  * CUDA 13.0; NVIDIA architecture whitepapers (Turing, A100, GA102, Ada, H100, Blackwell)
  * for dense tensor-core FLOP/clock/SM. */
