@@ -109,7 +109,7 @@ const char cmd_run_usage[] =
 	"program's results and exit code are its own. A --metrics run has no GPU-metrics timeline\n"
 	"(both need the GPU's counters: --counters-interval is ignored, said in one line); --light,\n"
 	"which injects nothing, cannot take --metrics.\n"
-	"GPU metrics (SM active, SM issue, tensor pipe, DRAM, warps, clock) are sampled with CUPTI PM\n"
+	"GPU metrics (GPU and SM active, SM issue, tensor pipe, DRAM, warps, PCIe, clock) are sampled with CUPTI PM\n"
 	"sampling from gpudiag itself, one session per visible GPU; where the driver refuses\n"
 	"(profiling restricted to admin users, a virtual GPU, MIG, another profiler) one line says\n"
 	"why and the run goes on traced (docs/gpu-metrics.md).\n"

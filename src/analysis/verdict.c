@@ -1552,6 +1552,45 @@ static struct kc_dir kc_access(const struct gd_kc_kernel *k, int store)
 	return d;
 }
 
+/* The sector bytes a kernel's loads and stores moved (*tot) and, returned, those no thread
+ * asked for; directions without known bytes are left out (0 and 0 when none is known). */
+static double kc_waste(const struct kc_dir *ld, const struct kc_dir *st, double *tot)
+{
+	double waste = 0;
+	*tot = 0;
+	for (int d = 0; d < 2; d++) {
+		const struct kc_dir *x = d ? st : ld;
+		if (x->known && isfinite(x->bytes) && x->bytes > 0) {
+			*tot += x->bytes;
+			waste += x->bytes * (1 - x->used / 100);
+		}
+	}
+	return waste;
+}
+
+/* The end of a kernel-counter rule that weighs per-kernel stakes (uncoalesced, divergence):
+ * clear when no kernel was bad (none_text) or too little is at stake (few_text, given the
+ * count and the share), else fired on the headline already written. */
+static void kc_conclude(struct ctx *c, struct gd_finding *f, long nbad, double stake, const char *advice,
+			const char *none_text, const char *few_what)
+{
+	char b1[32], head[300];
+	double share = clamp01(stake / c->kc_kern);
+	int sev = kc_sev(share);
+	f->basis = GD_BASIS_KCOUNTERS;
+	if (!nbad) {
+		clear(f, "%s", none_text);
+		return;
+	}
+	if (sev == GD_SEV_NONE) {
+		clear(f, "%ld profiled kernel%s %s, but only %s of kernel time is at stake.", nbad, nbad == 1 ? "" : "s",
+		      few_what, pc(b1, share));
+		return;
+	}
+	snprintf(head, sizeof(head), "%s", f->headline);
+	fire(f, sev, share, advice, "%s", head);
+}
+
 #define UNCOALESCED_ADVICE                                                                                        \
 	"Make a warp's 32 threads touch consecutive addresses: threadIdx.x on the fastest-varying index, structs " \
 	"of arrays instead of arrays of structs, a transpose through a shared-memory tile (read along one axis, " \
@@ -1578,7 +1617,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 	for (long i = 0; i < c->nkc; i++) {
 		const struct gd_kc_kernel *k = &s->kc.k[c->kci[i]];
 		struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
-		double tot = 0, waste = 0, frac;
+		double tot, waste, frac;
 		ks[i] = -1;
 		if (!ld.known && !st.known) {
 			nunknown++;
@@ -1588,13 +1627,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		known_ns += c->kcns[i];
 		if (!ld.bad && !st.bad)
 			continue;
-		for (int d = 0; d < 2; d++) {
-			const struct kc_dir *x = d ? &st : &ld;
-			if (x->known && isfinite(x->bytes) && x->bytes > 0) {
-				tot += x->bytes;
-				waste += x->bytes * (1 - x->used / 100);
-			}
-		}
+		waste = kc_waste(&ld, &st, &tot);
 		/* the sector bytes unknown: the worse direction's unused share */
 		frac = tot > 0 ? waste / tot : 1 - fmin(ld.bad ? ld.used : 100, st.bad ? st.used : 100) / 100;
 		ks[i] = c->kcns[i] * clamp01(frac);
@@ -1620,15 +1653,8 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		const struct gd_kc_kernel *k = &s->kc.k[c->kci[top[j]]];
 		struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
 		const struct kc_dir *w = ld.bad && (!st.bad || ld.used <= st.used) ? &ld : &st;
-		double tot = 0, waste = 0;
+		double tot, waste = kc_waste(&ld, &st, &tot);
 		const char *nm = kc_name(c, k, nb, sizeof(nb));
-		for (int d = 0; d < 2; d++) {
-			const struct kc_dir *x = d ? &st : &ld;
-			if (x->known && isfinite(x->bytes) && x->bytes > 0) {
-				tot += x->bytes;
-				waste += x->bytes * (1 - x->used / 100);
-			}
-		}
 		snprintf(key, sizeof(key), "kernel%d_sectors_per_request", j + 1);
 		ev(f, key, w->spr, "count",
 		   "%s (%s of kernel time): global %s take %.1f sectors per request (ideal %.0f: 32 threads × 4 B = 128 B)",
@@ -1651,21 +1677,13 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		}
 	}
 	free(ks);
-	f->basis = GD_BASIS_KCOUNTERS;
-	double share = clamp01(stake / c->kc_kern);
-	int sev = kc_sev(share);
-	if (!nbad || sev == GD_SEV_NONE) {
-		if (!nbad)
-			clear(f, "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
-			      pc(b1, known_ns / c->kc_kern));
-		else
-			clear(f, "%ld profiled kernel%s access global memory uncoalesced, but only %s of kernel time is at stake.",
-			      nbad, nbad == 1 ? "" : "s", pc(b1, share));
-		return;
+	{
+		char none[200];
+		snprintf(none, sizeof(none), "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
+			 pc(b1, known_ns / c->kc_kern));
+		kc_conclude(c, f, nbad, stake, UNCOALESCED_ADVICE, none, nbad == 1 ? "accesses global memory uncoalesced"
+										: "access global memory uncoalesced");
 	}
-	char head[300];
-	snprintf(head, sizeof(head), "%s", f->headline);
-	fire(f, sev, share, UNCOALESCED_ADVICE, "%s", head);
 }
 
 #define DIVERGENCE_ADVICE                                                                                         \
@@ -1733,22 +1751,14 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 		}
 	}
 	free(ks);
-	f->basis = GD_BASIS_KCOUNTERS;
-	double share = clamp01(stake / c->kc_kern);
-	int sev = kc_sev(share);
-	if (!nbad || sev == GD_SEV_NONE) {
-		if (!nbad)
-			clear(f, "The profiled kernels' warps do not diverge (≥ %.0f of 32 threads per instruction; %s of kernel "
-				 "time judged).",
-			      KC_TPI_LOW, pc(b1, known_ns / c->kc_kern));
-		else
-			clear(f, "%ld profiled kernel%s diverge, but only %s of kernel time is at stake.", nbad,
-			      nbad == 1 ? "" : "s", pc(b1, share));
-		return;
+	{
+		char none[200];
+		snprintf(none, sizeof(none),
+			 "The profiled kernels' warps do not diverge (≥ %.0f of 32 threads per instruction; %s of kernel time "
+			 "judged).",
+			 KC_TPI_LOW, pc(b1, known_ns / c->kc_kern));
+		kc_conclude(c, f, nbad, stake, DIVERGENCE_ADVICE, none, nbad == 1 ? "diverges" : "diverge");
 	}
-	char head[300];
-	snprintf(head, sizeof(head), "%s", f->headline);
-	fire(f, sev, share, DIVERGENCE_ADVICE, "%s", head);
 }
 
 /* A profiled kernel's place on the roofline (§10): the view's bound, checked against what a
