@@ -95,20 +95,6 @@ static void build(struct gd_analysis *a, const char *counters, int with_pm)
 	CHECK_INT(gd_analysis_of(a), GD_OK);
 }
 
-/* The line of text holding `needle`, copied into buf ("" when none). */
-static const char *line_of(const char *text, const char *needle, char *buf, size_t n)
-{
-	const char *at = text ? strstr(text, needle) : NULL, *b, *e;
-	buf[0] = 0;
-	if (!at)
-		return buf;
-	for (b = at; b > text && b[-1] != '\n'; b--)
-		;
-	e = strchr(at, '\n');
-	snprintf(buf, n, "%.*s", (int)((e ? e : at + strlen(at)) - b), b);
-	return buf;
-}
-
 static void measured(void)
 {
 	struct gd_analysis a;

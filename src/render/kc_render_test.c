@@ -171,19 +171,6 @@ static void done(struct gd_analysis *a, struct gd_kc_view *built)
 	gd_analysis_free(a);
 }
 
-static const char *line_of(const char *text, const char *needle, char *buf, size_t n)
-{
-	const char *at = text ? strstr(text, needle) : NULL, *b, *e;
-	buf[0] = 0;
-	if (!at)
-		return buf;
-	for (b = at; b > text && b[-1] != '\n'; b--)
-		;
-	e = strchr(at, '\n');
-	snprintf(buf, n, "%.*s", (int)((e ? e : at + strlen(at)) - b), b);
-	return buf;
-}
-
 /* The cells of a table line (two or more spaces apart), or -1 when more than max. */
 static int cells(const char *line, char out[][64], int max)
 {

@@ -47,6 +47,20 @@ static inline int json_holds(const char *doc, const char *expr)
 	return rc;
 }
 
+/* The line of text holding `needle`, copied into buf ("" when none). */
+static inline const char *line_of(const char *text, const char *needle, char *buf, size_t n)
+{
+	const char *at = text ? strstr(text, needle) : NULL, *b, *e;
+	buf[0] = 0;
+	if (!at)
+		return buf;
+	for (b = at; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchr(at, '\n');
+	snprintf(buf, n, "%.*s", (int)((e ? e : at + strlen(at)) - b), b);
+	return buf;
+}
+
 /* How often needle occurs in s. */
 static inline int count(const char *s, const char *needle)
 {
