@@ -12,6 +12,7 @@
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
 #include "analysis/names.h"
+#include "analysis/pm_steady.h"
 #include "analysis/steady.h"
 
 #include <math.h>
@@ -93,9 +94,6 @@
 				      pointer chase on the H200 read DRAM at 31 % with issue at 0.2 %
 				      (docs/gpu-metrics.md) — while bandwidth-bound kernels sit far
 				      above (a copy: 86 %) */
-#define PM_IDLE_SAMPLE_PCT 5.0     /* light mode: a PM sample whose SMs held warps < 5 % of their
-				      cycles had no work to speak of (a launch or two); from the first
-				      to the last sample above it is the run's active span */
 #define LATENCY_WARN 0.25          /* latency-bound hot kernels, share of the span: a quarter of the
 				      run (the idle rule's line) is worth restructuring kernels for;
 				      below, a note */
@@ -665,65 +663,61 @@ static void rule_idle_light(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	char b1[32], b2[32], b3[32];
-	long first = -1, last = -1, nidle = 0, n = 0;
-	double sum = 0, w = 0, gr_sum = 0;
-	for (long i = 0; i < p->npm; i++)
-		if (p->pm[i].v[GD_PM_SM_ACTIVE] >= PM_IDLE_SAMPLE_PCT) {
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	if (first < 0) {
-		insufficient(f, p->npm ? "No PM sample shows the SMs at work: nothing ran on the GPU to judge."
+	struct gd_pm_window w = {.first = -1}, x;
+	int ndev = 0, nwork = 0;
+	/* one window per device (the samples are in device, then time order); the device whose
+	 * steady part idled most is the one judged */
+	for (long lo = 0, hi; lo < p->npm; lo = hi) {
+		for (hi = lo + 1; hi < p->npm && p->pm[hi].device == p->pm[lo].device; hi++)
+			;
+		ndev++;
+		if (gd_pm_window(p->pm, lo, hi, &x) < 0 || x.first < 0 || !(x.span_ns > 0))
+			continue;
+		nwork++;
+		if (w.first < 0 || x.busy < w.busy)
+			w = x;
+	}
+	if (w.first < 0) {
+		insufficient(f, p->npm ? "No PM sample shows the GPU at work: its work ran before sampling began (a few "
+					 "hundred ms into the run), or too little ran to judge."
 				       : "Needs a trace or GPU counters: light mode recorded neither.");
 		return;
 	}
-	for (long i = first; i <= last; i++) {
-		const struct gd_pm_sample *x = &p->pm[i];
-		double d = (double)(x->t_end - x->t_start);
-		if (!isfinite(x->v[GD_PM_SM_ACTIVE]) || !(d > 0))
-			continue;
-		sum += x->v[GD_PM_SM_ACTIVE] / 100.0 * d;
-		if (isfinite(x->v[GD_PM_GR_ACTIVE]) && !isnan(gr_sum))
-			gr_sum += x->v[GD_PM_GR_ACTIVE] / 100.0 * d;
-		else
-			gr_sum = NAN; /* a sample without it: the whole span is read from SM active */
-		w += d;
-		n++;
-		nidle += x->v[GD_PM_SM_ACTIVE] < PM_IDLE_SAMPLE_PCT;
-	}
-	if (!(w > 0)) {
-		insufficient(f, "The PM samples carry no SM activity.");
-		return;
-	}
-	double busy = clamp01(sum / w), sm_busy = busy;
-	const int gr = !isnan(gr_sum);
-	if (gr)
-		busy = clamp01(gr_sum / w);
-	double idle = 1 - busy;
+	double busy = w.busy, idle = 1 - busy, nf = (double)w.nidle / (double)w.n;
+	const char *what = w.gr ? "GPU active" : "SM active";
 	f->basis = GD_BASIS_COUNTERS;
 	ev(f, "busy_fraction", busy, "fraction",
-	   "%s %s on average over %ld PM samples (%s, from the first to the last sample with work)",
-	   gr ? "GPU active" : "SM active", pc(b1, busy), n, t(b2, w));
-	if (gr)
-		ev(f, "sm_active_fraction", sm_busy, "fraction", "SM active %s on average over the same samples",
-		   pc(b1, sm_busy));
-	ev(f, "idle_samples_fraction", (double)nidle / (double)n, "fraction",
-	   "%s of those samples with the SMs all but idle (SM active < %.0f %%)", pc(b3, (double)nidle / (double)n),
-	   PM_IDLE_SAMPLE_PCT);
+	   "%s %s on average over %ld PM samples (%s: %s to the last sample with work)", what, pc(b1, busy), w.n,
+	   t(b2, w.span_ns), w.steps ? "the steady part, from the end of start-up" : "from the first");
+	if (w.gr)
+		ev(f, "sm_active_fraction", w.sm_busy, "fraction", "SM active %s on average over the same samples",
+		   pc(b1, w.sm_busy));
+	ev(f, "idle_samples_fraction", nf, "fraction", "%s of those samples with the SMs all but idle (SM active < %.0f %%)",
+	   pc(b3, nf), GD_PM_WORK_PCT);
+	if (w.steps)
+		ev(f, "startup_ns", w.warm_ns, "ns",
+		   "start-up not judged: the first %s of the active span (%s %s), ended by a step up in activity that "
+		   "explains %.0f %% of the samples' variance",
+		   t(b1, w.warm_ns), what, pc(b2, w.warm_busy), 100 * w.step_r2);
+	else
+		ev(f, "startup_ns", 0, "ns", "no start-up step in the samples: judged from the first sample with work");
+	if (ndev > 1)
+		ev(f, "device", w.device, "", "GPU %d, the least active of the %d sampled (%d with work)", w.device, ndev,
+		   nwork);
 	if (idle < IDLE_WARN) {
-		clear(f, "The %s active %s of the active span (GPU counters).", gr ? "GPU was" : "SMs were", pc(b1, busy));
+		clear(f, "The %s active %s of the %s (GPU counters).", w.gr ? "GPU was" : "SMs were", pc(b1, busy),
+		      w.steps ? "steady part" : "active span");
 		return;
 	}
 	fire(f, idle >= IDLE_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, idle,
 	     "Find what the GPU waits for: run without --light on a slice of the job (--delay S --duration S) so the "
 	     "idle gaps, their host-side causes (data loading, syncs, launches) and the grid sizes can be traced "
 	     "(§2, §9, §14).",
-	     gr ? "The GPU was without work %s of the active span (GPU counters: GPU active %s on average): it waited "
-		  "for the host."
-		: "The SMs were without work %s of the active span (GPU counters: SM active %s on average): the GPU waited "
-		  "for work, or ran grids too small to fill it.",
-	     pc(b1, idle), pc(b2, busy));
+	     w.gr ? "The GPU was without work %s of the %s (GPU counters: GPU active %s on average): it waited "
+		    "for the host."
+		  : "The SMs were without work %s of the %s (GPU counters: SM active %s on average): the GPU waited "
+		    "for work, or ran grids too small to fill it.",
+	     pc(b1, idle), w.steps ? "steady part" : "active span", pc(b2, busy));
 }
 
 /* Light mode (gpudiag run --light): no trace, by request. What the GPU counters say of the

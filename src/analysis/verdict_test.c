@@ -283,6 +283,32 @@ static void light_case(double sm_pct, int *state, int *sev, double *busy)
 	light_case_gr(sm_pct, NAN, state, sev, busy);
 }
 
+/* Light mode with start-up inside the active span (a burst every 10th sample for 1 s: model
+ * and library set-up, first iterations), then the loop: the loop is judged, the start-up
+ * named in the evidence. `idle_dev1`: a second GPU whose loop idles 80 % of every iteration
+ * (the device judged is the least active, and the finding names it). */
+static void light_startup(int idle_dev1, struct gd_verdicts *out)
+{
+	struct gd_profile p;
+	struct gd_summary s;
+	setup(&p);
+	p.cupti_ok = 0;
+	snprintf(p.untraced_status, sizeof(p.untraced_status), "light");
+	snprintf(p.counters, sizeof(p.counters), "ok");
+	for (int d = 0; d < 1 + idle_dev1; d++)
+		for (int i = 0; i < 15000; i++) {
+			struct gd_pm_sample *x = gd_profile_add_pm(&p);
+			int on = i < 10000 ? i % 10 == 0 : d == 0 || i % 10 < 2;
+			x->device = d;
+			x->t_start = 1000 * MS + i * 100 * US;
+			x->t_end = x->t_start + 100 * US;
+			x->v[GD_PM_SM_ACTIVE] = on ? 90 : 0;
+			x->v[GD_PM_GR_ACTIVE] = on ? 97 : 0;
+		}
+	run(&p, &s, out);
+	done(&p, &s);
+}
+
 int main(void)
 {
 	struct gd_profile p;
@@ -1185,6 +1211,24 @@ int main(void)
 		light_case_gr(54, 30, &lst, &lsev, &lbusy);
 		CHECK_INT(lst, GD_FIRED);
 		CHECK_NEAR(lbusy, 0.30, 1e-9);
+	}
+	{
+		struct gd_verdicts lv;
+		light_startup(0, &lv);
+		const struct gd_finding *f = &lv.f[GD_R_IDLE];
+		CHECK_INT(f->state, GD_CLEAR);
+		CHECK_NEAR(evv(f, "busy_fraction"), 0.97, 0.002);
+		CHECK_NEAR(evv(f, "startup_ns"), 1000 * MS, 2 * MS); /* the 1 s of start-up, named */
+		CHECK(isnan(evv(f, "device")));
+		CHECK(strstr(f->headline, "steady part") != NULL);
+		light_startup(1, &lv);
+		f = &lv.f[GD_R_IDLE];
+		CHECK_INT(f->state, GD_FIRED);
+		CHECK_INT(f->severity, GD_SEV_HIGH);
+		/* its start-up (10 % busy) is no step below its loop (20 %): all of it judged */
+		CHECK_NEAR(evv(f, "busy_fraction"), (10000 * 0.1 + 5000 * 0.2) / 15000 * 0.97, 0.002);
+		CHECK_NEAR(evv(f, "startup_ns"), 0, 0);
+		CHECK_NEAR(evv(f, "device"), 1, 0);
 	}
 	return TEST_DONE();
 }

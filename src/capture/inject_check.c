@@ -170,7 +170,28 @@ static int rp_child(void)
 	FILE *f;
 	if (!launch || !destroy || !calls || !inside || !disabled)
 		return 52;
-	if (getenv("CHECK_RP_THREADS")) {
+	if (getenv("CHECK_RP_CAPTURE")) {
+		/* stream captures: a launch while one is in progress is recorded into a graph, not
+		 * run, and must not be profiled (the session would invalidate the capture); a begin
+		 * that failed starts none; an end that found the capture invalidated ends it */
+		uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
+			(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
+		const uint32_t L = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+		if (!call)
+			return 52;
+		CHECK(call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUDA_SUCCESS, NULL) != 0);
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* captured */
+		launch(L, "_Z4axpyfPfS_", CTX_A, NULL, 0);            /* captured */
+		CHECK(call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, CUDA_SUCCESS, NULL) != 0);
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* profiled */
+		call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, CUDA_ERROR_INVALID_VALUE, NULL);
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* profiled: no capture began */
+		call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz, CUDA_SUCCESS, NULL);
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* captured */
+		call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, NULL);
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* profiled: that capture is over */
+		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* the 4th run: over the 3 per name */
+	} else if (getenv("CHECK_RP_THREADS")) {
 		pthread_t th[4];
 		for (int t = 0; t < 4; t++)
 			CHECK_INT(pthread_create(&th[t], NULL, rp_thread, (void *)(intptr_t)t), 0);
@@ -570,6 +591,19 @@ static void range_profiler_checks(const char *self, const char *inject, const ch
 		CHECK_INT(s.inside, 6);   /* no other launch ran inside a session */
 		CHECK_INT(s.disabled, 1); /* context B's profiler released when it was destroyed */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM processes WHERE traced=1 AND status='ok'"), 1);
+		remove_dir(dir);
+	}
+	{ /* stream captures (rp_child's CHECK_RP_CAPTURE sequence) */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_CAPTURE=1", M3, NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK_INT(kl_count(&s, GD_KL_SKIP_GRAPH), 3);
+		CHECK_INT(s.nkl, 6);
+		CHECK_INT(s.inside, 3);
+		for (int i = 0; i < s.nkl; i++)
+			if (s.kl[i].status == GD_KL_SKIP_GRAPH)
+				CHECK(strstr(s.kl[i].detail, "stream capture") != NULL);
 		remove_dir(dir);
 	}
 	{ /* the regex sees demangled names: "^axpy\(" cannot match "_Z4axpyfPfS_" */

@@ -17,7 +17,10 @@
  * Skipped, with a record saying why: cooperative launches (cuLaunchCooperativeKernel*, or
  * cuLaunchKernelEx with the cooperative attribute: a grid-wide sync cannot be replayed by
  * saving and restoring memory), CUDA graph launches (their kernels never pass through a
- * launch callback, so they cannot be bracketed one by one), and kernels whose demangled name
+ * launch callback, so they cannot be bracketed one by one), launches made while a stream
+ * capture is in progress anywhere in the process (they are recorded into a graph, not run, and
+ * the session's synchronisation would invalidate the capture: the program's own
+ * cudaStreamEndCapture would fail), and kernels whose demangled name
  * starts with "nccl" (communication: replaying one rank's kernel alone waits forever for its
  * peers). The program is never harmed: every CUPTI failure is recorded (GD_KL_ERROR with
  * CUPTI's text, once per context, device or process) and profiling goes off where it failed;
@@ -401,13 +404,16 @@ int gd_rp_init(int debug)
 struct kname {
 	char *name;
 	uint64_t hash;
-	uint32_t launches, selected;
+	uint32_t launches, selected, captured;
 	signed char match; /* -1 not decided yet */
 	unsigned char comm, limit_written;
 };
 static struct kname *g_kn;
 static size_t g_kn_cap, g_kn_n;
 static long g_matching, g_profiled; /* matching launches seen; launches profiled (the budget) */
+/* stream captures in progress in the process (begun, not yet ended), from the driver's
+ * cuStreamBeginCapture* and cuStreamEndCapture* callbacks; under g_rp_mu */
+static long g_captures;
 
 static uint64_t hash_str(const char *s)
 {
@@ -803,6 +809,36 @@ static int launch_kind(CUpti_CallbackId cbid, const void *params)
 	}
 }
 
+/* +1: begins a stream capture; -1: ends one; 0: neither */
+static int capture_kind(CUpti_CallbackId cbid)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz: return 1;
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
+	case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz: return -1;
+	default: return 0;
+	}
+}
+
+/* Exit of a capture call: count the captures in progress. A begin counts when it succeeded;
+ * an end ends the capture when it succeeded or found the capture invalidated (the graph is
+ * then discarded, the capture over); other failures (wrong thread, not capturing) end none. */
+static void capture_exit(int kind, const CUpti_CallbackData *cb)
+{
+	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+	pthread_mutex_lock(&g_rp_mu);
+	if (kind > 0 && rv == CUDA_SUCCESS)
+		g_captures++;
+	else if (kind < 0 && (rv == CUDA_SUCCESS || rv == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) && g_captures > 0)
+		g_captures--;
+	pthread_mutex_unlock(&g_rp_mu);
+}
+
 static int rt_launch_name(const char *name)
 {
 	return name && (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "__cudaLaunch", 12) ||
@@ -814,7 +850,7 @@ int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *nam
 	if (!cfg.on)
 		return 0;
 	if (dom == CUPTI_CB_DOMAIN_DRIVER_API)
-		return launch_kind(cbid, NULL) != L_NONE;
+		return launch_kind(cbid, NULL) != L_NONE || capture_kind(cbid);
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
 		return rt_launch_name(name);
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE)
@@ -865,6 +901,19 @@ static int select_launch(int kind, const CUpti_CallbackData *cb, struct launch *
 	}
 	if (k->match < 0)
 		decide_match(k);
+	if (g_captures > 0) {
+		/* recorded into a graph, not run now: listed (at most PER_KERNEL times a name),
+		 * outside the skip/count sequence, since it does not run here */
+		if (k->match && k->captured < (uint32_t)(cfg.per_kernel ? cfg.per_kernel : 3)) {
+			k->captured++;
+			ids_of(cb->context, cb, l);
+			write_klaunch(l, GD_KL_SKIP_GRAPH,
+				      "launched during a stream capture (recorded into a CUDA graph, not run): "
+				      "profiling it would invalidate the capture",
+				      0, NULL, NULL, 0);
+		}
+		return 0;
+	}
 	if (!k->match || g_matching++ < cfg.skip)
 		return 0;
 	if (cfg.count_mode)
@@ -1056,6 +1105,11 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 		} else if (t_rt_depth > 0) {
 			t_rt_depth--;
 		}
+		return;
+	}
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && capture_kind(cbid)) {
+		if (cb->callbackSite == CUPTI_API_EXIT)
+			capture_exit(capture_kind(cbid), cb);
 		return;
 	}
 	if (dom != CUPTI_CB_DOMAIN_DRIVER_API || launch_kind(cbid, NULL) == L_NONE)

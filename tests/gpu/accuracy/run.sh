@@ -3,6 +3,8 @@
 # Run from anywhere on the GPU machine; OUT must be set; the binary is $GD (or ./build/gpudiag).
 #
 #   OUT=dir tests/gpu/accuracy/run.sh [NAME ...]     (names from manifest.tsv; default: all)
+#   OUT=dir tests/gpu/accuracy/run.sh --light [NAME ...]   (the same programs under
+#                                                    `gpudiag run --light`, in $OUT/accuracy-light)
 #   tests/gpu/accuracy/run.sh --self-test            (the scorer on hand-made reports; no GPU)
 #
 # Builds the CUDA programs of tests/gpu/accuracy/ with nvcc (-O2 -arch=sm_90, cuBLAS), then runs
@@ -15,6 +17,8 @@
 # Output: the table and "accuracy: P/N passed (...)" on stdout, also in $OUT/accuracy/score.txt
 # and score.json; profiles (*.sqlite, a few MB each; safe to delete), reports (*.json, *.txt) and
 # each program's output (*.run.txt) in $OUT/accuracy (nothing else stays there); the full log in $OUT/accuracy.log.
+# With --light the scoring is score.py --light's: a planted program whose rule needs a trace must
+# get that rule "insufficient" instead of a verdict.
 # Budget: about 3-4 minutes of GPU time for the 16 programs. Exit status: 1 if any program
 # failed (or the build failed), 0 otherwise.
 set -u
@@ -22,14 +26,21 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --self-test ]; then
 	exec python3 "$HERE/score.py" --self-test
 fi
+LIGHT=()
+SUFFIX=
+if [ "${1:-}" = --light ]; then
+	LIGHT=(--light)
+	SUFFIX=-light
+	shift
+fi
 : "${OUT:?set OUT}"
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd) || exit 2 # absolute before the cd below
 cd "$HERE/../../.." || exit 2
 G=${GD:-${GPUDIAG:-./build/gpudiag}}
 case $G in /*) ;; *) G=$PWD/$G ;; esac
-A=$OUT/accuracy
+A=$OUT/accuracy$SUFFIX
 BIN=$A/tmp/bin # binaries stay out of what comes back: removed at the end
-LOG=$OUT/accuracy.log
+LOG=$OUT/accuracy$SUFFIX.log
 rm -rf "$A/tmp"
 mkdir -p "$A" "$BIN"
 : >"$LOG"
@@ -93,7 +104,7 @@ while IFS=$'\t' read -r name kind expected cmd; do
 	# Hugging Face stays offline (the GPT-2 program builds its model from a config)
 	(cd "$scratch" && TMPDIR=$scratch XDG_CACHE_HOME=$scratch/cache HF_HOME=$scratch/hf HF_HUB_OFFLINE=1 \
 		TRANSFORMERS_OFFLINE=1 MPLCONFIGDIR=$scratch/mpl \
-		timeout 120 "$G" run -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
+		timeout 120 "$G" run "${LIGHT[@]}" -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
 	rc=$?
 	echo "$rc" >"$A/$name.rc"
 	tail -n 40 "$A/$name.run.txt"
@@ -112,8 +123,8 @@ rm -rf "$A/tmp"
 echo "total $(($(date +%s) - t0)) s"
 {
 	echo
-	echo "accuracy suite ($(($(date +%s) - t0)) s; log $LOG; profiles and reports in $A)"
-	python3 "$HERE/score.py" "$M" "$A"
+	echo "accuracy suite${SUFFIX:+ (light mode)} ($(($(date +%s) - t0)) s; log $LOG; profiles and reports in $A)"
+	python3 "$HERE/score.py" "${LIGHT[@]}" "$M" "$A"
 	echo "rc=$?" >"$A/score.rc"
 } | tee -a "$LOG" >&3
 rc=$(sed -n 's/^rc=//p' "$A/score.rc")

@@ -3,6 +3,7 @@
 program, the files run.sh left in the results folder, and prints one table and a score line.
 
   score.py MANIFEST DIR       score DIR/NAME.{json,rc,status}; write DIR/score.txt, DIR/score.json
+  score.py --light MANIFEST DIR   the same programs run under `gpudiag run --light` (run.sh --light)
   score.py --self-test        check the scoring on hand-made reports (no GPU needed)
 
 Per program, DIR holds NAME.json (`gpudiag report --json` of its profile), NAME.rc (the exit
@@ -15,6 +16,10 @@ Rules (docs/gpu-tier.md):
 A clean or planted program must also have exited 0 (not timed out, no CUDA error): otherwise
 it FAILs whatever the verdict, since it is not the program its expectation describes.
 A skipped program (PyTorch missing) counts neither as a pass nor as a failure.
+Light mode (no trace: NVML and the GPU counters only) judges what that data supports: a planted
+gpu_idle program must get gpu_idle on top, as above; a planted program whose rule needs a trace
+PASSes iff that rule says "insufficient" (it must not declare the problem absent, and whatever
+else fires is measured idleness, which such programs may really have); clean and crash as above.
 Exit status: 1 when any program failed, else 0."""
 import json
 import os
@@ -46,7 +51,7 @@ def _read(path):
         return None
 
 
-def score_one(row, d):
+def score_one(row, d, light=False):
     """The result of one program: dict with got, fired, result (PASS|FAIL|SKIP), note."""
     name, kind, want = row["name"], row["kind"], row["expected"]
     out = {"name": name, "kind": kind, "expected": want, "got": "-", "fired": [], "result": "FAIL", "note": ""}
@@ -68,7 +73,11 @@ def score_one(row, d):
     fired = [f for f in findings if f.get("state") == "fired"]
     out["fired"] = [f"{f.get('id')}:{f.get('severity')}" for f in fired]
     top = (rep.get("verdict") or {}).get("top")
-    if kind == "planted":
+    if kind == "planted" and light and want != "gpu_idle":
+        st = [f.get("state") for f in findings if f.get("id") == want]
+        out["got"] = f"{want}:{st[0] if st else 'missing'}"
+        ok = st == ["insufficient"]
+    elif kind == "planted":
         out["got"] = top if top is not None else "none"
         ok = top == want
     elif kind == "clean":
@@ -124,9 +133,11 @@ def table(results):
     return lines
 
 
-def score(manifest, d):
-    results = [score_one(r, d) for r in read_manifest(manifest)]
+def score(manifest, d, light=False):
+    results = [score_one(r, d, light) for r in read_manifest(manifest)]
     line, counts = summarise(results)
+    if light:
+        line = line.replace("accuracy:", "accuracy (light mode):", 1)
     text = "\n".join(table(results) + ["", line]) + "\n"
     with open(os.path.join(d, "score.txt"), "w") as f:
         f.write(text)
@@ -210,6 +221,7 @@ def self_test():
         bad.append(f"exit status {rc} with failures, want 1")
     if "timed out" not in res["p_timeout"]["note"] or "exited 1" not in res["c_exit1"]["note"]:
         bad.append("a timed-out or failed run is not noted")
+    bad += light_self_test()
     for b in bad:
         print("score.py self-test: FAIL:", b)
     if not bad:
@@ -217,9 +229,33 @@ def self_test():
     return 1 if bad else 0
 
 
+def light_self_test():
+    """The light-mode scoring: a trace-only planted rule must say "insufficient"."""
+    bad = []
+    ins = {"verdict": {"top": "gpu_idle"}, "findings": [_finding("gpu_idle", "fired", "warning"),
+                                                         _finding("launch_bound", "insufficient")]}
+    clr = {"verdict": {"top": None}, "findings": [_finding("gpu_idle"), _finding("launch_bound")]}
+    idle = {"verdict": {"top": "gpu_idle"}, "findings": [_finding("gpu_idle", "fired", "high")]}
+    cases = [("l_ins", "launch_bound", ins, "PASS"), ("l_clear", "launch_bound", clr, "FAIL"),
+             ("l_idle", "gpu_idle", idle, "PASS"), ("l_noidle", "gpu_idle", clr, "FAIL")]
+    with tempfile.TemporaryDirectory() as d:
+        for name, want, rep, res in cases:
+            with open(os.path.join(d, name + ".json"), "w") as f:
+                json.dump(rep, f)
+            with open(os.path.join(d, name + ".rc"), "w") as f:
+                f.write("0\n")
+            row = {"name": name, "kind": "planted", "expected": want, "command": "cmd"}
+            got = score_one(row, d, light=True)
+            if got["result"] != res:
+                bad.append(f"light {name}: got {got['result']} ({got['got']}), want {res}")
+    return bad
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split("\n\n")[0] + "\nusage: score.py MANIFEST DIR | --self-test")
-    sys.exit(score(sys.argv[1], sys.argv[2]))
+    light = sys.argv[1:2] == ["--light"]
+    args = sys.argv[2:] if light else sys.argv[1:]
+    if len(args) != 2:
+        sys.exit(__doc__.split("\n\n")[0] + "\nusage: score.py [--light] MANIFEST DIR | --self-test")
+    sys.exit(score(args[0], args[1], light))

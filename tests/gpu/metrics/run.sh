@@ -13,6 +13,11 @@
 #     the built-in demo (`gpudiag run --metrics` with no command); `gpudiag report --json` must
 #     name the strided kernel as `uncoalesced` with its sectors per request, and not its
 #     coalesced twin (k_strided/k_coalesced; the demo's demo_strided_scale/demo_coalesced_scale).
+#  2b. the launches replay must not touch, under the default mode (skips.cu: an NCCL-named
+#     kernel, a cooperative launch, a stream capture and its graph launches; skips.py: a PyTorch
+#     CUDA graph and a one-rank NCCL group): listed as 'communication' / 'cooperative' /
+#     'graph', the other kernels profiled, no 'error' row, the program's own results right and
+#     its exit code (3, on purpose) kept.
 #  3. cost (benchmark, never asserted): tests/gpu/progs/train_step.py (--warmup 1 --steps 3)
 #     plain; under `gpudiag run --metrics` (default mode: first 3 of each name, at most 100);
 #     and on the same launches — the first N=30 kernel launches of the process, the one
@@ -103,6 +108,44 @@ j = db.execute("select count(*) from metric_launches m join kernels k on k.pid=m
 print(f"profiled launches: {n}; with a kernel record in the trace: {j}; kernel records: {db.execute('select count(*) from kernels').fetchone()[0]}")
 PY
 
+# ---- 2b. skipped launches (the programs exit 3 when their results are right): skips.cu (an
+# NCCL-named kernel, a cooperative launch, a captured graph) and skips.py (PyTorch: a one-rank
+# NCCL group, a captured graph)
+nvcc -O2 -arch=sm_90 -o "$W/skips" $D/skips.cu >>"$LOG" 2>&1 || fail "nvcc skips.cu"
+SKIPS=("cu|communication,cooperative,graph|$W/skips")
+[ $TORCH = 1 ] && SKIPS+=("graph|graph|python3 $D/skips.py graph" "nccl||python3 $D/skips.py nccl")
+for c in "${SKIPS[@]}"; do
+	lab=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; prog=${rest#*|}
+	timeout 120 "$GD" run --metrics -o "$W/skip_$lab.sqlite" -- $prog >"$W/skip_$lab.out" 2>&1
+	rc=$?
+	say "gpudiag run --metrics $prog: rc $rc (want 3); $(grep -h '^skips\|right\|WRONG\|^gpudiag: counters of' "$W/skip_$lab.out" | tr '\n' ' ')"
+	[ $rc = 3 ] || fail "skips $lab: exit code $rc, want the program's 3"
+	# NCCL with one rank launches no NCCL kernel (its one-rank path copies or does nothing):
+	# only the exit code, the results and the absence of errors are checked there
+	python3 - "$W/skip_$lab.sqlite" "$lab" "$want" <<'PY' | tee -a "$LOG"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+lab, want = sys.argv[2], [w for w in sys.argv[3].split(",") if w]
+rows = db.execute("select m.status, coalesce(s.value, '(graph)'), count(*), max(m.detail) from metric_launches m "
+                  "left join strings s on s.id = m.name group by 1, 2 order by 1, 2").fetchall()
+for st, name, n, det in rows:
+    print(f"  {st:14s} {n:3d}  {name[:70]}  {(det or '')[:80]}")
+by = {}
+for st, name, n, det in rows:
+    by[st] = by.get(st, 0) + n
+bad = [f"no launch skipped as {w!r}" for w in want if not by.get(w)]
+if not by.get("ok"):
+    bad.append("no launch profiled")
+if by.get("error"):
+    bad.append(f"{by['error']} launch(es) with status 'error'")
+if any(st == "ok" and name.lower().startswith("nccl") for st, name, n, det in rows):
+    bad.append("an NCCL kernel was replayed")
+print(("FAIL skips " + lab + ": " + "; ".join(bad)) if bad else f"skips {lab}: ok ({by})")
+sys.exit(1 if bad else 0)
+PY
+	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
+done
+
 # ---- 3. cost (never asserted)
 if [ $TORCH = 1 ]; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
@@ -142,6 +185,6 @@ if [ $TORCH = 1 ]; then
 	cat "$C"
 fi
 
-rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels"
+rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels" "$W/skips"
 say "metrics area: $FAILS failure(s)"
 exit $FAILS
