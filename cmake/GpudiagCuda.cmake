@@ -10,6 +10,8 @@
 
 option(GPUDIAG_NO_CUDA "Build as if no CUDA toolkit were installed (what a machine without one builds)" OFF)
 
+include(${CMAKE_CURRENT_LIST_DIR}/GpudiagArchs.cmake)
+
 set(GPUDIAG_CUDA OFF)
 set(GPUDIAG_NO_CUDA_WHY "")
 if(GPUDIAG_NO_CUDA)
@@ -37,7 +39,6 @@ if(GPUDIAG_CUDA)
   # can still JIT it.
   set(GPUDIAG_PORTABLE_ARCHS "75-real;80-real;86-real;89-real;90-real;100-real;120")
   if(NOT DEFINED CACHE{GPUDIAG_CUDA_ARCHS})
-    set(found "")
     set(caps "")
     find_program(GPUDIAG_NVIDIA_SMI nvidia-smi)
     if(GPUDIAG_NVIDIA_SMI)
@@ -49,31 +50,10 @@ if(GPUDIAG_CUDA)
     endif()
     execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch
                     OUTPUT_VARIABLE nvcc_archs RESULT_VARIABLE rc ERROR_QUIET TIMEOUT 30)
-    string(REGEX MATCHALL "[0-9]+\\.[0-9]+" caps "${caps}")
-    list(REMOVE_DUPLICATES caps)
-    set(skipped "")
-    foreach(cap ${caps})
-      string(REPLACE "." "" sm "${cap}")
-      # nvcc's list is compute_75, compute_80, ...; an older nvcc without --list-gpu-arch
-      # (rc != 0) is trusted
-      if(NOT rc EQUAL 0 OR nvcc_archs MATCHES "compute_${sm}([^0-9a-z]|$)")
-        list(APPEND found "${sm}-real")
-      else()
-        list(APPEND skipped "${cap}")
-      endif()
-    endforeach()
-    list(SORT found COMPARE NATURAL)
-    if(found)
-      string(REPLACE ";" ", " shown "${caps}")
-      set(how "for the GPUs of this machine (nvidia-smi: compute capability ${shown})")
-      set(archs "${found}")
-    else()
-      set(how "the portable set: no GPU found by nvidia-smi")
-      if(skipped)
-        set(how "the portable set: nvcc cannot build for the GPUs found (compute capability ${skipped})")
-      endif()
-      set(archs "${GPUDIAG_PORTABLE_ARCHS}")
+    if(NOT rc EQUAL 0)
+      set(nvcc_archs "") # an older nvcc without --list-gpu-arch: every GPU found is trusted
     endif()
+    gpudiag_choose_archs(archs how "${caps}" "${nvcc_archs}" "${GPUDIAG_PORTABLE_ARCHS}")
     set(GPUDIAG_CUDA_ARCHS "${archs}" CACHE STRING
         "CUDA architectures to build kernels for (default: the GPUs present, else the portable set)")
     set(GPUDIAG_CUDA_ARCHS_HOW "${how}" CACHE INTERNAL "how GPUDIAG_CUDA_ARCHS was chosen")

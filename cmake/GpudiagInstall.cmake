@@ -75,9 +75,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-# the fallback when dpkg-shlibdeps is missing: what gpudiag links (readelf -d: libc, libm,
-# libsqlite3); tests/cli/install_deb.sh checks the Depends of the package made here
-set(GPUDIAG_DEB_DEPENDS_FALLBACK "libc6 (>= 2.34), libsqlite3-0 (>= 3.35)")
+# the fallback when dpkg-shlibdeps (dpkg-dev) is missing: what it gave on Debian 12 for what
+# gpudiag links (libc, libm, libsqlite3, the C++ runtime); tests/cli/install_deb.sh checks it
+set(GPUDIAG_DEB_DEPENDS_FALLBACK "libc6 (>= 2.34), libgcc-s1 (>= 3.0), libsqlite3-0 (>= 3.6.1), libstdc++6 (>= 11)")
 file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/GpudiagCPackDeb.cmake CONTENT
 "set(GPUDIAG_DEB_BINARY \"$<TARGET_FILE:gpudiag>\")
 set(GPUDIAG_DEB_DEPENDS_FALLBACK \"${GPUDIAG_DEB_DEPENDS_FALLBACK}\")
