@@ -2,6 +2,7 @@
  * under the profiler; and the no-GPU fallback that shows the shipped sample profile. */
 #include "commands.h"
 #include "core/cli.h"
+#include "core/paths.h"
 #include "core/status.h"
 #include "gpu/cudrv.h"
 #include "kernels/demo.h"
@@ -55,31 +56,14 @@ int cmd___demo(struct gd_ctx *ctx, int argc, char **argv)
 
 int gd_demo_sample(const struct gd_ctx *ctx, const char *argv0, FILE *out)
 {
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	const char *env = getenv("GPUDIAG_SAMPLE");
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *tails[] = {"/../share/gpudiag/sample.gpudiag.sqlite", "/../tests/fixtures/sample.gpudiag.sqlite"};
+	char cand[PATH_MAX], where[2 * PATH_MAX];
 	(void)argv0;
-	if (env && *env) {
-		snprintf(cand, sizeof(cand), "%s", env);
-	} else {
-		cand[0] = 0;
-		if (len > 0) {
-			exe[len] = 0;
-			char *slash = strrchr(exe, '/');
-			if (slash)
-				*slash = 0;
-			for (int i = 0; i < 2; i++) {
-				snprintf(cand, sizeof(cand), "%s%s", exe, tails[i]);
-				if (access(cand, R_OK) == 0)
-					break;
-				cand[0] = 0;
-			}
-		}
+	/* where it is looked for: src/core/paths.h */
+	if (gd_find_sample(cand, sizeof(cand)) != 0) {
+		gd_sample_where(where, sizeof(where));
+		return gd_error(GD_ENOGPU, "run: no GPU here, and the sample profile shipped with gpudiag was not found (%s)",
+				where);
 	}
-	if (!cand[0] || access(cand, R_OK) != 0)
-		return gd_error(GD_ENOGPU, "run: no GPU here, and the sample profile shipped with gpudiag was not found "
-					   "(set GPUDIAG_SAMPLE=FILE)");
 	if (!ctx->json)
 		fprintf(out, "No GPU here, so the demo cannot run. Showing instead a sample profile shipped with gpudiag "
 			     "(%s); see its label below.\n\n",

@@ -380,8 +380,13 @@ static void collect(const struct gd_facts *f, struct fields *fs, const char *nvm
 			have_nvml ? "NVML did not answer" : nvml_why);
 		snprintf(buf, sizeof(buf), "%d.%d", dv / 1000, (dv % 1000) / 10);
 		add_str(fs, "system", "cuda_driver_version", "CUDA (driver)", dv > 0 ? buf : NULL, NULL);
+#ifdef CUDA_VERSION
 		snprintf(buf, sizeof(buf), "%d.%d", CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
 		add_str(fs, "system", "cuda_build_version", "CUDA (gpudiag built with)", buf, NULL);
+#else /* a build without the toolkit (src/nocuda/include/cuda.h defines no CUDA_VERSION) */
+		add_str(fs, "system", "cuda_build_version", "CUDA (gpudiag built with)", NULL,
+			"built without the CUDA toolkit");
+#endif
 	}
 	*out_sms = sms;
 	*out_clock = max_clock_mhz;

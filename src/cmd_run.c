@@ -15,6 +15,7 @@
 #include "core/fileio.h"
 #include "core/json.h"
 #include "core/out.h"
+#include "core/paths.h"
 #include "core/status.h"
 #include "gpu/cudrv.h"
 #include "gpu/facts.h"
@@ -27,7 +28,9 @@
 #include "render/report.h"
 #include "roofline/ceilings.h"
 
+#ifndef GPUDIAG_NO_CUDA /* a build without the CUDA toolkit names no CUPTI version */
 #include <cupti_version.h>
+#endif
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -184,36 +187,6 @@ static long long now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* The injection library: $GPUDIAG_INJECT, else beside the running binary (the build tree),
- * else <bin>/../lib/gpudiag/ or <bin>/../lib/ (an installed layout). The variable comes first
- * and has no fallback: it is how a user points at another build, and a copy found elsewhere
- * would silently win. No path from the build is compiled in: a copied or installed binary
- * must not load a library from a build tree that may since have changed. */
-static int find_inject(char *out, size_t n)
-{
-	static const char *const rel[] = {"", "/../lib/gpudiag", "/../lib"};
-	char exe[PATH_MAX];
-	const char *env = getenv("GPUDIAG_INJECT");
-	ssize_t len;
-	char *slash;
-	if (env && *env) {
-		snprintf(out, n, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len <= 0)
-		return -1;
-	exe[len] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
-		if (snprintf(out, n, "%s%s/libgpudiag_inject.so", exe, rel[i]) < (int)n && access(out, R_OK) == 0)
-			return 0;
-	return -1;
 }
 
 /* Shell-quotes argv into one line for meta.command_line. */
@@ -1089,9 +1062,18 @@ static int prepare(struct run *rj)
 			return gd_error(GD_EFAIL, "run: cannot create a directory in '%s': %s", tmp && *tmp ? tmp : "/tmp",
 					strerror(errno));
 	}
-	rj->have_inject = find_inject(rj->inject, sizeof(rj->inject)) == 0;
+	/* where it is looked for: src/core/paths.h */
+	rj->have_inject = gd_find_inject(rj->inject, sizeof(rj->inject)) == 0;
 	if (!rj->have_inject) {
-		gd_warn("run: libgpudiag_inject.so not found beside gpudiag (set GPUDIAG_INJECT); running untraced");
+		char where[2 * PATH_MAX];
+		gd_inject_where(where, sizeof(where));
+		gd_warn("run: libgpudiag_inject.so not found (%s)%s; running untraced", where,
+#ifdef GPUDIAG_NO_CUDA
+			": this gpudiag was built without the CUDA toolkit, which the library needs"
+#else
+			""
+#endif
+		);
 	} else {
 		/* Loading it here proves libcupti resolves; a failure is said now, not silently in
 		 * the program's cuInit. The handle is kept, not closed: unloading libcupti would
@@ -1298,8 +1280,10 @@ static int write_profile(struct gd_ctx *ctx, struct run *rj)
 		if (g_interrupts)
 			gd_pw_meta(w, "interrupted", "1");
 		gd_pw_meta(w, "api_trace", rj->api);
+#ifndef GPUDIAG_NO_CUDA
 		gd_pw_meta_int(w, "cupti_version", CUPTI_API_VERSION);
 		gd_pw_meta(w, "cuda_toolkit_version", GPUDIAG_CUDA_TOOLKIT_VERSION);
+#endif
 		gd_pw_meta(w, "nvtx_injection", rj->no_nvtx ? "off" : "on");
 		gd_pw_meta(w, "latency_timestamps", rj->latency ? "on" : "off");
 		gd_pw_meta(w, "trace_mode", rj->light ? "light" : "full");

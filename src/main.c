@@ -7,6 +7,7 @@
  * Nothing else in the program calls exit(). */
 #include "commands.h"
 #include "core/out.h"
+#include "core/paths.h"
 #include "core/status.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ static void print_main_help(void)
 {
 	printf("gpudiag %s — measure what the GPU guide teaches on your GPU, and diagnose CUDA programs\n\n",
 	       GPUDIAG_VERSION);
-	printf("usage: gpudiag <command> [options]\n\ncommands:\n");
+	printf("usage: gpudiag <command> [options]\n       gpudiag --version\n\ncommands:\n");
 	for (const struct gd_cmd *c = gd_commands; c->name; c++)
 		if (c->name[0] != '_') /* "__name": internal commands, not listed */
 			/* pad by display width: "§" is two bytes */
@@ -30,6 +31,8 @@ static void print_main_help(void)
 	       "  --device N    the GPU to use (CUDA device index); default: all, or device 0\n"
 	       "  --no-color    no colour (also: NO_COLOR set, or output not a terminal)\n"
 	       "  -h, --help    help for the command\n"
+	       "\nversion:\n"
+	       "  -V, --version the version, what this build contains, where it finds its files\n"
 	       "\nexit codes:\n"
 	       "  0 ok   1 failure   2 usage error   3 no GPU, driver or vendor library\n"
 	       "  4 a measurement failed its correctness check   5 bad or corrupt input file\n"
@@ -37,9 +40,54 @@ static void print_main_help(void)
 	       "       1 if it exited 0 but the profile could not be written\n");
 }
 
+static const char help_usage[] =
+	"usage: gpudiag help [<command>]\n"
+	"\n"
+	"Prints help. With no command: the commands, the common options and the exit codes. With a\n"
+	"command: its options and examples, the same as `gpudiag <command> --help`.\n"
+	"\n"
+	"examples:\n"
+	"  gpudiag help             the list of commands\n"
+	"  gpudiag help report      the options of `gpudiag report`\n"
+	"  gpudiag help help        this text\n"
+	"\n"
+	"See also `gpudiag --version` (-V): the version, whether this build has the CUDA parts, and\n"
+	"where it finds its injection library and sample profile. Every command also has a manual\n"
+	"page when gpudiag is installed: man gpudiag-<command>.\n";
+
+/* `gpudiag --version`: the version on the first line (for scripts), then what this build
+ * contains and the files it found, which is what an install is checked by (docs/install.md). */
+static void print_version(void)
+{
+	char p[4096], where[8192];
+	printf("gpudiag %s\n", GPUDIAG_VERSION);
+#ifdef GPUDIAG_NO_CUDA
+	printf("built without the CUDA toolkit: no GPU kernels (lab, roofline, the demo) and no injection "
+	       "library (run traces nothing)\n");
+#else
+	printf("built with the CUDA toolkit %s, kernels for %s\n", GPUDIAG_CUDA_TOOLKIT_VERSION, GPUDIAG_CUDA_ARCHS_BUILT);
+#endif
+	if (gd_find_inject(p, sizeof(p)) == 0) {
+		printf("injection library: %s\n", p);
+	} else {
+		gd_inject_where(where, sizeof(where));
+		printf("injection library: not found (%s)\n", where);
+	}
+	if (gd_find_sample(p, sizeof(p)) == 0) {
+		printf("sample profile: %s\n", p);
+	} else {
+		gd_sample_where(where, sizeof(where));
+		printf("sample profile: not found (%s)\n", where);
+	}
+}
+
 static int help_for(const char *name)
 {
 	const struct gd_cmd *c = gd_find_command(name);
+	if (!strcmp(name, "help")) {
+		fputs(help_usage, stdout);
+		return GD_OK;
+	}
 	if (!c)
 		return gd_error(GD_EUSAGE, "unknown command '%s' (see 'gpudiag help')", name);
 	fputs(c->usage, stdout);
@@ -132,8 +180,8 @@ int main(int argc, char **argv)
 		print_main_help();
 		return finish_stdout(argc < 2 ? GD_EUSAGE : GD_OK);
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("gpudiag %s\n", GPUDIAG_VERSION);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") || !strcmp(argv[1], "version")) {
+		print_version();
 		return finish_stdout(GD_OK);
 	}
 	if (!strcmp(argv[1], "help")) {
@@ -141,7 +189,8 @@ int main(int argc, char **argv)
 			print_main_help();
 			return finish_stdout(GD_OK);
 		}
-		return finish_stdout(help_for(argv[2]));
+		/* `gpudiag help --help`: the help of help, as `gpudiag help help` */
+		return finish_stdout(help_for(!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help") ? "help" : argv[2]));
 	}
 	c = gd_find_command(argv[1]);
 	if (!c)

@@ -1,0 +1,40 @@
+# gpudiag_choose_archs(ARCHS HOW CAPS NVCC_ARCHS PORTABLE): the CUDA architectures to build
+# for when GPUDIAG_CUDA_ARCHS is not given (cmake/GpudiagCuda.cmake), apart from the commands
+# that read them so tests/cmake/archs_test.cmake can check it with made-up inputs.
+#   CAPS        what `nvidia-smi --query-gpu=compute_cap --format=csv,noheader` printed
+#               ("9.0\n9.0\n"; "" without nvidia-smi or a GPU)
+#   NVCC_ARCHS  what `nvcc --list-gpu-arch` printed ("compute_75\n...\n"; "": trust every GPU)
+#   PORTABLE    the list for a machine with no usable GPU
+# ARCHS gets "<sm>-real" per distinct GPU that nvcc can build for (sorted), else PORTABLE;
+# HOW gets the reason, for the configure message.
+function(gpudiag_choose_archs archs_out how_out caps nvcc_archs portable)
+  string(REGEX MATCHALL "[0-9]+\\.[0-9]+" caps "${caps}")
+  list(REMOVE_DUPLICATES caps)
+  set(found "")
+  set(skipped "")
+  foreach(cap ${caps})
+    string(REPLACE "." "" sm "${cap}")
+    if(nvcc_archs STREQUAL "" OR nvcc_archs MATCHES "compute_${sm}([^0-9a-z]|$)")
+      list(APPEND found "${sm}-real")
+    else()
+      list(APPEND skipped "${cap}")
+    endif()
+  endforeach()
+  list(SORT found COMPARE NATURAL)
+  string(REPLACE ";" ", " shown "${caps}")
+  string(REPLACE ";" ", " skipped "${skipped}")
+  if(found)
+    set(how "for the GPUs of this machine (nvidia-smi: compute capability ${shown})")
+    if(skipped)
+      string(APPEND how "; nvcc cannot build for ${skipped}")
+    endif()
+    set(${archs_out} "${found}" PARENT_SCOPE)
+  else()
+    set(how "the portable set: no GPU found by nvidia-smi")
+    if(skipped)
+      set(how "the portable set: nvcc cannot build for the GPUs found (compute capability ${skipped})")
+    endif()
+    set(${archs_out} "${portable}" PARENT_SCOPE)
+  endif()
+  set(${how_out} "${how}" PARENT_SCOPE)
+endfunction()
