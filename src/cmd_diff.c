@@ -5,6 +5,7 @@
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
+#include "core/table.h"
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
 
@@ -13,15 +14,21 @@
 #include <stdio.h>
 
 const char cmd_diff_usage[] =
-	"usage: gpudiag diff A B [--top N] [--json]\n"
+	"usage: gpudiag diff A B [--top N] [--format terminal|json|csv|tsv [--table NAME]]\n"
 	"\n"
 	"Compares two profiles written by 'gpudiag run': wall time, GPU busy time, kernel time by kind,\n"
 	"and each kernel's total time (matched by short name), sorted by the size of the change.\n"
-	"Ratios are B / A: below 1 means B is faster.\n"
+	"Ratios are B / A: below 1 means B is faster; below 0.1 they are written as a division\n"
+	"(÷222: B is 222 times smaller).\n"
 	"\n"
 	"options:\n"
 	"  --top N       kernels to list (default 15)\n"
-	"  --json        machine-readable output (keys in docs/json.md, \"diff\")\n";
+	"  --format F    terminal (default), json, csv or tsv; csv and tsv write the tables\n"
+	"                totals, kinds and kernels (docs/scripting.md)\n"
+	"  --table NAME  with csv/tsv: only that table\n"
+	"  --json        machine-readable output (keys in docs/json.md, \"diff\"); = --format json\n";
+
+static const char *const diff_tables[] = {"totals", "kinds", "kernels", NULL};
 
 static double ratio(double a, double b) { return a > 0 ? b / a : NAN; }
 
@@ -38,9 +45,7 @@ static void print_rows(const char *title, const struct gd_delta *r, int n, int t
 		char rr[32], cnt[64], d[48], name[72];
 		double dd = r[i].b - r[i].a;
 		snprintf(name, sizeof(name), "%.64s", gd_tty(r[i].name)); /* from the profile: no control characters to the terminal */
-		snprintf(rr, sizeof(rr), isfinite(ratio(r[i].a, r[i].b)) ? "%.2f×" : "new", ratio(r[i].a, r[i].b));
-		if (r[i].b == 0)
-			snprintf(rr, sizeof(rr), "gone");
+		gd_ratio_text(rr, sizeof(rr), r[i].a, r[i].b);
 		snprintf(cnt, sizeof(cnt), "%ld → %ld", r[i].na, r[i].nb);
 		snprintf(d, sizeof(d), "%s%s", dd < 0 ? "−" : "+", gd_fmt_time(b[2], 48, fabs(dd)));
 		gd_table_rowv(&t, name, gd_fmt_time(b[0], 48, r[i].a), gd_fmt_time(b[1], 48, r[i].b), d, rr, cnt);
@@ -49,76 +54,122 @@ static void print_rows(const char *title, const struct gd_delta *r, int n, int t
 	gd_table_free(&t);
 }
 
-static void json_rows(struct gd_json *j, const char *key, const char *namekey, const struct gd_delta *r, int n, int top)
+/* A list of deltas as a table (JSON array or CSV/TSV). */
+static void tw_rows(struct gd_tw *w, const char *table, const char *key, const char *namekey, const struct gd_delta *r,
+		    int n, int top)
 {
-	gd_json_arr(j, key);
+	const char *const cols[] = {namekey, "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	if (!gd_tw_begin(w, table, key, cols, 7))
+		return;
 	for (int i = 0; i < n && i < top; i++) {
-		gd_json_obj(j, NULL);
-		gd_json_str(j, namekey, r[i].name);
-		gd_json_num(j, "a_ns", r[i].a);
-		gd_json_num(j, "b_ns", r[i].b);
-		gd_json_num(j, "delta_ns", r[i].b - r[i].a);
-		gd_json_num(j, "ratio", ratio(r[i].a, r[i].b));
-		gd_json_int(j, "a_count", r[i].na);
-		gd_json_int(j, "b_count", r[i].nb);
-		gd_json_obj_end(j);
+		gd_tw_row(w);
+		gd_tw_str(w, r[i].name);
+		gd_tw_num(w, r[i].a);
+		gd_tw_num(w, r[i].b);
+		gd_tw_num(w, r[i].b - r[i].a);
+		gd_tw_num(w, ratio(r[i].a, r[i].b));
+		gd_tw_int(w, r[i].na);
+		gd_tw_int(w, r[i].nb);
+		gd_tw_row_end(w);
 	}
-	gd_json_arr_end(j);
+	gd_tw_end(w);
 }
 
-static void print_json(const char *pa, const char *pb, const struct gd_summary *sa, const struct gd_summary *sb,
-		       const struct gd_compare *c, int top)
+static const char *const totals_cols[] = {"a_wall_ns", "b_wall_ns", "a_gpu_busy_ns", "b_gpu_busy_ns", "a_kernel_ns",
+					  "b_kernel_ns", "kernel_ratio", "wall_ratio", "gpu_busy_ratio",
+					  "a_kernels", "b_kernels"};
+
+static void tw_totals(struct gd_tw *w, const struct gd_summary *sa, const struct gd_summary *sb)
+{
+	if (w->format == GD_FMT_JSON)
+		gd_json_obj(w->j, "totals");
+	else if (!gd_tw_begin(w, "totals", NULL, totals_cols, 11))
+		return;
+	else
+		gd_tw_row(w);
+	/* in JSON one object (as before), in CSV one row: the same keys */
+	if (w->format == GD_FMT_JSON) {
+		double v[9] = {sa->wall_ns, sb->wall_ns, sa->busy_ns, sb->busy_ns, sa->kernel_ns, sb->kernel_ns,
+			       ratio(sa->kernel_ns, sb->kernel_ns), ratio(sa->wall_ns, sb->wall_ns),
+			       ratio(sa->busy_ns, sb->busy_ns)};
+		for (int i = 0; i < 9; i++)
+			gd_json_num(w->j, totals_cols[i], v[i]);
+		gd_json_int(w->j, "a_kernels", sa->nkernels);
+		gd_json_int(w->j, "b_kernels", sb->nkernels);
+		gd_json_obj_end(w->j);
+		return;
+	}
+	gd_tw_num(w, sa->wall_ns);
+	gd_tw_num(w, sb->wall_ns);
+	gd_tw_num(w, sa->busy_ns);
+	gd_tw_num(w, sb->busy_ns);
+	gd_tw_num(w, sa->kernel_ns);
+	gd_tw_num(w, sb->kernel_ns);
+	gd_tw_num(w, ratio(sa->kernel_ns, sb->kernel_ns));
+	gd_tw_num(w, ratio(sa->wall_ns, sb->wall_ns));
+	gd_tw_num(w, ratio(sa->busy_ns, sb->busy_ns));
+	gd_tw_int(w, sa->nkernels);
+	gd_tw_int(w, sb->nkernels);
+	gd_tw_row_end(w);
+	gd_tw_end(w);
+}
+
+static void print_tables(int format, const char *table, const char *pa, const char *pb, const struct gd_summary *sa,
+			 const struct gd_summary *sb, const struct gd_compare *c, int top)
 {
 	struct gd_json j;
+	struct gd_tw w;
 	gd_json_init(&j, stdout, 1);
-	gd_json_obj(&j, NULL);
-	gd_json_str(&j, "a", pa);
-	gd_json_str(&j, "b", pb);
-	gd_json_obj(&j, "totals");
-	gd_json_num(&j, "a_wall_ns", sa->wall_ns);
-	gd_json_num(&j, "b_wall_ns", sb->wall_ns);
-	gd_json_num(&j, "a_gpu_busy_ns", sa->busy_ns);
-	gd_json_num(&j, "b_gpu_busy_ns", sb->busy_ns);
-	gd_json_num(&j, "a_kernel_ns", sa->kernel_ns);
-	gd_json_num(&j, "b_kernel_ns", sb->kernel_ns);
-	gd_json_num(&j, "kernel_ratio", ratio(sa->kernel_ns, sb->kernel_ns));
-	gd_json_num(&j, "wall_ratio", ratio(sa->wall_ns, sb->wall_ns));
-	gd_json_obj_end(&j);
-	json_rows(&j, "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT);
-	json_rows(&j, "by_kernel", "kernel", c->kernels, c->nkernels, top);
-	gd_json_obj_end(&j);
-	gd_json_end(&j);
+	gd_tw_init(&w, stdout, format, &j, table, 1);
+	if (format == GD_FMT_JSON) {
+		gd_json_obj(&j, NULL);
+		gd_json_str(&j, "a", pa);
+		gd_json_str(&j, "b", pb);
+	}
+	tw_totals(&w, sa, sb);
+	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT);
+	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top);
+	if (format == GD_FMT_JSON) {
+		gd_json_obj_end(&j);
+		gd_json_end(&j);
+	}
 }
 
 static void print_text(const char *pa, const char *pb, const struct gd_summary *sa, const struct gd_summary *sb,
 		       const struct gd_compare *c, int top)
 {
-	char b[2][48];
+	char b[3][48];
 	printf("%sgpudiag diff%s  A = %s   B = %s   (ratios are B / A; below 1: B is faster)\n", gd_bold(), gd_reset(),
-	       pa, pb);
-	printf("  wall time   %s → %s (%.2f×)\n", gd_fmt_time(b[0], 48, sa->wall_ns), gd_fmt_time(b[1], 48, sb->wall_ns),
-	       ratio(sa->wall_ns, sb->wall_ns));
-	printf("  GPU busy    %s → %s (%.2f×)\n", gd_fmt_time(b[0], 48, sa->busy_ns), gd_fmt_time(b[1], 48, sb->busy_ns),
-	       ratio(sa->busy_ns, sb->busy_ns));
-	printf("  kernel time %s → %s (%.2f×), kernels %ld → %ld\n", gd_fmt_time(b[0], 48, sa->kernel_ns),
-	       gd_fmt_time(b[1], 48, sb->kernel_ns), ratio(sa->kernel_ns, sb->kernel_ns), sa->nkernels, sb->nkernels);
+	       gd_tty(pa), gd_tty(pb));
+	printf("  wall time   %s → %s (%s)\n", gd_fmt_time(b[0], 48, sa->wall_ns), gd_fmt_time(b[1], 48, sb->wall_ns),
+	       gd_ratio_text(b[2], 48, sa->wall_ns, sb->wall_ns));
+	printf("  GPU busy    %s → %s (%s)\n", gd_fmt_time(b[0], 48, sa->busy_ns), gd_fmt_time(b[1], 48, sb->busy_ns),
+	       gd_ratio_text(b[2], 48, sa->busy_ns, sb->busy_ns));
+	printf("  kernel time %s → %s (%s), kernels %ld → %ld\n", gd_fmt_time(b[0], 48, sa->kernel_ns),
+	       gd_fmt_time(b[1], 48, sb->kernel_ns), gd_ratio_text(b[2], 48, sa->kernel_ns, sb->kernel_ns), sa->nkernels,
+	       sb->nkernels);
 	print_rows("By kind", c->kinds, c->nkinds, GD_KIND_COUNT, stdout);
 	print_rows("By kernel (largest change first)", c->kernels, c->nkernels, top, stdout);
 }
 
 int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 {
-	int top = 15, npos = 0, rc;
+	int top = 15, npos = 0, rc, fmt;
+	const char *format = NULL, *table = NULL;
 	char *pos[3], why[1200];
 	struct gd_analysis aa, ab;
 	struct gd_compare c;
 	const struct gd_opt opts[] = {
 		{"top", GD_OPT_INT, &top, "N", "kernels to list (default 15)"},
+		{"format", GD_OPT_STR, &format, "F", "terminal, json, csv or tsv"},
+		{"table", GD_OPT_STR, &table, "NAME", "with csv/tsv: only this table"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	rc = gd_parse_opts("diff", argc, argv, opts, pos, 3, &npos, 0);
 	if (rc == GD_OK)
 		rc = gd_no_device(ctx, "diff");
+	if (rc == GD_OK)
+		rc = gd_format_pick("diff", format, ctx->json, diff_tables, table, &fmt);
 	if (rc != GD_OK)
 		return rc;
 	if (npos != 2)
@@ -134,8 +185,8 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 	if ((rc = gd_compare_compute(&aa.s, &ab.s, &c)) != GD_OK) {
 		rc = gd_error(rc, "diff: out of memory");
 	} else {
-		if (ctx->json)
-			print_json(pos[0], pos[1], &aa.s, &ab.s, &c, top);
+		if (fmt != GD_FMT_TERMINAL)
+			print_tables(fmt, table, pos[0], pos[1], &aa.s, &ab.s, &c, top);
 		else
 			print_text(pos[0], pos[1], &aa.s, &ab.s, &c, top);
 		gd_compare_free(&c);

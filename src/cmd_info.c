@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "core/cli.h"
 #include "core/json.h"
+#include "core/table.h"
 #include "core/out.h"
 #include "core/status.h"
 #include "gpu/arch.h"
@@ -24,7 +25,7 @@
 #include <string.h>
 
 const char cmd_info_usage[] =
-	"usage: gpudiag info [--device N] [--json]\n"
+	"usage: gpudiag info [--device N] [--format terminal|json|csv|tsv [--table NAME]]\n"
 	"\n"
 	"Everything about each visible GPU (guide §1, §3, §4, §13): identity and architecture;\n"
 	"SMs, warps, blocks, registers and shared memory limits; L1/shared carve-out; L2; memory\n"
@@ -35,7 +36,11 @@ const char cmd_info_usage[] =
 	"\n"
 	"options:\n"
 	"  --device N   only GPU N (CUDA numbering)\n"
-	"  --json       machine-readable output (docs/json.md)\n"
+	"  --format F   terminal (default), json, csv or tsv; csv and tsv write two tables\n"
+	"               (docs/scripting.md): fields (one row per device and field: section, key,\n"
+	"               label, value, why unknown) and peaks (per device and precision)\n"
+	"  --table NAME with csv/tsv: only that table (fields or peaks)\n"
+	"  --json       machine-readable output (docs/json.md); = --format json\n"
 	"\n"
 	"Nothing is changed on the GPU: gpudiag only reads.\n";
 
@@ -517,14 +522,65 @@ static void print_json_device(struct gd_json *j, const struct fields *fs, const 
 	gd_json_obj_end(j);
 }
 
+static const char *const info_tables[] = {"fields", "peaks", NULL};
+static const char *const field_cols[] = {"device", "section", "key", "label", "value", "unknown_reason"};
+static const char *const peak_cols[] = {"device", "precision", "cuda_cores_flops", "tensor_cores_flops",
+					"tensor_core_support", "clock_mhz"};
+
+static void tw_fields(struct gd_tw *w, int d, const struct fields *fs)
+{
+	for (int i = 0; i < fs->n; i++) {
+		const struct field *f = &fs->f[i];
+		gd_tw_row(w);
+		gd_tw_int(w, d);
+		gd_tw_str(w, f->section);
+		gd_tw_str(w, f->key);
+		gd_tw_str(w, f->label);
+		if (!f->known)
+			gd_tw_null(w);
+		else if (f->kind == F_STR)
+			gd_tw_str(w, f->s);
+		else if (f->kind == F_INT)
+			gd_tw_int(w, f->i);
+		else if (f->kind == F_BOOL)
+			gd_tw_bool(w, (int)f->i);
+		else
+			gd_tw_num(w, f->d);
+		gd_tw_str(w, f->known ? NULL : f->why);
+		gd_tw_row_end(w);
+	}
+}
+
+static void tw_peaks(struct gd_tw *w, int d, const struct gd_arch *a, int sms, double clock_mhz)
+{
+	for (int p = 0; p < GD_P_COUNT; p++) {
+		gd_tw_row(w);
+		gd_tw_int(w, d);
+		gd_tw_str(w, gd_prec_name((enum gd_prec)p));
+		gd_tw_num(w, gd_arch_peak(a, (enum gd_prec)p, 0, sms, clock_mhz));
+		gd_tw_num(w, gd_arch_peak(a, (enum gd_prec)p, 1, sms, clock_mhz));
+		gd_tw_bool(w, a && (a->tensor_precs & (1u << p)));
+		gd_tw_num(w, clock_mhz);
+		gd_tw_row_end(w);
+	}
+}
+
 int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 {
 	char nvml_why[512] = "";
-	int rc, first, last, nv;
+	int rc, first, last, nv, fmt;
 	static struct fields fs; /* large: keep off the stack */
 	struct gd_json j;
+	const char *format = NULL, *table = NULL;
+	const struct gd_opt opts[] = {
+		{"format", GD_OPT_STR, &format, "F", NULL},
+		{"table", GD_OPT_STR, &table, "NAME", NULL},
+		{NULL, 0, NULL, NULL, NULL},
+	};
 
-	if ((rc = gd_parse_opts("info", argc, argv, NULL, NULL, 0, NULL, 0)) != GD_OK)
+	if ((rc = gd_parse_opts("info", argc, argv, opts, NULL, 0, NULL, 0)) != GD_OK)
+		return rc;
+	if ((rc = gd_format_pick("info", format, ctx->json, info_tables, table, &fmt)) != GD_OK)
 		return rc;
 	if ((rc = gd_need_gpu(ctx, "info", NULL)) != GD_OK)
 		return rc;
@@ -532,7 +588,35 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 	first = ctx->device >= 0 ? ctx->device : 0;
 	last = ctx->device >= 0 ? ctx->device : gd_cu_count() - 1;
 
-	if (ctx->json) {
+	if (fmt == GD_FMT_CSV || fmt == GD_FMT_TSV) {
+		/* table by table, so each device is read once per table */
+		struct gd_tw w;
+		gd_tw_init(&w, stdout, fmt, NULL, table, 1);
+		for (int t = 0; t < 2; t++) {
+			if (!gd_tw_begin(&w, info_tables[t], NULL, t ? peak_cols : field_cols, 6))
+				continue;
+			for (int d = first; d <= last; d++) {
+				struct gd_facts f;
+				char nwhy[128];
+				int sms;
+				double clk;
+				const struct gd_arch *a;
+				memset(&fs, 0, sizeof(fs));
+				gd_facts_read(d, &f);
+				if (nv)
+					gd_facts_read_nvml(&f, nwhy, sizeof(nwhy));
+				collect(&f, &fs, nv ? "NVML does not list this device" : nvml_why, &sms, &clk, &a);
+				if (t)
+					tw_peaks(&w, d, a, sms, clk);
+				else
+					tw_fields(&w, d, &fs);
+			}
+			gd_tw_end(&w);
+		}
+		return GD_OK;
+	}
+
+	if (fmt == GD_FMT_JSON) {
 		gd_json_init(&j, stdout, 1);
 		gd_json_obj(&j, NULL);
 		gd_json_str(&j, "gpudiag_version", GPUDIAG_VERSION);
@@ -550,7 +634,7 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 		if (nv)
 			gd_facts_read_nvml(&f, nwhy, sizeof(nwhy));
 		collect(&f, &fs, nv ? "NVML does not list this device" : nvml_why, &sms, &clk, &a);
-		if (ctx->json) {
+		if (fmt == GD_FMT_JSON) {
 			print_json_device(&j, &fs, a, sms, clk);
 		} else {
 			printf("%sGPU %d%s: %s\n", gd_bold(), d, gd_reset(), fs.f[1].known ? fs.f[1].s : "unknown");
@@ -559,7 +643,7 @@ int cmd_info(struct gd_ctx *ctx, int argc, char **argv)
 				putchar('\n');
 		}
 	}
-	if (ctx->json) {
+	if (fmt == GD_FMT_JSON) {
 		gd_json_arr_end(&j);
 		gd_json_obj_end(&j);
 		gd_json_end(&j);

@@ -7,6 +7,7 @@
 #include "core/fileio.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "core/table.h"
 #include "lab/lab.h"
 
 #include <stdio.h>
@@ -31,7 +32,9 @@ const char cmd_lab_usage[] =
     "  --shape SPEC       the lab's shapes as key=value pairs (fusion, attention)\n"
     "  --csv FILE         results as CSV ('-' = stdout)\n"
     "  --svg FILE         the lab's chart as SVG\n"
-    "  --json             results as JSON on stdout (docs/json.md)\n"
+    "  --format F         terminal (default), json, csv or tsv on stdout (csv/tsv: the\n"
+    "                     results table, docs/scripting.md)\n"
+    "  --json             results as JSON on stdout (docs/json.md); = --format json\n"
     "  --device N         the GPU to use (default 0)\n"
     "\n"
     "exit: 0 ok, 2 usage (unknown lab), 3 no GPU, 4 a variant failed its correctness check\n";
@@ -64,8 +67,8 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 {
 	const struct gd_lab *lab;
 	struct gd_lab_run r;
-	const char *csv = NULL, *svg = NULL, *shape = NULL;
-	int quick = 0, runs = 15, npos = 0, rc;
+	const char *csv = NULL, *svg = NULL, *shape = NULL, *format = NULL;
+	int quick = 0, runs = 15, npos = 0, rc, fmt;
 	long long size = GD_UNSET_LONG; /* told apart from `--size 0`, which is refused */
 	char *pos[2];
 	char why[512];
@@ -76,6 +79,7 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 		{"shape", GD_OPT_STR, &shape, "SPEC", "the lab's shapes as key=value pairs (fusion, attention: see their help)"},
 		{"csv", GD_OPT_STR, &csv, "FILE", "write the results as CSV ('-' = stdout)"},
 		{"svg", GD_OPT_STR, &svg, "FILE", "write the lab's chart as SVG"},
+		{"format", GD_OPT_STR, &format, "F", "terminal, json, csv or tsv on stdout"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 
@@ -121,6 +125,12 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 		return rc;
 	if (npos)
 		return gd_error(GD_EUSAGE, "lab %s: unexpected argument '%s'", lab->name, pos[0]);
+	snprintf(why, sizeof why, "lab %s", lab->name);
+	if ((rc = gd_format_pick(why, format, ctx->json, NULL, NULL, &fmt)) != GD_OK)
+		return rc;
+	if (csv && !strcmp(csv, "-") && fmt != GD_FMT_TERMINAL)
+		return gd_error(GD_EUSAGE, "lab %s: --csv - and --format %s both write stdout; give one", lab->name,
+				gd_format_name(fmt));
 	/* every option is checked here, before the GPU is looked for: a usage error is found,
 	 * and said, on a machine without one */
 	snprintf(why, sizeof why, "lab %s", lab->name);
@@ -156,8 +166,10 @@ int cmd_lab(struct gd_ctx *ctx, int argc, char **argv)
 	rc = gd_lab_execute(&r);
 
 	if (rc == GD_OK || r.nres > 0) {
-		if (ctx->json)
+		if (fmt == GD_FMT_JSON)
 			gd_lab_write_json(&r, stdout);
+		else if (fmt == GD_FMT_CSV || fmt == GD_FMT_TSV)
+			gd_lab_write_table(&r, stdout, fmt);
 		else
 			gd_lab_print_table(&r, stdout);
 		if (csv) {

@@ -10,6 +10,7 @@
 #include "core/out.h"
 #include "core/status.h"
 #include "core/svg.h"
+#include "core/table.h"
 #include "gpu/arch.h"
 #include "gpu/cudrv.h"
 #include "gpu/occupancy.h"
@@ -17,6 +18,7 @@
 #include <cuda.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,12 +40,33 @@ const char cmd_occupancy_usage[] =
 	"  --carveout P       cudaFuncAttributePreferredSharedMemoryCarveout in percent (default: none)\n"
 	"  --barriers B       named barriers per block (default 1)\n"
 	"  --grid N           blocks in the grid: adds waves and the tail of the last wave\n"
-	"  --arch sm_XX       use the built-in table for this architecture (sm_75 … sm_121)\n"
+	"  --sms N            SMs of the GPU, for the waves with --arch (a GPU's own count is\n"
+	"                     read with --device); e.g. 132 for an H100/H200 SXM\n"
+	"  --arch sm_XX       use the built-in table for this architecture (sm_75 … sm_121;\n"
+	"                     sm_90a, sm_100f: the same limits as sm_90, sm_100)\n"
 	"  --device N         use GPU N's attributes\n"
 	"  --svg FILE         write the block-size sweep as an SVG chart\n"
-	"  --json             machine-readable output (docs/json.md)\n"
+	"  --format F         terminal (default), json, csv or tsv; csv and tsv write the tables\n"
+	"                     result and sweep (docs/scripting.md)\n"
+	"  --table NAME       with csv/tsv: only that table (result or sweep)\n"
+	"  --json             machine-readable output (docs/json.md); = --format json\n"
 	"\n"
-	"example: gpudiag occupancy --threads 256 --regs 128 --arch sm_90\n";
+	"example: gpudiag occupancy --threads 256 --regs 128 --arch sm_90 --grid 1000 --sms 132\n";
+
+static const char *const occ_tables[] = {"result", "sweep", NULL};
+
+/* "registers + warps per SM" as the JSON's limited_by lists them, joined by '+' (CSV). */
+static const char *limiters_csv(unsigned l, char *b, size_t n)
+{
+	size_t o = 0;
+	const char *nm[] = {"registers", "shared_memory", "warps", "blocks", "barriers"};
+	const unsigned bit[] = {GD_LIM_REGS, GD_LIM_SMEM, GD_LIM_WARPS, GD_LIM_BLOCKS, GD_LIM_BARRIERS};
+	b[0] = 0;
+	for (int i = 0; i < 5 && o < n; i++)
+		if (l & bit[i])
+			o += (size_t)snprintf(b + o, n - o, "%s%s", o ? "+" : "", nm[i]);
+	return b;
+}
 
 struct advice {
 	const char *resource;
@@ -175,7 +198,7 @@ static void json_limit(struct gd_json *j, const char *key, int v)
  * architecture, else against the most any known architecture allows; a GPU's own limits are
  * applied again once its attributes are read (the r.invalid check below). */
 static int check_options(const char *arch_name, int threads, int regs, long long smem, long long dyn,
-			 long long max_dyn, int carveout, int barriers, long long grid)
+			 long long max_dyn, int carveout, int barriers, long long grid, int sms)
 {
 	const char *who = "occupancy";
 	const struct gd_arch *a = arch_name ? gd_arch_parse(arch_name) : NULL;
@@ -204,16 +227,19 @@ static int check_options(const char *arch_name, int threads, int regs, long long
 	     (rc = gd_opt_check_int(who, "carveout", carveout, 0, 100, " (percent)")) != GD_OK) ||
 	    (rc = gd_opt_check_int(who, "barriers", barriers, 0, 16, " (named barriers per block)")) != GD_OK ||
 	    (grid != GD_UNSET_LONG &&
-	     (rc = gd_opt_check_int(who, "grid", grid, 1, GRID_MAX, " (blocks in the grid)")) != GD_OK))
+	     (rc = gd_opt_check_int(who, "grid", grid, 1, GRID_MAX, " (blocks in the grid)")) != GD_OK) ||
+	    (sms != GD_UNSET_INT && (rc = gd_opt_check_int(who, "sms", sms, 1, 4096, " (SMs of the GPU)")) != GD_OK))
 		return rc;
+	if (sms != GD_UNSET_INT && !arch_name)
+		return gd_error(GD_EUSAGE, "occupancy: --sms goes with --arch (with a GPU, its own SM count is used)");
 	return GD_OK;
 }
 
 int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 {
-	int threads = GD_UNSET_INT, regs = GD_UNSET_INT, carveout = GD_UNSET_INT, barriers = 0;
+	int threads = GD_UNSET_INT, regs = GD_UNSET_INT, carveout = GD_UNSET_INT, barriers = 0, sms = GD_UNSET_INT, fmt;
 	long long smem = 0, dyn = 0, max_dyn = GD_UNSET_LONG, grid = GD_UNSET_LONG;
-	const char *arch_name = NULL, *svg = NULL;
+	const char *arch_name = NULL, *svg = NULL, *format = NULL, *table = NULL;
 	struct gd_opt opts[] = {
 		{"threads", GD_OPT_INT, &threads, "T", NULL},
 		{"regs", GD_OPT_INT, &regs, "R", NULL},
@@ -223,6 +249,9 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 		{"carveout", GD_OPT_INT, &carveout, "P", NULL},
 		{"barriers", GD_OPT_INT, &barriers, "B", NULL},
 		{"grid", GD_OPT_LONG, &grid, "N", NULL},
+		{"sms", GD_OPT_INT, &sms, "N", NULL},
+		{"format", GD_OPT_STR, &format, "F", NULL},
+		{"table", GD_OPT_STR, &table, "NAME", NULL},
 		{"arch", GD_OPT_STR, &arch_name, "sm_XX", NULL},
 		{"svg", GD_OPT_STR, &svg, "FILE", NULL},
 		{NULL, 0, NULL, NULL, NULL},
@@ -239,7 +268,9 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 
 	if ((rc = gd_parse_opts("occupancy", argc, argv, opts, NULL, 0, NULL, 0)) != GD_OK)
 		return rc;
-	rc = check_options(arch_name, threads, regs, smem, dyn, max_dyn, carveout, barriers, grid);
+	rc = check_options(arch_name, threads, regs, smem, dyn, max_dyn, carveout, barriers, grid, sms);
+	if (rc == GD_OK)
+		rc = gd_format_pick("occupancy", format, ctx->json, occ_tables, table, &fmt);
 	if (rc != GD_OK)
 		return rc;
 	if (carveout == GD_UNSET_INT)
@@ -257,7 +288,17 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 			return gd_error(GD_EUSAGE, "occupancy: unknown architecture '%s' (known: %s)", arch_name,
 					gd_arch_known_list());
 		gd_occ_device_from_arch(arch, &dev);
-		snprintf(source, sizeof(source), "built-in table for %s (%s)", arch->sm, arch->family);
+		if (sms != GD_UNSET_INT)
+			dev.sm_count = sms;
+		{
+			/* "sm_90a": the arch-specific target, said so, with sm_90's limits */
+			size_t L = strlen(arch_name);
+			int variant = L > 1 && (arch_name[L - 1] == 'a' || arch_name[L - 1] == 'f');
+			snprintf(source, sizeof(source), "built-in table for %s (%s)%s%s%s", arch->sm, arch->family,
+				 variant ? "; " : "", variant ? arch_name : "", variant ? " has the same limits" : "");
+			if (sms != GD_UNSET_INT)
+				snprintf(source + strlen(source), sizeof(source) - strlen(source), ", %d SMs (--sms)", sms);
+		}
 	} else {
 		char hint[384];
 		snprintf(hint, sizeof(hint), "; name an architecture with --arch sm_XX (known: %s)", gd_arch_known_list());
@@ -322,7 +363,63 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 			return rc;
 	}
 
-	if (ctx->json) {
+	if (fmt == GD_FMT_CSV || fmt == GD_FMT_TSV) {
+		static const char *const rcols[] = {
+			"arch", "source", "device", "sms", "threads_per_block", "registers_per_thread", "static_smem_bytes",
+			"dynamic_smem_bytes", "blocks_per_sm", "warps_per_block", "active_warps_per_sm", "max_warps_per_sm",
+			"occupancy", "limited_by", "grid_blocks", "waves", "last_wave_fill", "invalid"};
+		static const char *const scols[] = {"threads_per_block", "blocks_per_sm", "active_warps_per_sm",
+						    "occupancy", "limited_by"};
+		struct gd_tw w;
+		char lb[96];
+		gd_tw_init(&w, stdout, fmt, NULL, table, 1);
+		if (gd_tw_begin(&w, "result", NULL, rcols, 18)) {
+			double fill = NAN, waves = grid > 0 && dev.sm_count > 0 ? gd_occ_waves(&dev, &r, grid, &fill) : NAN;
+			gd_tw_row(&w);
+			gd_tw_str(&w, arch->sm);
+			gd_tw_str(&w, arch_name ? "table" : "device");
+			if (arch_name)
+				gd_tw_null(&w);
+			else
+				gd_tw_int(&w, dev_index);
+			if (dev.sm_count > 0)
+				gd_tw_int(&w, dev.sm_count);
+			else
+				gd_tw_null(&w);
+			gd_tw_int(&w, threads);
+			gd_tw_int(&w, regs);
+			gd_tw_int(&w, smem);
+			gd_tw_int(&w, dyn);
+			gd_tw_int(&w, r.blocks_per_sm);
+			gd_tw_int(&w, r.warps_per_block);
+			gd_tw_int(&w, r.active_warps);
+			gd_tw_int(&w, r.max_warps);
+			gd_tw_num(&w, r.occupancy);
+			gd_tw_str(&w, limiters_csv(r.limiters, lb, sizeof lb));
+			if (grid > 0)
+				gd_tw_int(&w, grid);
+			else
+				gd_tw_null(&w);
+			gd_tw_num(&w, waves);
+			gd_tw_num(&w, fill);
+			gd_tw_str(&w, r.invalid);
+			gd_tw_row_end(&w);
+		}
+		gd_tw_end(&w);
+		if (gd_tw_begin(&w, "sweep", NULL, scols, 5))
+			for (int i = 0; i < nsweep; i++) {
+				gd_tw_row(&w);
+				gd_tw_int(&w, sweep_threads[i]);
+				gd_tw_int(&w, sweep[i].blocks_per_sm);
+				gd_tw_int(&w, sweep[i].active_warps);
+				gd_tw_num(&w, sweep[i].occupancy);
+				gd_tw_str(&w, limiters_csv(sweep[i].limiters, lb, sizeof lb));
+				gd_tw_row_end(&w);
+			}
+		gd_tw_end(&w);
+		return GD_OK;
+	}
+	if (fmt == GD_FMT_JSON) {
 		struct gd_json j;
 		double waves, fill;
 		gd_json_init(&j, stdout, 1);
@@ -331,6 +428,10 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 		gd_json_str(&j, "source", arch_name ? "table" : "device");
 		if (!arch_name)
 			gd_json_int(&j, "device", dev_index);
+		if (dev.sm_count > 0)
+			gd_json_int(&j, "sms", dev.sm_count);
+		else
+			gd_json_null(&j, "sms");
 		gd_json_obj(&j, "kernel");
 		gd_json_int(&j, "threads_per_block", threads);
 		gd_json_int(&j, "registers_per_thread", regs);
@@ -409,7 +510,7 @@ int cmd_occupancy(struct gd_ctx *ctx, int argc, char **argv)
 			printf("  grid of %lld blocks   %.2f waves over %d SMs; the last wave fills %.0f %% of them\n",
 			       grid, waves, dev.sm_count, fill * 100);
 		} else if (grid > 0) {
-			printf("  grid                  waves need an SM count: use --device\n");
+			printf("  grid                  waves need an SM count: give --sms N (132 on an H100/H200 SXM) or use --device\n");
 		}
 	}
 	{

@@ -9,6 +9,7 @@
 #include "core/cli.h"
 #include "core/fileio.h"
 #include "core/json.h"
+#include "core/table.h"
 #include "core/out.h"
 #include "core/stats.h"
 #include "core/status.h"
@@ -33,8 +34,8 @@
 #include <unistd.h>
 
 const char cmd_roofline_usage[] =
-	"usage: gpudiag roofline [--quick] [--only LIST] [--svg FILE] [--json] [--device N] [--no-cache]\n"
-	"       gpudiag roofline --show [--svg FILE] [--json]\n"
+	"usage: gpudiag roofline [--quick] [--only LIST] [--svg FILE] [--format F] [--device N] [--no-cache]\n"
+	"       gpudiag roofline --show [--svg FILE] [--format F]\n"
 	"\n"
 	"Measures this GPU's ceilings with gpudiag's own kernels: DRAM read/write/copy, L2, shared\n"
 	"memory and L1 bandwidth; FP64/FP32/FP16x2/BF16x2 FMA peaks and the SFU (__expf) rate;\n"
@@ -52,7 +53,11 @@ const char cmd_roofline_usage[] =
 	"  --svg FILE     write the log-log roofline chart (ceilings and ridge points) as SVG\n"
 	"  --show         print the cached ceilings of every GPU measured before (no GPU needed)\n"
 	"  --no-cache     do not write the cache\n"
-	"  --json         machine-readable output (keys in docs/json.md, section roofline)\n"
+	"  --format F     terminal (default), json, csv or tsv; csv and tsv write the tables\n"
+	"                 ceilings (one row per figure) and, for a run, tests (docs/scripting.md)\n"
+	"  --table NAME   with csv/tsv: only that table\n"
+	"  --json         machine-readable output (keys in docs/json.md, section roofline);\n"
+	"                 the same as --format json\n"
 	"\n"
 	"Bytes: DRAM read and write count the buffer once; copy counts read + write (2 × buffer);\n"
 	"L2/L1/shared memory count every 16-byte load. FLOP: an FMA is 2 FLOP (4 for half2); an\n"
@@ -234,14 +239,61 @@ static void progress(int done, int total, const char *what)
 }
 
 /* ---- --show */
-static int show(struct gd_ctx *ctx, const char *svg)
+/* ---- CSV / TSV (docs/scripting.md): the ceilings in long form, one row per figure ---- */
+static const char *const rl_tables[] = {"ceilings", "tests", NULL};
+static const char *const ceil_cols[] = {"uuid", "gpu_name", "driver", "measured_at", "sm_clock_mhz", "ceiling",
+					"precision", "value", "unit"};
+
+static void ceil_row(struct gd_tw *w, const struct gd_ceilings *c, const char *name, const char *prec, double v,
+		     const char *unit)
 {
+	gd_tw_row(w);
+	gd_tw_str(w, c->uuid);
+	gd_tw_str(w, c->gpu_name);
+	gd_tw_str(w, c->driver);
+	gd_tw_num(w, c->measured_at);
+	if (c->sm_clock_mhz > 0)
+		gd_tw_int(w, c->sm_clock_mhz);
+	else
+		gd_tw_null(w);
+	gd_tw_str(w, name);
+	gd_tw_str(w, prec);
+	gd_tw_num(w, v);
+	gd_tw_str(w, unit);
+	gd_tw_row_end(w);
+}
+
+/* Every figure of c, NaN (not measured) included, so each GPU has the same rows. */
+static void tw_ceilings(struct gd_tw *w, const struct gd_ceilings *c)
+{
+	const char *bw[] = {"dram_read", "dram_write", "dram_copy", "l2", "smem", "l1"};
+	const double bwv[] = {c->dram_read, c->dram_write, c->dram_copy, c->l2, c->smem, c->l1};
+	const char *groups[3] = {"cuda_core", "tensor", "gemm_lib"};
+	const double *vals[3] = {c->cuda_core, c->tensor, c->gemm_lib};
+	for (int i = 0; i < 6; i++)
+		ceil_row(w, c, bw[i], NULL, bwv[i], "B/s");
+	for (int g = 0; g < 3; g++)
+		for (int p = 0; p < GD_P_COUNT; p++)
+			ceil_row(w, c, groups[g], gd_prec_name((enum gd_prec)p), vals[g][p], "FLOP/s");
+	ceil_row(w, c, "sfu", NULL, c->sfu, "/s");
+}
+
+static int show(struct gd_ctx *ctx, const char *svg, int fmt, const char *table)
+{
+	struct gd_tw w;
+	int tabular = fmt == GD_FMT_CSV || fmt == GD_FMT_TSV;
 	static char paths[64][4096];
 	int n = gd_ceilings_list(paths, 64), shown = 0;
 	char dir[4096] = "";
 	gd_cache_dir(dir, sizeof dir);
 	struct gd_json j;
-	if (ctx->json) {
+	if (table && strcmp(table, "ceilings"))
+		return gd_error(GD_EUSAGE, "roofline --show: shows only the table ceilings (tests are a run's)");
+	if (tabular) {
+		gd_tw_init(&w, stdout, fmt, NULL, table, 0);
+		gd_tw_begin(&w, "ceilings", NULL, ceil_cols, 9);
+	}
+	if (fmt == GD_FMT_JSON) {
 		gd_json_init(&j, stdout, 1);
 		gd_json_obj(&j, NULL);
 		gd_json_str(&j, "cache_dir", dir);
@@ -260,7 +312,9 @@ static int show(struct gd_ctx *ctx, const char *svg)
 			continue;
 		}
 		shown++;
-		if (ctx->json) {
+		if (tabular) {
+			tw_ceilings(&w, &c);
+		} else if (fmt == GD_FMT_JSON) {
 			gd_rl_json_ceilings(&j, NULL, &c);
 		} else {
 			char when[64] = "unknown time";
@@ -287,7 +341,8 @@ static int show(struct gd_ctx *ctx, const char *svg)
 				return GD_EFAIL;
 		}
 	}
-	if (ctx->json) {
+	(void)ctx;
+	if (fmt == GD_FMT_JSON) {
 		gd_json_arr_end(&j);
 		gd_json_obj_end(&j);
 		gd_json_end(&j);
@@ -302,8 +357,8 @@ static int show(struct gd_ctx *ctx, const char *svg)
  * finish sampling → cache → report. Everything a step leaves for the next is in the job. */
 struct job {
 	/* options */
-	int quick, do_show, no_cache, reps;
-	const char *svg, *only;
+	int quick, do_show, no_cache, reps, fmt;
+	const char *svg, *only, *format, *table;
 	/* the device */
 	int dev, nvml_idx, bus, have_lt;
 	struct gd_facts fa;           /* fa.nvml: NVML's fixed facts, when nvml_idx >= 0 */
@@ -319,7 +374,7 @@ struct job {
 	char cache_path[4096];
 };
 
-static int parse_options(struct job *jb, int argc, char **argv)
+static int parse_options(const struct gd_ctx *ctx, struct job *jb, int argc, char **argv)
 {
 	int npos = 0;
 	char *pos[4];
@@ -331,6 +386,8 @@ static int parse_options(struct job *jb, int argc, char **argv)
 		{"svg", GD_OPT_STR, &jb->svg, "FILE", "write the roofline chart as SVG"},
 		{"show", GD_OPT_FLAG, &jb->do_show, NULL, "print the cached ceilings (no GPU needed)"},
 		{"no-cache", GD_OPT_FLAG, &jb->no_cache, NULL, "do not write the cache"},
+		{"format", GD_OPT_STR, &jb->format, "F", "terminal, json, csv or tsv"},
+		{"table", GD_OPT_STR, &jb->table, "NAME", "with csv/tsv: only this table"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	int rc = gd_parse_opts("roofline", argc, argv, opts, pos, 4, &npos, 0);
@@ -338,6 +395,8 @@ static int parse_options(struct job *jb, int argc, char **argv)
 		return rc;
 	if (npos)
 		return gd_error(GD_EUSAGE, "roofline: unexpected argument '%s'", pos[0]);
+	if ((rc = gd_format_pick("roofline", jb->format, ctx->json, rl_tables, jb->table, &jb->fmt)) != GD_OK)
+		return rc;
 	if (jb->only && check_only(jb->only) != GD_OK)
 		return GD_EUSAGE;
 	if (jb->reps == GD_UNSET_INT)
@@ -479,7 +538,7 @@ static void measure_one(struct job *jb, int i)
 /* Every selected test, with a progress bar on a terminal. */
 static void measure(const struct gd_ctx *ctx, struct job *jb)
 {
-	int total = 0, done = 0, tty = gd_is_tty() && isatty(2) && !ctx->json;
+	int total = 0, done = 0, tty = gd_is_tty() && isatty(2) && !ctx->json && jb->fmt == GD_FMT_TERMINAL;
 	for (int i = 0; i < NTESTS; i++)
 		if (group_selected(jb->only, tests[i].group))
 			total++;
@@ -646,6 +705,48 @@ static void report_json(const struct job *jb)
 	gd_json_end(&j);
 }
 
+static const char *const test_cols[] = {"name", "label", "status", "unit", "median", "min", "max", "p10", "p90",
+					"n", "datasheet", "fraction_of_datasheet", "peak_at_measured_clock",
+					"fraction_at_measured_clock", "sm_clock_mhz_median", "power_w_median",
+					"clock_event_reasons", "message"};
+
+static void report_tables(const struct job *jb)
+{
+	struct gd_tw w;
+	char rs[256];
+	gd_tw_init(&w, stdout, jb->fmt, NULL, jb->table, 1);
+	if (gd_tw_begin(&w, "ceilings", NULL, ceil_cols, 9))
+		tw_ceilings(&w, &jb->c);
+	gd_tw_end(&w);
+	if (gd_tw_begin(&w, "tests", NULL, test_cols, 18))
+		for (int i = 0; i < NTESTS; i++) {
+			const struct result *r = &jb->res[i];
+			if (!group_selected(jb->only, tests[i].group))
+				continue;
+			gd_tw_row(&w);
+			gd_tw_str(&w, gd_rl_kind_name(tests[i].kind));
+			gd_tw_str(&w, tests[i].label);
+			gd_tw_str(&w, outcome_name[r->outcome]);
+			gd_tw_str(&w, unit_str(tests[i].unit));
+			gd_tw_num(&w, r->st.median);
+			gd_tw_num(&w, r->st.min);
+			gd_tw_num(&w, r->st.max);
+			gd_tw_num(&w, r->st.p10);
+			gd_tw_num(&w, r->st.p90);
+			gd_tw_int(&w, r->run.n);
+			gd_tw_num(&w, r->datasheet);
+			gd_tw_num(&w, r->st.median / r->datasheet);
+			gd_tw_num(&w, r->peak_at_clock);
+			gd_tw_num(&w, r->st.median / r->peak_at_clock);
+			gd_tw_num(&w, r->sm_mhz);
+			gd_tw_num(&w, r->power_w);
+			gd_tw_str(&w, r->nsamples > 0 ? gd_clock_reasons_str(r->reasons, rs, sizeof rs) : NULL);
+			gd_tw_str(&w, r->run.msg[0] ? r->run.msg : NULL);
+			gd_tw_row_end(&w);
+		}
+	gd_tw_end(&w);
+}
+
 static void report_text(const struct job *jb)
 {
 	const char *which = NULL;
@@ -732,19 +833,21 @@ int cmd_roofline(struct gd_ctx *ctx, int argc, char **argv)
 	struct job *jb = &job;
 	int rc;
 	memset(jb, 0, sizeof *jb);
-	if ((rc = parse_options(jb, argc, argv)) != GD_OK)
+	if ((rc = parse_options(ctx, jb, argc, argv)) != GD_OK)
 		return rc;
-	gd_out_init(stdout, ctx->no_color);
+	gd_out_init(stdout, ctx->no_color || jb->fmt != GD_FMT_TERMINAL);
 	if (jb->do_show)
-		return show(ctx, jb->svg);
+		return show(ctx, jb->svg, jb->fmt, jb->table);
 	if ((rc = open_device(ctx, jb)) != GD_OK)
 		return rc;
 	warm_up(jb);
 	measure(ctx, jb);
 	finish(jb);
 	save_cache(jb);
-	if (ctx->json)
+	if (jb->fmt == GD_FMT_JSON)
 		report_json(jb);
+	else if (jb->fmt == GD_FMT_CSV || jb->fmt == GD_FMT_TSV)
+		report_tables(jb);
 	else
 		report_text(jb);
 	if (jb->svg) {

@@ -1,10 +1,11 @@
-/* The analysis of one profile: the profile itself, its summary and its verdicts, computed
- * once, in that order. Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
+/* The analysis of one profile: the profile itself, its summary, its verdicts and its
+ * statistics tables, computed once, in that order. Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
  * computes none of it again; `gpudiag diff` compares two of them (analysis/compare.h). */
 #ifndef GPUDIAG_ANALYSIS_H
 #define GPUDIAG_ANALYSIS_H
 
 #include "analysis/summary.h"
+#include "analysis/tables.h"
 #include "analysis/verdict.h"
 #include "profile/profile.h"
 
@@ -27,6 +28,7 @@ struct gd_analysis {
 	struct gd_summary s;  /* of p */
 	struct gd_verdicts v; /* of p and s */
 	struct gd_run_exit run;
+	struct gd_stat_tables t; /* API, NVTX, stream and thread tables of p (tables.h) */
 };
 
 /* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the
@@ -41,7 +43,7 @@ int gd_analysis_of(struct gd_analysis *a);
 /* The program's end in one sentence, the same for every renderer ("" when unknown); returns
  * 1 when it failed (a signal or a non-zero exit code), else 0. */
 int gd_run_exit_text(const struct gd_run_exit *r, char *buf, size_t n);
-/* Frees the summary and the profile. */
+/* Frees the tables, the summary and the profile. */
 void gd_analysis_free(struct gd_analysis *a);
 
 #endif

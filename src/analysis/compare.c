@@ -4,8 +4,28 @@
 #include "core/status.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+char *gd_ratio_text(char *buf, size_t n, double a, double b)
+{
+	double r;
+	if (isnan(a) || isnan(b))
+		snprintf(buf, n, "unknown");
+	else if (a == 0 && b == 0)
+		snprintf(buf, n, "=");
+	else if (a == 0)
+		snprintf(buf, n, "new");
+	else if (b == 0)
+		snprintf(buf, n, "gone");
+	else if ((r = b / a) < 0.1)
+		/* "÷" and the inverse: 0.0045× reads worse than ÷222 */
+		snprintf(buf, n, 1 / r >= 99.5 ? "÷%.0f" : "÷%.1f", 1 / r);
+	else
+		snprintf(buf, n, r >= 99.5 ? "%.0f×" : r >= 9.995 ? "%.1f×" : r >= 0.9995 ? "%.2f×" : "%.3f×", r);
+	return buf;
+}
 
 static int by_delta(const void *x, const void *y)
 {

@@ -25,4 +25,10 @@ struct gd_compare {
 int gd_compare_compute(const struct gd_summary *a, const struct gd_summary *b, struct gd_compare *c);
 void gd_compare_free(struct gd_compare *c);
 
+/* B / A as `gpudiag diff` writes it, with three significant figures (more above 1000): "1.78×",
+ * "0.903×", "12.4×", "1500×"; a ratio below 0.1 as a division, "÷222" (B is 222 times smaller:
+ * 309.8 µs against 68.6 ms is "÷221", never "0.00×"); "new" when A is 0 and B is not, "gone"
+ * when B is 0 and A is not, "=" when both are 0; "unknown" for NaN. Returns buf. */
+char *gd_ratio_text(char *buf, size_t n, double a, double b);
+
 #endif

@@ -152,6 +152,10 @@ const struct gd_arch *gd_arch_parse(const char *s)
 		return *end ? NULL : gd_arch_find((int)mj, (int)mn);
 	}
 	v = strtol(s, &end, 10);
+	/* "sm_90a", "sm_100a", "sm_100f": the arch-specific and family-specific targets of the
+	 * same compute capability, with its limits */
+	if ((*end == 'a' || *end == 'f') && !end[1] && end != s)
+		end++;
 	if (*end || end == s || v < 10)
 		return NULL;
 	return gd_arch_find((int)(v / 10), (int)(v % 10));

@@ -58,7 +58,8 @@ struct gd_arch {
 
 /* The entry for a compute capability, or NULL when gpudiag has no table for it. */
 const struct gd_arch *gd_arch_find(int major, int minor);
-/* Accepts "sm_90", "sm90", "90", "9.0", "compute_90". NULL if unknown. */
+/* Accepts "sm_90", "sm90", "90", "9.0", "compute_90", and the arch- and family-specific
+ * targets "sm_90a", "sm_100f" (the same compute capability, the same limits). NULL if unknown. */
 const struct gd_arch *gd_arch_parse(const char *s);
 /* All known entries (terminated by major == 0). */
 const struct gd_arch *gd_arch_all(void);

@@ -98,6 +98,12 @@ static void hand_cases(void)
 	CHECK(gd_arch_parse("sm_90") == gd_arch_find(9, 0));
 	CHECK(gd_arch_parse("9.0") == gd_arch_find(9, 0));
 	CHECK(gd_arch_parse("120") == gd_arch_find(12, 0));
+	CHECK(gd_arch_parse("sm_90a") == gd_arch_find(9, 0)); /* the arch-specific target: same limits */
+	CHECK(gd_arch_parse("compute_90a") == gd_arch_find(9, 0));
+	CHECK(gd_arch_parse("sm_100f") == gd_arch_find(10, 0));
+	CHECK(gd_arch_parse("sm_90b") == NULL);
+	CHECK(gd_arch_parse("sm_90aa") == NULL);
+	CHECK(gd_arch_parse("sm_a") == NULL);
 	CHECK(gd_arch_parse("sm_61") == NULL);
 	CHECK(gd_arch_parse("banana") == NULL);
 }

@@ -348,6 +348,8 @@ void gd_lab_run_free(struct gd_lab_run *r);
 void gd_lab_print_table(const struct gd_lab_run *r, FILE *f);
 void gd_lab_write_json(const struct gd_lab_run *r, FILE *f);
 void gd_lab_write_csv(const struct gd_lab_run *r, FILE *f);
+/* The results table as CSV or TSV (format: core/table.h's GD_FMT_CSV or GD_FMT_TSV). */
+void gd_lab_write_table(const struct gd_lab_run *r, FILE *f, int format);
 /* Builds the SVG of the lab's chart; returns 0 when the lab set none. */
 int gd_lab_write_svg(const struct gd_lab_run *r, FILE *f);
 /* `gpudiag lab` alone: one line per lab. */

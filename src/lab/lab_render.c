@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/out.h"
 #include "core/svg.h"
+#include "core/table.h"
 #include "gpu/nvml.h"
 
 #include <math.h>
@@ -290,91 +291,57 @@ void gd_lab_write_json(const struct gd_lab_run *r, FILE *f)
 
 /* ======================================================================== output: CSV */
 
-static void csv_str(FILE *f, const char *s)
-{
-	int q = strpbrk(s, ",\"\n\r") != NULL;
-	if (!q) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
+/* Through the program's one table writer (core/table.h): RFC 4180 quoting, unknown = empty. */
+static const char *const csv_cols[] = {
+	"lab", "group", "variant", "x", "bytes", "flops", "runs", "reps", "time_s_median", "time_s_min", "time_s_max",
+	"gb_per_s", "gflop_per_s", "ceiling", "ceiling_source", "ceiling_value", "fraction_of_ceiling", "check",
+	"max_abs_err", "max_rel_err", "sm_mhz_min", "sm_mhz_max", "power_w_max", "metrics", "formula"};
 
-static void csv_num(FILE *f, double v)
+void gd_lab_write_table(const struct gd_lab_run *r, FILE *f, int format)
 {
-	if (isfinite(v))
-		fprintf(f, "%.9g", v);
-}
-
-void gd_lab_write_csv(const struct gd_lab_run *r, FILE *f)
-{
-	fprintf(f, "lab,group,variant,x,bytes,flops,runs,reps,time_s_median,time_s_min,time_s_max,"
-		   "gb_per_s,gflop_per_s,ceiling,ceiling_source,ceiling_value,fraction_of_ceiling,"
-		   "check,max_abs_err,max_rel_err,sm_mhz_min,sm_mhz_max,power_w_max,metrics,formula\n");
+	struct gd_tw w;
+	gd_tw_init(&w, f, format, NULL, NULL, 0);
+	gd_tw_begin(&w, "results", NULL, csv_cols, (int)(sizeof(csv_cols) / sizeof(csv_cols[0])));
 	for (int i = 0; i < r->nres; i++) {
 		const struct gd_lab_result *res = &r->res[i];
 		char met[400];
-		csv_str(f, r->lab->name);
-		fputc(',', f);
-		csv_str(f, res->group);
-		fputc(',', f);
-		csv_str(f, res->name);
-		fputc(',', f);
-		csv_num(f, res->x);
-		fputc(',', f);
-		csv_num(f, res->bytes > 0 ? res->bytes : NAN);
-		fputc(',', f);
-		csv_num(f, res->flops > 0 ? res->flops : NAN);
-		fprintf(f, ",%d,%d,", res->runs, res->reps);
-		csv_num(f, res->t_median);
-		fputc(',', f);
-		csv_num(f, res->t_min);
-		fputc(',', f);
-		csv_num(f, res->t_max);
-		fputc(',', f);
-		csv_num(f, res->gbps);
-		fputc(',', f);
-		csv_num(f, res->gflops);
-		fputc(',', f);
-		csv_str(f, res->ceiling.name);
-		fputc(',', f);
-		csv_str(f, res->ceiling.source);
-		fputc(',', f);
-		csv_num(f, res->ceiling.value);
-		fputc(',', f);
-		csv_num(f, res->pct_of_ceiling);
-		fputc(',', f);
-		fputs(!res->check.done ? "n/a" : res->check.ok ? "ok" : "fail", f);
-		fputc(',', f);
-		csv_num(f, res->check.done ? res->check.max_abs_err : NAN);
-		fputc(',', f);
-		csv_num(f, res->check.done ? res->check.max_rel_err : NAN);
-		fputc(',', f);
-		csv_num(f, res->sm_mhz_min > 0 ? res->sm_mhz_min : NAN);
-		fputc(',', f);
-		csv_num(f, res->sm_mhz_max > 0 ? res->sm_mhz_max : NAN);
-		fputc(',', f);
-		csv_num(f, res->power_w_max);
-		fputc(',', f);
-		{
-			size_t o = 0;
-			met[0] = 0;
-			for (int m = 0; m < res->nmetrics && o < sizeof(met); m++)
-				o += (size_t)snprintf(met + o, sizeof(met) - o, "%s%s=%.6g", m ? ";" : "",
-						      res->metric_keys[m], res->metric_values[m]);
-		}
-		csv_str(f, met);
-		fputc(',', f);
-		csv_str(f, res->formula);
-		fputc('\n', f);
+		size_t o = 0;
+		gd_tw_row(&w);
+		gd_tw_str(&w, r->lab->name);
+		gd_tw_str(&w, res->group);
+		gd_tw_str(&w, res->name);
+		gd_tw_num(&w, res->x);
+		gd_tw_num(&w, res->bytes > 0 ? res->bytes : NAN);
+		gd_tw_num(&w, res->flops > 0 ? res->flops : NAN);
+		gd_tw_int(&w, res->runs);
+		gd_tw_int(&w, res->reps);
+		gd_tw_num(&w, res->t_median);
+		gd_tw_num(&w, res->t_min);
+		gd_tw_num(&w, res->t_max);
+		gd_tw_num(&w, res->gbps);
+		gd_tw_num(&w, res->gflops);
+		gd_tw_str(&w, res->ceiling.name);
+		gd_tw_str(&w, res->ceiling.source);
+		gd_tw_num(&w, res->ceiling.value);
+		gd_tw_num(&w, res->pct_of_ceiling);
+		gd_tw_str(&w, !res->check.done ? "n/a" : res->check.ok ? "ok" : "fail");
+		gd_tw_num(&w, res->check.done ? res->check.max_abs_err : NAN);
+		gd_tw_num(&w, res->check.done ? res->check.max_rel_err : NAN);
+		gd_tw_num(&w, res->sm_mhz_min > 0 ? res->sm_mhz_min : NAN);
+		gd_tw_num(&w, res->sm_mhz_max > 0 ? res->sm_mhz_max : NAN);
+		gd_tw_num(&w, res->power_w_max);
+		met[0] = 0;
+		for (int m = 0; m < res->nmetrics && o < sizeof(met); m++)
+			o += (size_t)snprintf(met + o, sizeof(met) - o, "%s%s=%.6g", m ? ";" : "", res->metric_keys[m],
+					      res->metric_values[m]);
+		gd_tw_str(&w, met);
+		gd_tw_str(&w, res->formula);
+		gd_tw_row_end(&w);
 	}
+	gd_tw_end(&w);
 }
+
+void gd_lab_write_csv(const struct gd_lab_run *r, FILE *f) { gd_lab_write_table(r, f, GD_FMT_CSV); }
 
 /* ======================================================================== output: SVG */
 

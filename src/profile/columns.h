@@ -127,15 +127,16 @@
 	X(cuda_event, INTEGER, OPT(r->cuda_event, r->type == 1 || r->type == 2), NO, _, 0)      \
 	X(return_value, INTEGER, V(r->return_value), NO, _, 0)
 
-/* r: an NVTX range or mark as paired by the writer; mark: 1 for a mark. */
+/* r: an NVTX range or mark as paired by the writer; mark: 1 for a mark. Read into
+ * gd_pnvtx (end -1: a mark, or a range never closed). */
 #define GD_NVTX_COLUMNS(X)                                                          \
-	X(pid, INTEGER, V(c->pid), NO, _, 0)                                        \
-	X(tid, INTEGER, V(r->tid), NO, _, 0)                                        \
-	X(kind, INTEGER, V(mark), NO, _, 0)                                         \
-	X(domain, INTEGER, SID(lstr(c, r->domain)), NO, _, 0)                       \
-	X(name, INTEGER, SID(lstr(c, r->name)), NO, _, 0)                           \
-	X(start, INTEGER, TS(r->start), NO, _, 0)                                   \
-	X(end, INTEGER, OPT(r->end, !mark && r->closed && r->end), NO, _, 0)        \
+	X(pid, INTEGER, V(c->pid), INT, o->pid, 0)                                  \
+	X(tid, INTEGER, V(r->tid), INT, o->tid, 0)                                  \
+	X(kind, INTEGER, V(mark), INT, o->mark, 0)                                  \
+	X(domain, INTEGER, SID(lstr(c, r->domain)), I64, t.domain, -1)              \
+	X(name, INTEGER, SID(lstr(c, r->name)), I64, t.name, -1)                    \
+	X(start, INTEGER, TS(r->start), I64, o->start, 0)                           \
+	X(end, INTEGER, OPT(r->end, !mark && r->closed && r->end), I64, o->end, -1) \
 	X(color, INTEGER, OPT(r->color, r->has_data), NO, _, 0)                     \
 	X(category, INTEGER, OPT(r->category, r->has_data), NO, _, 0)               \
 	X(payload, REAL, DBL(r->payload, r->has_payload), NO, _, 0)

@@ -61,6 +61,15 @@ struct gd_papi {
 	uint32_t corr;
 };
 
+/* An NVTX range (push/pop or start/end) or mark (the nvtx table). Thread ids are those of
+ * gd_papi.tid (the OS thread id, read as an int as the API calls' are). */
+struct gd_pnvtx {
+	int64_t start, end;    /* end -1: a mark, or a range never closed */
+	int name, domain;      /* index into names; -1 none */
+	int pid, tid;
+	int mark;              /* 1: a mark (an instant) */
+};
+
 struct gd_pnvml {
 	int64_t t;
 	int device;
@@ -160,6 +169,8 @@ struct gd_profile {
 	long ns;
 	struct gd_pmem *m;
 	long nm;
+	struct gd_pnvtx *nv;             /* NVTX ranges and marks, by start */
+	long nnv, cap_nv;
 	struct gd_pprocess *proc;        /* in pid order */
 	long nproc;
 	struct gd_pdevice *dev;          /* the devices table in id order; ndev of them */
@@ -235,6 +246,7 @@ struct gd_pcopy *gd_profile_add_copy(struct gd_profile *p);
 struct gd_papi *gd_profile_add_api(struct gd_profile *p);
 struct gd_pnvml *gd_profile_add_nvml(struct gd_profile *p);
 struct gd_pmem *gd_profile_add_mem(struct gd_profile *p);
+struct gd_pnvtx *gd_profile_add_nvtx(struct gd_profile *p); /* name, domain -1, end -1 */
 /* A PM sample / per-kernel counter row appended, every value NaN. */
 struct gd_pm_sample *gd_profile_add_pm(struct gd_profile *p);
 struct gd_pm_kernel *gd_profile_add_kpm(struct gd_profile *p);

@@ -70,6 +70,17 @@ ADD(gd_profile_add_api, struct gd_papi, a, na, cap_a)
 ADD(gd_profile_add_nvml, struct gd_pnvml, s, ns, cap_s)
 ADD(gd_profile_add_mem, struct gd_pmem, m, nm, cap_m)
 
+struct gd_pnvtx *gd_profile_add_nvtx(struct gd_profile *p)
+{
+	struct gd_pnvtx *e;
+	p->nv = grow(p->nv, p->nnv, &p->cap_nv, sizeof(*p->nv));
+	e = &p->nv[p->nnv++];
+	memset(e, 0, sizeof(*e));
+	e->name = e->domain = -1;
+	e->end = -1;
+	return e;
+}
+
 struct gd_pm_sample *gd_profile_add_pm(struct gd_profile *p)
 {
 	p->pm = grow(p->pm, p->npm, &p->cap_pm, sizeof(*p->pm));
@@ -167,6 +178,7 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->a);
 	free(p->s);
 	free(p->m);
+	free(p->nv);
 	free(p->proc);
 	free(p->dev);
 	free(p->pm);
@@ -204,6 +216,7 @@ int gd_api_category(const char *n)
 SORTER(cmp_k, struct gd_pkernel)
 SORTER(cmp_c, struct gd_pcopy)
 SORTER(cmp_a, struct gd_papi)
+SORTER(cmp_nv, struct gd_pnvtx)
 
 static int cmp_s(const void *x, const void *y)
 {
@@ -302,6 +315,7 @@ void gd_profile_finish(struct gd_profile *p)
 	SORT_IF_NEEDED(p->a, p->na, start, cmp_a);
 	SORT_IF_NEEDED(p->s, p->ns, t, cmp_s);
 	SORT_IF_NEEDED(p->m, p->nm, t, cmp_m);
+	SORT_IF_NEEDED(p->nv, p->nnv, start, cmp_nv);
 	link_klaunches(p); /* after the kernels are in their final order */
 	/* DRAM B/s of the per-kernel counters: their % of the device's peak */
 	for (long i = 0; i < p->nkpm; i++) {
@@ -969,6 +983,37 @@ static int load_api(struct loader *L)
 	return GD_OK;
 }
 
+/* NVTX ranges and marks. A range whose end is before its start, or a time no clock gives,
+ * is left out as corrupt; a range never closed keeps end -1. */
+static int load_nvtx(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	struct {
+		int64_t domain, name;
+	} t;
+	sqlite3_stmt *s;
+	int r;
+	if (!has_table(L->db, "nvtx"))
+		return GD_OK;
+	if (query_table(L, GD_T_NVTX))
+		return GD_EDATA;
+	s = L->s;
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct gd_pnvtx *o = gd_profile_add_nvtx(p);
+		READ_ROW(GD_NVTX_COLUMNS);
+		o->mark = o->mark == 1;
+		if (o->mark)
+			o->end = -1;
+		if (bad_time(L, o->start, o->end >= 0 ? o->end : o->start)) {
+			p->nnv--;
+			continue;
+		}
+		o->name = sid(p, t.name);
+		o->domain = sid(p, t.domain);
+	}
+	return step_done(L, r);
+}
+
 static int load_nvml(struct loader *L)
 {
 	sqlite3_stmt *s;
@@ -1355,6 +1400,8 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		rc = load_copies(&L);
 	if (!rc)
 		rc = load_api(&L);
+	if (!rc)
+		rc = load_nvtx(&L);
 	if (!rc)
 		rc = load_nvml(&L);
 	if (!rc)

@@ -188,7 +188,7 @@ static void hostile(const char *f)
 	CHECK(strstr(why, "not a gpudiag profile (kernels is not a table)") != NULL);
 	CHECK_INT(load_with(f, "DROP TABLE api; CREATE VIEW API AS SELECT * FROM kernels;", &p, why, sizeof(why)), GD_EDATA);
 	CHECK(strstr(why, "(api is not a table)") != NULL);
-	CHECK_INT(load_with(f, "ALTER TABLE memcpy DROP COLUMN bytes;", &p, why, sizeof(why)), GD_EDATA);
+	CHECK_INT(load_with(f, "DROP VIEW memcpy_v; ALTER TABLE memcpy DROP COLUMN bytes;", &p, why, sizeof(why)), GD_EDATA);
 	CHECK(strstr(why, "(memcpy has no column bytes)") != NULL);
 	CHECK_INT(load_with(f,
 			    "DROP TABLE strings; CREATE TABLE strings (id INTEGER PRIMARY KEY, v TEXT, value TEXT "

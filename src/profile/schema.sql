@@ -157,3 +157,32 @@ CREATE VIEW kernels_v AS
 CREATE VIEW api_v AS
   SELECT a.*, n.value AS name_str, a.end - a.start AS duration
   FROM api a LEFT JOIN strings n ON n.id = a.name;
+-- CUPTI's copy and memory kinds decoded (CUpti_ActivityMemcpyKind, CUpti_ActivityMemoryKind;
+-- the same names as gd_copy_kind_name and gd_memory_kind_name in src/analysis/tables.c).
+CREATE VIEW memcpy_v AS
+  SELECT m.*,
+         CASE m.copy_kind WHEN 1 THEN 'HtoD' WHEN 2 THEN 'DtoH' WHEN 3 THEN 'HtoA' WHEN 4 THEN 'AtoH'
+           WHEN 5 THEN 'AtoA' WHEN 6 THEN 'AtoD' WHEN 7 THEN 'DtoA' WHEN 8 THEN 'DtoD' WHEN 9 THEN 'HtoH'
+           WHEN 10 THEN 'PtoP' ELSE 'unknown' END AS copy_kind_name,
+         CASE m.src_kind WHEN 1 THEN 'pageable' WHEN 2 THEN 'pinned' WHEN 3 THEN 'device' WHEN 4 THEN 'array'
+           WHEN 5 THEN 'managed' WHEN 6 THEN 'device static' WHEN 7 THEN 'managed static'
+           ELSE 'unknown' END AS src_kind_name,
+         CASE m.dst_kind WHEN 1 THEN 'pageable' WHEN 2 THEN 'pinned' WHEN 3 THEN 'device' WHEN 4 THEN 'array'
+           WHEN 5 THEN 'managed' WHEN 6 THEN 'device static' WHEN 7 THEN 'managed static'
+           ELSE 'unknown' END AS dst_kind_name,
+         m.end - m.start AS duration,
+         CASE WHEN m.end > m.start THEN m.bytes * 1e9 / (m.end - m.start) END AS bandwidth_bps
+  FROM memcpy m;
+CREATE VIEW memset_v AS
+  SELECT s.*,
+         CASE s.mem_kind WHEN 1 THEN 'pageable' WHEN 2 THEN 'pinned' WHEN 3 THEN 'device' WHEN 4 THEN 'array'
+           WHEN 5 THEN 'managed' WHEN 6 THEN 'device static' WHEN 7 THEN 'managed static'
+           ELSE 'unknown' END AS mem_kind_name,
+         s.end - s.start AS duration,
+         CASE WHEN s.end > s.start THEN s.bytes * 1e9 / (s.end - s.start) END AS bandwidth_bps
+  FROM memset s;
+CREATE VIEW nvtx_v AS
+  SELECT v.id, v.pid, v.tid, v.kind, CASE v.kind WHEN 1 THEN 'mark' ELSE 'range' END AS kind_name,
+         d.value AS domain_str, n.value AS name_str, v.start, v.end, v.end - v.start AS duration,
+         v.color, v.category, v.payload
+  FROM nvtx v LEFT JOIN strings n ON n.id = v.name LEFT JOIN strings d ON d.id = v.domain;

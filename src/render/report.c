@@ -9,16 +9,16 @@
 #include "core/json.h"
 #include "core/out.h"
 #include "core/status.h"
+#include "core/table.h"
 #include "gpu/arch.h"
 #include "gpu/nvml.h"
 #include "profile/kc_metrics.h"
 #include "profile/pm_metrics.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define TOP_KERNELS 10
 
 /* Shared with html.c (declared there too, until report.h carries it): the per-kernel
  * counters table's columns and one kernel's cells. */
@@ -237,8 +237,15 @@ static void kc_ceil_figures(const struct gd_kc_view *v, int d, char *b, size_t n
 	}
 }
 
-#define KC_TOP 10
 #define KC_SKIPPED_SHOWN 10
+
+/* "and 12 more kernels (--top N shows more, --json or --format csv every one)" under a table
+ * cut at `top` rows. */
+static void more_rows(long n, int top, const char *what, FILE *out)
+{
+	if (n > top)
+		fprintf(out, "    %sand %ld more %s (--top N shows more)%s\n", gd_dim(), n - top, what, gd_reset());
+}
 
 /* ---- the terminal verdict ---- */
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
@@ -300,14 +307,14 @@ static void summary_totals(const struct gd_summary *s, FILE *out)
 		gd_fmt_time(b[0], 48, s->kernel_ns), s->ncopies, gd_fmt_time(b[1], 48, s->copy_ns));
 }
 
-static void summary_top_kernels(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+static void summary_top_kernels(const struct gd_profile *p, const struct gd_summary *s, int top, FILE *out)
 {
 	char b[3][48], pb[NTOP_PM][48];
 	struct gd_table t;
 	int pm[NTOP_PM], npm = 0;
 	/* measured columns: the quantities some top kernel carries */
 	for (int c = 0; c < NTOP_PM; c++)
-		if (top_has(s, TOP_KERNELS, top_pm[c]))
+		if (top_has(s, top, top_pm[c]))
 			pm[npm++] = c;
 	fprintf(out, "\n  %sTop kernels%s (%% of summed kernel time; occupancy is theoretical, from the launch "
 		     "configuration and the recorded device properties)\n",
@@ -324,7 +331,7 @@ static void summary_top_kernels(const struct gd_profile *p, const struct gd_summ
 			head[9 + c] = top_pm_head[pm[c]];
 		gd_table_row(&t, head);
 	}
-	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
+	for (int i = 0; i < s->nks && i < top; i++) {
 		const struct gd_kstat *k = &s->ks[i];
 		char kl[80], occ[32], gb[48], lim[96], cnt[32], name[64];
 		const char *row[9 + NTOP_PM];
@@ -349,6 +356,7 @@ static void summary_top_kernels(const struct gd_profile *p, const struct gd_summ
 	}
 	gd_table_print(&t, out, 4);
 	gd_table_free(&t);
+	more_rows(s->nks, top, "kernels", out);
 	if (npm) {
 		char iv[48], defs[256] = "";
 		size_t len = 0;
@@ -431,17 +439,156 @@ static void summary_copies(const struct gd_summary *s, FILE *out)
 	gd_table_free(&t);
 }
 
+/* The synchronising calls are counted as the synchronisation rule counts them (verdict.c):
+ * explicit synchronisation and synchronous copies together, then each apart. */
 static void summary_api(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
 {
 	char b[3][48];
 	if (p->have_api)
-		fprintf(out, "\n  synchronising calls: %ld (%s blocked), synchronous copies: %ld (%s), launches: %ld (%s in "
-			     "launch calls)\n",
-			s->api_n[GD_API_SYNC], gd_fmt_time(b[0], 48, s->api_ns[GD_API_SYNC]), s->api_n[GD_API_COPY_SYNC],
+		fprintf(out, "\n  synchronising calls: %ld (%ld explicit synchronisation, %s blocked; %ld synchronous copies, "
+			     "%s), launches: %ld (%s in launch calls)\n",
+			s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC], s->api_n[GD_API_SYNC],
+			gd_fmt_time(b[0], 48, s->api_ns[GD_API_SYNC]), s->api_n[GD_API_COPY_SYNC],
 			gd_fmt_time(b[1], 48, s->api_ns[GD_API_COPY_SYNC]), s->api_n[GD_API_LAUNCH],
 			gd_fmt_time(b[2], 48, s->api_ns[GD_API_LAUNCH]));
 	else
 		fprintf(out, "\n  API calls were not traced: synchronisation time unknown\n");
+}
+
+/* A name of the profile, or `none` for a missing one. */
+static const char *pname(const struct gd_profile *p, int id, const char *none)
+{
+	return id >= 0 && id < p->nnames && p->names[id] ? p->names[id] : none;
+}
+
+/* ---- the statistics tables (analysis/tables.h) ---- */
+static void summary_api_calls(const struct gd_profile *p, const struct gd_stat_tables *t, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[5][48];
+	if (!p->have_api || !t->napi)
+		return;
+	fprintf(out, "\n  %sAPI calls%s (by name; %% of the summed time of every traced call, %s)\n", gd_bold(), gd_reset(),
+		gd_fmt_time(b[0], 48, t->api_ns));
+	gd_table_init(&tb, 7);
+	for (int c = 1; c <= 6; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "function", "calls", "total", "mean", "min", "max", "% API");
+	for (long i = 0; i < t->napi && i < top; i++) {
+		const struct gd_api_row *r = &t->api[i];
+		char cnt[32];
+		snprintf(cnt, sizeof(cnt), "%ld", r->count);
+		gd_table_rowv(&tb, gd_tty(pname(p, r->name, "(unnamed)")), cnt, gd_fmt_time(b[0], 48, r->total_ns),
+			      gd_fmt_time(b[1], 48, r->mean_ns), gd_fmt_time(b[2], 48, r->min_ns),
+			      gd_fmt_time(b[3], 48, r->max_ns), gd_fmt_pct(b[4], 48, r->fraction));
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(t->napi, top, "functions", out);
+}
+
+static void summary_nvtx(const struct gd_profile *p, const struct gd_stat_tables *t, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[7][48];
+	long open = 0;
+	if (!t->nnvtx)
+		return;
+	fprintf(out, "\n  %sNVTX ranges%s (by name; GPU: the kernels, copies and memsets launched inside the range on "
+		     "its thread, their kernel time, and their projected GPU time, first start to last end)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, 9);
+	for (int c = 1; c <= 8; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "range", "count", "total", "mean", "min", "max", "GPU ops", "kernel time", "GPU projected");
+	for (long i = 0; i < t->nnvtx; i++)
+		open += t->nvtx[i].open;
+	for (long i = 0; i < t->nnvtx && i < top; i++) {
+		const struct gd_nvtx_row *r = &t->nvtx[i];
+		char cnt[32], ops[32], name[160];
+		if (r->domain >= 0)
+			snprintf(name, sizeof(name), "%s:%s", gd_tty(pname(p, r->domain, "")), gd_tty(pname(p, r->name, "(unnamed)")));
+		else
+			snprintf(name, sizeof(name), "%s", gd_tty(pname(p, r->name, "(unnamed)")));
+		snprintf(cnt, sizeof(cnt), "%ld", r->count);
+		snprintf(ops, sizeof(ops), "%ld", r->gpu_ops);
+		gd_table_rowv(&tb, name, cnt, gd_fmt_time(b[0], 48, r->total_ns), gd_fmt_time(b[1], 48, r->mean_ns),
+			      gd_fmt_time(b[2], 48, r->min_ns), gd_fmt_time(b[3], 48, r->max_ns), ops,
+			      r->kernels ? gd_fmt_time(b[4], 48, r->kernel_ns) : "-",
+			      r->gpu_ops ? gd_fmt_time(b[5], 48, r->gpu_proj_ns) : "-");
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(t->nnvtx, top, "ranges", out);
+	if (open || t->nvtx_marks)
+		fprintf(out, "    %s%ld range%s never closed (not in the durations), %ld mark%s%s\n", gd_dim(), open,
+			open == 1 ? "" : "s", t->nvtx_marks, t->nvtx_marks == 1 ? "" : "s", gd_reset());
+}
+
+static const char *stream_kind(const struct gd_stream_row *r)
+{
+	return r->legacy ? "legacy default" : r->nonblocking ? "non-blocking" : "blocking";
+}
+
+static void summary_streams(const struct gd_summary *s, const struct gd_stat_tables *t, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[5][48];
+	if (!t->nstreams)
+		return;
+	fprintf(out, "\n  %sStreams%s (busy = union of the stream's kernel, copy and memset intervals; %% of the GPU "
+		     "active span)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, 9);
+	for (int c = 0; c <= 8; c++)
+		if (c != 3)
+			gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "GPU", "pid", "stream", "kind", "kernels", "kernel time", "copies", "copy time", "busy");
+	for (long i = 0; i < t->nstreams && i < top; i++) {
+		const struct gd_stream_row *r = &t->streams[i];
+		char dev[16], pid[16], st[32], nk[32], nc[32], busy[96];
+		snprintf(dev, sizeof(dev), "%d", r->device);
+		snprintf(pid, sizeof(pid), "%d", r->pid);
+		snprintf(st, sizeof(st), "%lld", (long long)r->stream);
+		snprintf(nk, sizeof(nk), "%ld", r->kernels);
+		snprintf(nc, sizeof(nc), "%ld", r->copies);
+		snprintf(busy, sizeof(busy), "%s (%s)", gd_fmt_time(b[2], 48, r->busy_ns),
+			 gd_fmt_pct(b[3], 48, frac(r->busy_ns, s->span_ns)));
+		gd_table_rowv(&tb, dev, pid, st, stream_kind(r), nk, r->kernels ? gd_fmt_time(b[0], 48, r->kernel_ns) : "-",
+			      nc, r->copies ? gd_fmt_time(b[1], 48, r->copy_ns) : "-", busy);
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(t->nstreams, top, "streams", out);
+}
+
+static void summary_threads(const struct gd_profile *p, const struct gd_stat_tables *t, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[3][48];
+	if (!p->have_api || !t->nthreads)
+		return;
+	fprintf(out, "\n  %sThreads%s (host threads that made CUDA calls; synchronising = explicit synchronisation and "
+		     "synchronous copies)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, 8);
+	for (int c = 0; c <= 7; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "pid", "thread", "API calls", "API time", "launches", "synchronising", "sync time", "NVTX ranges");
+	for (long i = 0; i < t->nthreads && i < top; i++) {
+		const struct gd_thread_row *r = &t->threads[i];
+		char pid[16], tid[32], na[32], nl[32], ns[32], nr[32];
+		snprintf(pid, sizeof(pid), "%d", r->pid);
+		snprintf(tid, sizeof(tid), "%lld", r->tid);
+		snprintf(na, sizeof(na), "%ld", r->api_calls);
+		snprintf(nl, sizeof(nl), "%ld", r->launches);
+		snprintf(ns, sizeof(ns), "%ld", r->syncs);
+		snprintf(nr, sizeof(nr), "%ld", r->nvtx_ranges);
+		gd_table_rowv(&tb, pid, tid, na, gd_fmt_time(b[0], 48, r->api_ns), nl, ns, gd_fmt_time(b[1], 48, r->sync_ns), nr);
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(t->nthreads, top, "threads", out);
 }
 
 static void summary_nvml(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
@@ -540,7 +687,7 @@ static int kc_devices_differ(const struct gd_kc_view *v)
 	return 0;
 }
 
-static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FILE *out)
+static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, int top, FILE *out)
 {
 	static char cell[GD_REPORT_KC_COLS][GD_REPORT_KC_CELL];
 	const char *row[GD_REPORT_KC_COLS];
@@ -552,7 +699,7 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 		if (c != 5 && c != 7)
 			gd_table_align_right(&t, c);
 	gd_table_row(&t, gd_report_kc_head);
-	for (int i = 0; i < v->nk && i < KC_TOP; i++) {
+	for (int i = 0; i < v->nk && i < top; i++) {
 		char name[GD_REPORT_KC_CELL + 16];
 		gd_report_kc_row(p, &v->k[i], cell);
 		for (int c = 0; c < GD_REPORT_KC_COLS; c++)
@@ -565,8 +712,8 @@ static void kc_table(const struct gd_profile *p, const struct gd_kc_view *v, FIL
 	}
 	gd_table_print(&t, out, 4);
 	gd_table_free(&t);
-	if (v->nk > KC_TOP)
-		fprintf(out, "    and %d more kernels (--json lists them all)\n", v->nk - KC_TOP);
+	if (v->nk > top)
+		fprintf(out, "    and %d more kernels (--top N shows more; --json lists them all)\n", v->nk - top);
 	/* the columns' definitions, a few to a line */
 	fprintf(out, "    %smedians over each kernel's profiled launches.", gd_dim());
 	len = 50;
@@ -625,22 +772,24 @@ static void kc_skipped(const struct gd_profile *p, const struct gd_kc_view *v, F
 		fprintf(out, "      and %ld more (--json lists them all)\n", left);
 }
 
-static void summary_kcounters(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+static void summary_kcounters(const struct gd_profile *p, const struct gd_summary *s, int top, FILE *out)
 {
 	if (!has_kc(p))
 		return;
 	kc_header(p, &s->kc, out);
 	if (s->kc.nk > 0)
-		kc_table(p, &s->kc, out);
+		kc_table(p, &s->kc, top, out);
 	kc_skipped(p, &s->kc, out);
 }
 
-static void print_summary(const struct gd_profile *p, const struct gd_summary *s, FILE *out)
+static void print_summary(const struct gd_analysis *a, int top, FILE *out)
 {
+	const struct gd_profile *p = &a->p;
+	const struct gd_summary *s = &a->s;
 	summary_totals(s, out);
 	if (s->nks)
-		summary_top_kernels(p, s, out);
-	summary_kcounters(p, s, out);
+		summary_top_kernels(p, s, top, out);
+	summary_kcounters(p, s, top, out);
 	if (s->nks) {
 		summary_breakdown(s, by_kind(s), out);
 		summary_breakdown(s, by_lib(s), out);
@@ -648,6 +797,10 @@ static void print_summary(const struct gd_profile *p, const struct gd_summary *s
 	if (s->ncopies)
 		summary_copies(s, out);
 	summary_api(p, s, out);
+	summary_api_calls(p, &a->t, top, out);
+	summary_nvtx(p, &a->t, top, out);
+	summary_streams(s, &a->t, top, out);
+	summary_threads(p, &a->t, top, out);
 	summary_nvml(p, s, out);
 	summary_counters(p, s, out);
 }
@@ -686,41 +839,54 @@ static void json_profile(struct gd_json *j, const struct gd_profile *p)
 	gd_json_obj_end(j);
 }
 
-static void json_finding(struct gd_json *j, const struct gd_finding *f)
+/* ---- the tables, in JSON and CSV/TSV alike (core/table.h): each table's columns are written
+ * once; the JSON document adds the keys around them and a few nested objects (a finding's
+ * evidence, a kernel's counters) that have no place in a flat table. ---- */
+static const char *const findings_cols[] = {"id", "title", "guide", "state", "severity", "share_at_stake", "basis",
+					    "headline", "advice", "kernel"};
+#define NCOLS(a) ((int)(sizeof(a) / sizeof(a[0])))
+
+static void tw_findings(struct gd_tw *w, const struct gd_verdicts *v)
 {
-	gd_json_obj(j, NULL);
-	gd_json_str(j, "id", f->id);
-	gd_json_str(j, "title", f->title);
-	gd_json_str(j, "guide", f->guide);
-	gd_json_str(j, "state", f->state == GD_FIRED ? "fired" : f->state == GD_INSUFFICIENT ? "insufficient" : "clear");
-	if (f->state == GD_FIRED)
-		gd_json_str(j, "severity", gd_sev_name(f->severity));
-	else
-		gd_json_null(j, "severity");
-	gd_json_num(j, "share_at_stake", f->share);
-	/* what a fired finding rests on: "trace", "counters" or "kernel names" (verdict.h) */
-	if (f->state == GD_FIRED)
-		gd_json_str(j, "basis", gd_basis_name(f->basis));
-	else
-		gd_json_null(j, "basis");
-	gd_json_str(j, "headline", f->headline);
-	gd_json_str(j, "advice", f->advice[0] ? f->advice : NULL);
-	gd_json_str(j, "kernel", f->kernel[0] ? f->kernel : NULL);
-	gd_json_arr(j, "evidence");
-	for (int e = 0; e < f->nev; e++) {
-		gd_json_obj(j, NULL);
-		gd_json_str(j, "key", f->ev[e].key);
-		gd_json_num(j, "value", f->ev[e].value);
-		gd_json_str(j, "unit", f->ev[e].unit);
-		gd_json_str(j, "text", f->ev[e].text);
-		gd_json_obj_end(j);
+	if (!gd_tw_begin(w, "findings", NULL, findings_cols, NCOLS(findings_cols)))
+		return;
+	for (int i = 0; i < GD_R_COUNT; i++) {
+		const struct gd_finding *f = &v->f[v->order[i]];
+		if (f->state == GD_NOT_APPLICABLE)
+			continue;
+		gd_tw_row(w);
+		gd_tw_str(w, f->id);
+		gd_tw_str(w, f->title);
+		gd_tw_str(w, f->guide);
+		gd_tw_str(w, f->state == GD_FIRED ? "fired" : f->state == GD_INSUFFICIENT ? "insufficient" : "clear");
+		gd_tw_str(w, f->state == GD_FIRED ? gd_sev_name(f->severity) : NULL);
+		gd_tw_num(w, f->share);
+		/* what a fired finding rests on: "trace", "counters" or "kernel names" (verdict.h) */
+		gd_tw_str(w, f->state == GD_FIRED ? gd_basis_name(f->basis) : NULL);
+		gd_tw_str(w, f->headline);
+		gd_tw_str(w, f->advice[0] ? f->advice : NULL);
+		gd_tw_str(w, f->kernel[0] ? f->kernel : NULL);
+		if (w->format == GD_FMT_JSON) {
+			struct gd_json *j = w->j;
+			gd_json_arr(j, "evidence");
+			for (int e = 0; e < f->nev; e++) {
+				gd_json_obj(j, NULL);
+				gd_json_str(j, "key", f->ev[e].key);
+				gd_json_num(j, "value", f->ev[e].value);
+				gd_json_str(j, "unit", f->ev[e].unit);
+				gd_json_str(j, "text", f->ev[e].text);
+				gd_json_obj_end(j);
+			}
+			gd_json_arr_end(j);
+		}
+		gd_tw_row_end(w);
 	}
-	gd_json_arr_end(j);
-	gd_json_obj_end(j);
+	gd_tw_end(w);
 }
 
-static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
+static void json_verdicts(struct gd_tw *w, const struct gd_verdicts *v)
 {
+	struct gd_json *j = w->j;
 	const struct gd_finding *top = &v->f[v->order[0]];
 	gd_json_obj(j, "verdict");
 	gd_json_str(j, "top", v->nwarn ? top->id : NULL);
@@ -728,12 +894,7 @@ static void json_verdicts(struct gd_json *j, const struct gd_verdicts *v)
 	gd_json_int(j, "findings", v->nfired);
 	gd_json_int(j, "warnings", v->nwarn);
 	gd_json_obj_end(j);
-
-	gd_json_arr(j, "findings");
-	for (int i = 0; i < GD_R_COUNT; i++)
-		if (v->f[v->order[i]].state != GD_NOT_APPLICABLE)
-			json_finding(j, &v->f[v->order[i]]);
-	gd_json_arr_end(j);
+	tw_findings(w, v);
 }
 
 /* A top kernel's measured counters: null when no sample was attributed to it, else the
@@ -752,80 +913,201 @@ static void json_kernel_counters(struct gd_json *j, const struct gd_kstat *k)
 	gd_json_obj_end(j);
 }
 
-static void json_top_kernels(struct gd_json *j, const struct gd_summary *s, int show_counters)
+static const char *const kernels_cols[] = {"name", "short_name", "kind", "library", "total_ns", "count", "mean_ns",
+					   "min_ns", "max_ns", "gpu_time_fraction", "grid_blocks", "block_threads",
+					   "registers", "shared_memory_bytes", "occupancy", "occupancy_limiter", "waves"};
+
+static void tw_top_kernels(struct gd_tw *w, const struct gd_summary *s, int top, int show_counters)
 {
 	char lim[96];
-	gd_json_arr(j, "top_kernels");
-	for (int i = 0; i < s->nks && i < TOP_KERNELS; i++) {
+	if (!gd_tw_begin(w, "kernels", "top_kernels", kernels_cols, NCOLS(kernels_cols)))
+		return;
+	for (int i = 0; i < s->nks && i < top; i++) {
 		const struct gd_kstat *k = &s->ks[i];
-		gd_json_obj(j, NULL);
-		gd_json_str(j, "name", k->full);
-		gd_json_str(j, "short_name", k->short_name);
-		gd_json_str(j, "kind", gd_kind_name(k->kind));
-		gd_json_str(j, "library", gd_lib_name(k->lib));
-		gd_json_num(j, "total_ns", k->total_ns);
-		gd_json_int(j, "count", k->count);
-		gd_json_num(j, "mean_ns", k->total_ns / k->count);
-		gd_json_num(j, "min_ns", k->min_ns);
-		gd_json_num(j, "max_ns", k->max_ns);
-		gd_json_num(j, "gpu_time_fraction", frac(k->total_ns, s->kernel_ns));
-		gd_json_int(j, "grid_blocks", k->grid_blocks);
-		gd_json_int(j, "block_threads", k->block_threads);
+		gd_tw_row(w);
+		gd_tw_str(w, k->full);
+		gd_tw_str(w, k->short_name);
+		gd_tw_str(w, gd_kind_name(k->kind));
+		gd_tw_str(w, gd_lib_name(k->lib));
+		gd_tw_num(w, k->total_ns);
+		gd_tw_int(w, k->count);
+		gd_tw_num(w, k->total_ns / k->count);
+		gd_tw_num(w, k->min_ns);
+		gd_tw_num(w, k->max_ns);
+		gd_tw_num(w, frac(k->total_ns, s->kernel_ns));
+		gd_tw_int(w, k->grid_blocks);
+		gd_tw_int(w, k->block_threads);
 		if (k->regs >= 0)
-			gd_json_int(j, "registers", k->regs);
+			gd_tw_int(w, k->regs);
 		else
-			gd_json_null(j, "registers");
-		gd_json_int(j, "shared_memory_bytes", (long long)k->static_smem + k->dyn_smem);
-		gd_json_num(j, "occupancy", k->occ_ok ? k->occ.occupancy : NAN);
-		gd_json_str(j, "occupancy_limiter", k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : NULL);
-		gd_json_num(j, "waves", k->waves);
-		if (show_counters)
-			json_kernel_counters(j, k);
-		gd_json_obj_end(j);
+			gd_tw_null(w);
+		gd_tw_int(w, (long long)k->static_smem + k->dyn_smem);
+		gd_tw_num(w, k->occ_ok ? k->occ.occupancy : NAN);
+		gd_tw_str(w, k->occ_ok ? gd_occ_limiters_str(k->occ.limiters, lim, sizeof(lim)) : NULL);
+		gd_tw_num(w, k->waves);
+		if (show_counters && w->format == GD_FMT_JSON)
+			json_kernel_counters(w->j, k);
+		gd_tw_row_end(w);
 	}
-	gd_json_arr_end(j);
+	gd_tw_end(w);
 }
 
-static void json_breakdown(struct gd_json *j, const char *key, const struct gd_summary *s, struct breakdown d)
+static void tw_breakdown(struct gd_tw *w, const char *table, const char *key, const struct gd_summary *s,
+			 struct breakdown d)
 {
-	gd_json_arr(j, key);
+	const char *const cols[] = {d.head, "total_ns", "count", "gpu_time_fraction"};
+	if (!gd_tw_begin(w, table, key, cols, NCOLS(cols)))
+		return;
 	for (int k = 0; k < d.count; k++) {
 		if (!d.n[k])
 			continue;
-		gd_json_obj(j, NULL);
-		gd_json_str(j, d.head, d.name(k));
-		gd_json_num(j, "total_ns", d.ns[k]);
-		gd_json_int(j, "count", d.n[k]);
-		gd_json_num(j, "gpu_time_fraction", frac(d.ns[k], s->kernel_ns));
-		gd_json_obj_end(j);
+		gd_tw_row(w);
+		gd_tw_str(w, d.name(k));
+		gd_tw_num(w, d.ns[k]);
+		gd_tw_int(w, d.n[k]);
+		gd_tw_num(w, frac(d.ns[k], s->kernel_ns));
+		gd_tw_row_end(w);
 	}
-	gd_json_arr_end(j);
+	gd_tw_end(w);
 }
 
-static void json_copies(struct gd_json *j, const struct gd_summary *s)
+static const char *const copies_cols[] = {"kind", "count", "bytes", "total_ns", "bandwidth_bps", "pageable_count",
+					  "pageable_bytes"};
+
+static void tw_copies(struct gd_tw *w, const struct gd_summary *s)
 {
-	gd_json_arr(j, "copies");
+	if (!gd_tw_begin(w, "copies", NULL, copies_cols, NCOLS(copies_cols)))
+		return;
 	for (int k = 0; k < GD_CPY_COUNT; k++) {
 		const struct gd_copystat *c = &s->cp[k];
 		if (!c->count)
 			continue;
-		gd_json_obj(j, NULL);
-		gd_json_str(j, "kind", gd_copy_class_name(k));
-		gd_json_int(j, "count", c->count);
-		gd_json_num(j, "bytes", c->bytes);
-		gd_json_num(j, "total_ns", c->ns);
-		gd_json_num(j, "bandwidth_bps", c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN);
-		gd_json_int(j, "pageable_count", c->pageable_count);
-		gd_json_num(j, "pageable_bytes", c->pageable_bytes);
-		gd_json_obj_end(j);
+		gd_tw_row(w);
+		gd_tw_str(w, gd_copy_class_name(k));
+		gd_tw_int(w, c->count);
+		gd_tw_num(w, c->bytes);
+		gd_tw_num(w, c->ns);
+		gd_tw_num(w, c->ns > 0 ? c->bytes / (c->ns * 1e-9) : NAN);
+		gd_tw_int(w, c->pageable_count);
+		gd_tw_num(w, c->pageable_bytes);
+		gd_tw_row_end(w);
 	}
-	gd_json_arr_end(j);
+	gd_tw_end(w);
+}
+
+static const char *const api_cols[] = {"name", "category", "count", "total_ns", "mean_ns", "min_ns", "max_ns",
+				       "std_ns", "api_time_fraction"};
+static const char *const api_cat_names[GD_API_CAT_COUNT] = {"other", "launch", "sync", "copy_sync",
+							    "copy_async", "alloc", "free"};
+
+static void tw_api_calls(struct gd_tw *w, const struct gd_profile *p, const struct gd_stat_tables *t, int top)
+{
+	if (!gd_tw_begin(w, "api", "api_calls", api_cols, NCOLS(api_cols)))
+		return;
+	for (long i = 0; i < t->napi && i < top; i++) {
+		const struct gd_api_row *r = &t->api[i];
+		gd_tw_row(w);
+		gd_tw_str(w, pname(p, r->name, NULL));
+		gd_tw_str(w, r->cat >= 0 && r->cat < GD_API_CAT_COUNT ? api_cat_names[r->cat] : "other");
+		gd_tw_int(w, r->count);
+		gd_tw_num(w, r->total_ns);
+		gd_tw_num(w, r->mean_ns);
+		gd_tw_num(w, r->min_ns);
+		gd_tw_num(w, r->max_ns);
+		gd_tw_num(w, r->std_ns);
+		gd_tw_num(w, r->fraction);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+static const char *const nvtx_cols[] = {"name", "domain", "count", "total_ns", "mean_ns", "min_ns", "max_ns",
+					"std_ns", "open", "gpu_ops", "kernels", "kernel_ns", "gpu_projected_ns"};
+
+static void tw_nvtx(struct gd_tw *w, const struct gd_profile *p, const struct gd_stat_tables *t, int top)
+{
+	if (!gd_tw_begin(w, "nvtx", "nvtx_ranges", nvtx_cols, NCOLS(nvtx_cols)))
+		return;
+	for (long i = 0; i < t->nnvtx && i < top; i++) {
+		const struct gd_nvtx_row *r = &t->nvtx[i];
+		gd_tw_row(w);
+		gd_tw_str(w, pname(p, r->name, NULL));
+		gd_tw_str(w, pname(p, r->domain, NULL));
+		gd_tw_int(w, r->count);
+		gd_tw_num(w, r->total_ns);
+		gd_tw_num(w, r->mean_ns);
+		gd_tw_num(w, r->min_ns);
+		gd_tw_num(w, r->max_ns);
+		gd_tw_num(w, r->std_ns);
+		gd_tw_int(w, r->open);
+		gd_tw_int(w, r->gpu_ops);
+		gd_tw_int(w, r->kernels);
+		gd_tw_num(w, r->kernel_ns);
+		gd_tw_num(w, r->gpu_proj_ns);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+static const char *const streams_cols[] = {"device", "pid", "stream", "kind", "kernels", "kernel_ns", "copies",
+					   "copy_bytes", "copy_ns", "busy_ns", "busy_fraction_of_span",
+					   "first_start", "last_end"};
+
+static void tw_streams(struct gd_tw *w, const struct gd_summary *s, const struct gd_stat_tables *t, int top)
+{
+	if (!gd_tw_begin(w, "streams", NULL, streams_cols, NCOLS(streams_cols)))
+		return;
+	for (long i = 0; i < t->nstreams && i < top; i++) {
+		const struct gd_stream_row *r = &t->streams[i];
+		gd_tw_row(w);
+		gd_tw_int(w, r->device);
+		gd_tw_int(w, r->pid);
+		gd_tw_int(w, r->stream);
+		gd_tw_str(w, stream_kind(r));
+		gd_tw_int(w, r->kernels);
+		gd_tw_num(w, r->kernel_ns);
+		gd_tw_int(w, r->copies);
+		gd_tw_num(w, r->copy_bytes);
+		gd_tw_num(w, r->copy_ns);
+		gd_tw_num(w, r->busy_ns);
+		gd_tw_num(w, frac(r->busy_ns, s->span_ns));
+		gd_tw_int(w, r->first);
+		gd_tw_int(w, r->last);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+static const char *const threads_cols[] = {"pid", "tid", "api_calls", "api_ns", "launches", "launch_ns",
+					   "sync_calls", "sync_ns", "nvtx_ranges"};
+
+static void tw_threads(struct gd_tw *w, const struct gd_stat_tables *t, int top)
+{
+	if (!gd_tw_begin(w, "threads", NULL, threads_cols, NCOLS(threads_cols)))
+		return;
+	for (long i = 0; i < t->nthreads && i < top; i++) {
+		const struct gd_thread_row *r = &t->threads[i];
+		gd_tw_row(w);
+		gd_tw_int(w, r->pid);
+		gd_tw_int(w, r->tid);
+		gd_tw_int(w, r->api_calls);
+		gd_tw_num(w, r->api_ns);
+		gd_tw_int(w, r->launches);
+		gd_tw_num(w, r->launch_ns);
+		gd_tw_int(w, r->syncs);
+		gd_tw_num(w, r->sync_ns);
+		gd_tw_int(w, r->nvtx_ranges);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
 }
 
 static void json_api(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
 {
 	gd_json_obj(j, "api");
 	gd_json_bool(j, "traced", p->have_api);
+	/* as the synchronisation rule counts them: explicit synchronisation + synchronous copies */
+	gd_json_int(j, "synchronising_calls", s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC]);
 	gd_json_int(j, "sync_calls", s->api_n[GD_API_SYNC]);
 	gd_json_num(j, "sync_ns", p->have_api ? s->api_ns[GD_API_SYNC] : NAN);
 	gd_json_int(j, "sync_copy_calls", s->api_n[GD_API_COPY_SYNC]);
@@ -1035,8 +1317,11 @@ static void json_kcounters(struct gd_json *j, const struct gd_profile *p, const 
 	gd_json_obj_end(j);
 }
 
-static void json_summary(struct gd_json *j, const struct gd_profile *p, const struct gd_summary *s)
+static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 {
+	struct gd_json *j = w->j;
+	const struct gd_profile *p = &a->p;
+	const struct gd_summary *s = &a->s;
 	gd_json_obj(j, "summary");
 	gd_json_num(j, "wall_ns", s->wall_ns);
 	gd_json_num(j, "gpu_span_ns", s->span_ns);
@@ -1046,11 +1331,15 @@ static void json_summary(struct gd_json *j, const struct gd_profile *p, const st
 	gd_json_num(j, "copy_ns", s->copy_ns);
 	gd_json_int(j, "kernels", s->nkernels);
 	gd_json_int(j, "copies", s->ncopies);
-	json_top_kernels(j, s, has_counters(p));
-	json_breakdown(j, "by_kind", s, by_kind(s));
-	json_breakdown(j, "by_library", s, by_lib(s));
-	json_copies(j, s);
+	tw_top_kernels(w, s, top, has_counters(p));
+	tw_breakdown(w, "kinds", "by_kind", s, by_kind(s));
+	tw_breakdown(w, "libraries", "by_library", s, by_lib(s));
+	tw_copies(w, s);
 	json_api(j, p, s);
+	tw_api_calls(w, p, &a->t, top);
+	tw_nvtx(w, p, &a->t, top);
+	tw_streams(w, s, &a->t, top);
+	tw_threads(w, &a->t, top);
 	json_nvml(j, p, s);
 	if (has_counters(p))
 		json_counters(j, p, s);
@@ -1084,20 +1373,79 @@ static void json_run(struct gd_json *j, const struct gd_run_exit *r)
 	gd_json_obj_end(j);
 }
 
-static void print_json(const struct gd_analysis *a, FILE *out)
+static void print_json(const struct gd_analysis *a, int top, FILE *out)
+{
+	struct gd_json j;
+	struct gd_tw w;
+	gd_json_init(&j, out, 1);
+	gd_tw_init(&w, out, GD_FMT_JSON, &j, NULL, 1);
+	gd_json_obj(&j, NULL);
+	json_profile(&j, &a->p);
+	json_run(&j, &a->run);
+	json_verdicts(&w, &a->v);
+	json_summary(&w, a, top);
+	gd_json_obj_end(&j);
+	gd_json_end(&j);
+}
+
+/* ---- CSV / TSV (docs/scripting.md) ---- */
+const char *const gd_report_tables[] = {"summary", "findings", "kernels", "kinds", "libraries", "copies",
+					"api", "nvtx", "streams", "threads", NULL};
+
+static const char *const summary_cols[] = {
+	"profile", "wall_ns", "gpu_span_ns", "gpu_busy_ns", "gpu_busy_fraction", "kernel_ns", "copy_ns", "kernels",
+	"copies", "api_traced", "synchronising_calls", "sync_calls", "sync_ns", "sync_copy_calls", "sync_copy_ns",
+	"launch_calls", "launch_ns", "verdict_top", "verdict_headline", "rejected_rows", "dropped_records"};
+
+/* The summary's totals as one row. */
+static void tw_summary(struct gd_tw *w, const struct gd_analysis *a)
 {
 	const struct gd_profile *p = &a->p;
 	const struct gd_summary *s = &a->s;
 	const struct gd_verdicts *v = &a->v;
-	struct gd_json j;
-	gd_json_init(&j, out, 1);
-	gd_json_obj(&j, NULL);
-	json_profile(&j, p);
-	json_run(&j, &a->run);
-	json_verdicts(&j, v);
-	json_summary(&j, p, s);
-	gd_json_obj_end(&j);
-	gd_json_end(&j);
+	if (!gd_tw_begin(w, "summary", NULL, summary_cols, NCOLS(summary_cols)))
+		return;
+	gd_tw_row(w);
+	gd_tw_str(w, p->path[0] ? p->path : NULL);
+	gd_tw_num(w, s->wall_ns);
+	gd_tw_num(w, s->span_ns);
+	gd_tw_num(w, s->busy_ns);
+	gd_tw_num(w, frac(s->busy_ns, s->wall_ns));
+	gd_tw_num(w, s->kernel_ns);
+	gd_tw_num(w, s->copy_ns);
+	gd_tw_int(w, s->nkernels);
+	gd_tw_int(w, s->ncopies);
+	gd_tw_bool(w, p->have_api);
+	gd_tw_int(w, s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC]);
+	gd_tw_int(w, s->api_n[GD_API_SYNC]);
+	gd_tw_num(w, p->have_api ? s->api_ns[GD_API_SYNC] : NAN);
+	gd_tw_int(w, s->api_n[GD_API_COPY_SYNC]);
+	gd_tw_num(w, p->have_api ? s->api_ns[GD_API_COPY_SYNC] : NAN);
+	gd_tw_int(w, s->api_n[GD_API_LAUNCH]);
+	gd_tw_num(w, p->have_api ? s->api_ns[GD_API_LAUNCH] : NAN);
+	gd_tw_str(w, v->nwarn ? v->f[v->order[0]].id : NULL);
+	gd_tw_str(w, v->top_line);
+	gd_tw_int(w, p->bad_rows);
+	gd_tw_int(w, p->dropped);
+	gd_tw_row_end(w);
+	gd_tw_end(w);
+}
+
+static void print_tables(const struct gd_analysis *a, int format, const char *table, int top, FILE *out)
+{
+	struct gd_tw w;
+	const struct gd_summary *s = &a->s;
+	gd_tw_init(&w, out, format, NULL, table, 1);
+	tw_summary(&w, a);
+	tw_findings(&w, &a->v);
+	tw_top_kernels(&w, s, top, 0);
+	tw_breakdown(&w, "kinds", NULL, s, by_kind(s));
+	tw_breakdown(&w, "libraries", NULL, s, by_lib(s));
+	tw_copies(&w, s);
+	tw_api_calls(&w, &a->p, &a->t, top);
+	tw_nvtx(&w, &a->p, &a->t, top);
+	tw_streams(&w, s, &a->t, top);
+	tw_threads(&w, &a->t, top);
 }
 
 /* ---- entry points ---- */
@@ -1124,21 +1472,26 @@ static void print_header(const struct gd_analysis *a, FILE *out)
 			gd_yellow(), p->bad_rows, gd_reset());
 }
 
-void gd_report_text(const struct gd_analysis *a, FILE *out)
+static void report_text(const struct gd_analysis *a, int top, FILE *out)
 {
 	print_header(a, out);
 	print_verdict(&a->v, out);
-	print_summary(&a->p, &a->s, out);
+	print_summary(a, top, out);
 }
 
-void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, out); }
+void gd_report_text(const struct gd_analysis *a, FILE *out) { report_text(a, GD_REPORT_TOP, out); }
+
+void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, GD_REPORT_TOP, out); }
 
 void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out)
 {
-	if (o && o->json)
-		gd_report_json(a, out);
+	int top = o && o->top > 0 ? o->top : GD_REPORT_TOP;
+	if (o && (o->format == GD_FMT_CSV || o->format == GD_FMT_TSV))
+		print_tables(a, o->format, o->table, o->top > 0 ? o->top : INT_MAX, out);
+	else if (o && (o->json || o->format == GD_FMT_JSON))
+		print_json(a, top, out);
 	else
-		gd_report_text(a, out);
+		report_text(a, top, out);
 }
 
 int gd_report_print(const char *profile_path, const struct gd_ctx *ctx, FILE *out)

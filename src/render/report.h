@@ -14,10 +14,21 @@ struct gd_ctx; /* commands.h; only gd_report_print takes it */
 /* What the terminal/JSON renderers need to know of the command line. (Colour is core/out.h's,
  * set once by main.) */
 struct gd_render_opts {
-	int json; /* JSON (keys in docs/json.md, "report") instead of the terminal report */
+	int json;          /* JSON (keys in docs/json.md, "report") instead of the terminal report */
+	int format;        /* core/table.h's GD_FMT_*: GD_FMT_CSV / GD_FMT_TSV write the report's
+			      tables (docs/scripting.md); 0 (terminal) follows `json` */
+	const char *table; /* --table: the one CSV/TSV table to write; NULL every table */
+	int top;           /* --top: rows of the ranked tables; 0 = the default (GD_REPORT_TOP in
+			      the terminal and JSON, every row in CSV/TSV) */
 };
 
-/* The terminal report, or JSON with o->json (o may be NULL: terminal). */
+/* The rows the ranked tables (kernels, API calls, NVTX ranges, streams, threads) show in the
+ * terminal and JSON unless --top says otherwise. */
+#define GD_REPORT_TOP 10
+/* The tables of `gpudiag report --format csv|tsv`, NULL-terminated (docs/scripting.md). */
+extern const char *const gd_report_tables[];
+
+/* The terminal report, JSON with o->json, or CSV/TSV tables (o may be NULL: terminal). */
 void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out);
 void gd_report_text(const struct gd_analysis *a, FILE *out);
 void gd_report_json(const struct gd_analysis *a, FILE *out);

@@ -2,7 +2,8 @@
  * module makes with the values an H200 reported (see cupti-notes.md §8), so `gpudiag info`
  * and `gpudiag occupancy --device` can be tested end to end on a machine with no GPU.
  * MOCK_CUDA_INIT_ERROR=N makes cuInit fail with CUresult N (100 = no device);
- * MOCK_CUDA_CC=M.N reports another compute capability (an architecture gpudiag has no table for). */
+ * MOCK_CUDA_CC=M.N reports another compute capability (an architecture gpudiag has no table for);
+ * MOCK_GPUS=2 gives two devices (UUIDs ...1e1f and ...1e20; mock_nvml.c lists them swapped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,17 +37,20 @@ CUresult cuDriverGetVersion(int *v)
 	return 0;
 }
 
+/* MOCK_GPUS=2: two devices (the NVML mock lists them in the other order) */
+static int ngpus(void) { return getenv("MOCK_GPUS") && atoi(getenv("MOCK_GPUS")) == 2 ? 2 : 1; }
+
 CUresult cuDeviceGetCount(int *n)
 {
-	*n = 1;
+	*n = ngpus();
 	return 0;
 }
 
 CUresult cuDeviceGet(CUdevice *d, int i)
 {
-	if (i != 0)
+	if (i < 0 || i >= ngpus())
 		return 101; /* CUDA_ERROR_INVALID_DEVICE */
-	*d = 0;
+	*d = i;
 	return 0;
 }
 
@@ -85,9 +89,9 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d)
 
 CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
 {
-	(void)d;
 	for (int i = 0; i < 16; i++)
 		u->bytes[i] = (char)(0x10 + i);
+	u->bytes[15] = (char)(0x1f + d); /* device 1: ...1e20 */
 	return 0;
 }
 

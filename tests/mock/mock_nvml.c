@@ -1,11 +1,18 @@
 /* A stand-in for libnvidia-ml.so.1 for the CPU tier: one H200 under a software power cap.
  * PCIe and NVLink queries answer NOT_SUPPORTED (as in the VM the notes were taken in), so
  * the "unknown, with the reason" path is exercised too. */
+#include <stdlib.h>
 #include <string.h>
 
 typedef int nvmlReturn_t;
 typedef void *nvmlDevice_t;
-static int dev_token;
+/* MOCK_GPUS=2: two H200s, which NVML lists in the other order than CUDA (as it does when
+ * CUDA_DEVICE_ORDER=FASTEST_FIRST or PCI order differs): NVML 0 is CUDA device 1 (UUID ...1e20,
+ * 71 °C), NVML 1 is CUDA device 0 (UUID ...1e1f, 61 °C). Unset: one GPU, CUDA device 0. */
+static int dev_token[2];
+static unsigned ngpus(void) { return getenv("MOCK_GPUS") && atoi(getenv("MOCK_GPUS")) == 2 ? 2 : 1; }
+/* 1 when handle d is CUDA device 1 */
+static int is_cuda1(nvmlDevice_t d) { return ngpus() == 2 && d == &dev_token[0]; }
 
 #define NOT_SUPPORTED 3
 
@@ -35,14 +42,14 @@ nvmlReturn_t nvmlInit_v2(void) { return 0; }
 const char *nvmlErrorString(nvmlReturn_t r) { return r == NOT_SUPPORTED ? "Not Supported" : "Mock Error"; }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)
 {
-	*n = 1;
+	*n = ngpus();
 	return 0;
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 {
-	if (i)
+	if (i >= ngpus())
 		return 2;
-	*d = &dev_token;
+	*d = &dev_token[i];
 	return 0;
 }
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned n)
@@ -52,7 +59,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *b, unsigned n)
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *b, unsigned n)
 {
-	strncpy(b, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", n);
+	strncpy(b, is_cuda1(d) ? "GPU-10111213-1415-1617-1819-1a1b1c1d1e20" : "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f", n);
 	return 0;
 }
 nvmlReturn_t nvmlSystemGetDriverVersion(char *b, unsigned n)
@@ -87,7 +94,7 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw)
 }
 nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t d, void *t)
 {
-	((int *)t)[2] = 61;
+	((int *)t)[2] = is_cuda1(d) ? 71 : 61;
 	return 0;
 }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz)
