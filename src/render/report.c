@@ -108,7 +108,8 @@ const char *const gd_report_kc_what[GD_REPORT_KC_COLS] = {
 	NULL,
 	"launches profiled",
 	"median GPU time of one launch",
-	"DRAM bytes read + written / duration",
+	"DRAM bytes read + written / duration (writes can read up to ~30 % high: CUPTI's kernel replay "
+	"restores memory between passes and has no cache control, docs/kernel-metrics.md)",
 	"CUDA-core FLOPs (FMA = 2) / duration (on a tensor roof: tensor active × its ceiling)",
 	"the precision of the compute roof it is placed against",
 	"FLOPs per DRAM byte",
