@@ -57,15 +57,20 @@ int gd_analysis_of(struct gd_analysis *a)
 {
 	int rc;
 	memset(&a->t, 0, sizeof(a->t)); /* freed by gd_analysis_free whatever fails below */
+	memset(&a->loop, 0, sizeof(a->loop));
 	run_exit(&a->p, &a->run);
 	rc = gd_summary_compute(&a->p, &a->s);
 	if (rc == GD_OK)
 		rc = gd_verdicts_compute(&a->p, &a->s, &a->v);
 	if (rc == GD_OK)
 		rc = gd_stat_tables_compute(&a->p, &a->t);
+	if (rc == GD_OK)
+		rc = gd_loop_view_compute(&a->p, &a->s, a->v.loop_found, a->v.loop_first_kernel, a->v.loop_last_kernel,
+					  a->v.loop_period, a->v.loop_start, a->v.loop_end, &a->loop);
 	if (rc != GD_OK) {
 		/* a failed summary may hold some of its arrays; the caller frees only a->p then
-		 * (failed tables free themselves) */
+		 * (failed tables and loop views free themselves) */
+		gd_stat_tables_free(&a->t);
 		gd_summary_free(&a->s);
 		return rc;
 	}
@@ -89,6 +94,7 @@ int gd_analysis_load(const char *path, struct gd_analysis *a, char *why, size_t 
 
 void gd_analysis_free(struct gd_analysis *a)
 {
+	gd_loop_view_free(&a->loop);
 	gd_stat_tables_free(&a->t);
 	gd_summary_free(&a->s);
 	gd_profile_free(&a->p);

@@ -4,6 +4,7 @@
 #ifndef GPUDIAG_ANALYSIS_H
 #define GPUDIAG_ANALYSIS_H
 
+#include "analysis/steady.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "analysis/verdict.h"
@@ -29,6 +30,7 @@ struct gd_analysis {
 	struct gd_verdicts v; /* of p and s */
 	struct gd_run_exit run;
 	struct gd_stat_tables t; /* API, NVTX, stream and thread tables of p (tables.h) */
+	struct gd_loop_view loop; /* the main loop iteration by iteration, NVML in it (steady.h) */
 };
 
 /* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the
