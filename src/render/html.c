@@ -663,7 +663,8 @@ static void sec_nvml(FILE *f, const struct gd_analysis *a)
 		return;
 	}
 	fprintf(f, "<p class='note'>%ld samples taken beside the run by <code>gpudiag run</code>'s parent process, every "
-		   "device; over time they are the NVML lanes of the timeline.</p>\n",
+		   "device; over time they are the NVML lanes of the timeline. NVML's utilisation counts kernels only, "
+		   "averaged over its own sample period: it is not GPU busy (<a href='#nvml-vs-busy'>why</a>).</p>\n",
 		p->ns);
 	gd_html_table_open(f, "nvml", heads, 4);
 	nvml_row(f, "utilisation (NVML)", &s->util, "%", 1);
