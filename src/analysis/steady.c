@@ -262,23 +262,11 @@ static int cmp_double(const void *x, const void *y)
 
 static void nvml_range(const struct gd_profile *p, int64_t t0, int64_t t1, struct gd_range *r)
 {
-	double sum = 0;
 	memset(r, 0, sizeof(*r));
-	for (long i = 0; i < p->ns; i++) {
-		double v = p->s[i].util_gpu;
-		if (p->s[i].util_gpu < 0 || p->s[i].t < t0 || p->s[i].t > t1)
-			continue;
-		if (!r->n || v < r->min)
-			r->min = v;
-		if (!r->n || v > r->max)
-			r->max = v;
-		sum += v;
-		r->n++;
-	}
-	if (r->n)
-		r->mean = sum / r->n;
-	else
-		r->min = r->mean = r->max = NAN;
+	for (long i = 0; i < p->ns; i++)
+		if (p->s[i].util_gpu >= 0 && p->s[i].t >= t0 && p->s[i].t <= t1)
+			gd_range_add(r, p->s[i].util_gpu);
+	gd_range_end(r);
 }
 
 /* The steady window (steady.h, gd_loop_view.window). */

@@ -473,6 +473,20 @@ static const char *const nv_unit[NV_COUNT] = {"%", "MHz", "W", "GiB"};
 static const char *const nv_color[NV_COUNT] = {"#9ecae9", "#bcbddc", "#fdd0a2", "#c7e9c0"};
 
 
+/* Copies stacked by copy kind over `cover` (a share of each column), from base up. */
+static void draw_copy_kinds(FILE *f, const struct lanes *ln, const double *cover, int y, int h, double *base,
+			    const char *cls)
+{
+	double v[NB];
+	for (int c = 0; c < GD_CPY_COUNT; c++) {
+		char name[48];
+		split(ln->cls, GD_CPY_COUNT, cover, c, h, v);
+		snprintf(name, sizeof(name), "%s copy-%d", cls, c);
+		area(f, y, h, base, v, gd_html_copy_color(c), name);
+	}
+}
+
+/* The kernels by kind; in the whole-run strip (copies_too), what copies alone kept busy on top. */
 static void draw_kernels(FILE *f, const struct lanes *ln, int y, int h, int copies_too)
 {
 	double base[NB], v[NB];
@@ -483,29 +497,18 @@ static void draw_kernels(FILE *f, const struct lanes *ln, int y, int h, int copi
 		snprintf(cls, sizeof(cls), "kind kind-%d", k);
 		area(f, y, h, base, v, gd_html_kind_color(k), cls);
 	}
-	if (copies_too) { /* the overview: what copies alone kept busy, on top, by copy kind */
-		double only[NB];
+	if (copies_too) {
 		for (int i = 0; i < NB; i++)
-			only[i] = ln->busy[i] > ln->kern[i] ? ln->busy[i] - ln->kern[i] : 0;
-		for (int c = 0; c < GD_CPY_COUNT; c++) {
-			char cls[48];
-			split(ln->cls, GD_CPY_COUNT, only, c, h, v);
-			snprintf(cls, sizeof(cls), "copy-only copy-%d", c);
-			area(f, y, h, base, v, gd_html_copy_color(c), cls);
-		}
+			v[i] = ln->busy[i] > ln->kern[i] ? ln->busy[i] - ln->kern[i] : 0;
+		draw_copy_kinds(f, ln, v, y, h, base, "copy-only");
 	}
 }
 
 static void draw_copies(FILE *f, const struct lanes *ln, int y, int h)
 {
-	double base[NB], v[NB];
+	double base[NB];
 	memset(base, 0, sizeof(base));
-	for (int c = 0; c < GD_CPY_COUNT; c++) {
-		char cls[48];
-		split(ln->cls, GD_CPY_COUNT, ln->copy, c, h, v);
-		snprintf(cls, sizeof(cls), "copy copy-%d", c);
-		area(f, y, h, base, v, gd_html_copy_color(c), cls);
-	}
+	draw_copy_kinds(f, ln, ln->copy, y, h, base, "copy");
 }
 
 /* The height of the zoomed lanes, to size the SVG. */
@@ -590,10 +593,11 @@ static void timeline_svg(FILE *f, const struct gd_analysis *a, const int *kind_o
 			int h = q == NV_UTIL ? NV_H : S_H;
 			double top = nvml_columns(p, dev[d], q, &zoom, col), v[NB];
 			char name[64], id[32];
+			int any = 0;
+			for (int i = 0; i < NB; i++)
+				any |= isfinite(col[i]);
 			if (q == NV_UTIL)
 				top = 100;
-			else if (q == NV_CLOCK && p->s[0].sm_mhz >= 0)
-				top = fmax(top, 1); /* a 0 MHz column still draws */
 			if (nnv > 1)
 				snprintf(name, sizeof(name), "GPU %d %s %s", dev[d], nv_name[q], nv_unit[q]);
 			else
@@ -603,7 +607,7 @@ static void timeline_svg(FILE *f, const struct gd_analysis *a, const int *kind_o
 				gd_fmt_bytes(b1, sizeof(b1), top * 1073741824.0);
 			else
 				snprintf(b1, sizeof(b1), "%.0f %s", top, nv_unit[q]);
-			lane_frame(f, y, h, id, name, top > 0 ? b1 : NULL, "0");
+			lane_frame(f, y, h, id, name, !any ? "no sample" : top > 0 ? b1 : NULL, any ? "0" : NULL);
 			memset(base, 0, sizeof(base));
 			for (int i = 0; i < NB; i++)
 				v[i] = isfinite(col[i]) && top > 0 ? fmax(0, fmin(1, col[i] / top)) : 0;
@@ -766,6 +770,8 @@ static void iterations(FILE *f, const struct gd_analysis *a)
 	long n = lv->n;
 	int ncol = n < NB ? (int)n : NB, T = 24;
 	double top = it_len(&lv->it[lv->slowest]) * 1.08, colw = (double)PW / ncol;
+	if (!(top > 0))
+		return; /* iterations of no length (concurrent openers): nothing to draw */
 	double bw = colw >= 3 ? colw * 0.78 : colw;
 	struct ticks yt = time_ticks(top, 4);
 	const char *opener = "";
