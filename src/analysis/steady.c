@@ -250,7 +250,7 @@ static void spread(struct gd_iter *it, long n, long *j, int64_t a, int64_t b, si
 	for (long q = *j; q < n && it[q].start < b; q++) {
 		int64_t lo = a > it[q].start ? a : it[q].start, hi = b < it[q].end ? b : it[q].end;
 		if (hi > lo)
-			*(double *)((char *)&it[q] + off) += (double)(hi - lo);
+			*(double *)((char *)&it[q] + off) += gd_i64_diff(hi, lo);
 	}
 }
 
@@ -377,11 +377,11 @@ int gd_loop_view_compute(const struct gd_profile *p, const struct gd_summary *s,
 	}
 	for (long i = 0; i < n; i++) {
 		struct gd_iter *x = &lv->it[i];
-		double L = (double)(x->end - x->start), busy = x->copy_ns;
+		double L = gd_iter_ns(x), busy = x->copy_ns;
 		x->copy_ns = busy > x->kernel_ns ? busy - x->kernel_ns : 0;
 		x->idle_ns = L > busy ? L - busy : 0;
 		len[i] = L;
-		if (lv->slowest < 0 || L > (double)(lv->it[lv->slowest].end - lv->it[lv->slowest].start))
+		if (lv->slowest < 0 || L > gd_iter_ns(&lv->it[lv->slowest]))
 			lv->slowest = i;
 	}
 	qsort(len, (size_t)n, sizeof(*len), cmp_double);

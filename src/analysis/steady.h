@@ -6,6 +6,7 @@
 #define GPUDIAG_STEADY_H
 
 #include "analysis/summary.h"
+#include "core/safe_int.h"
 #include "profile/profile.h"
 
 #include <stdint.h>
@@ -48,6 +49,9 @@ struct gd_iter {
 	int64_t start, end;           /* GPU time, ns on the profile's clock */
 	double kernel_ns, copy_ns, idle_ns;
 };
+
+/* An iteration's length, ns (exact for any two times a profile may hold). */
+static inline double gd_iter_ns(const struct gd_iter *x) { return gd_i64_diff(x->end, x->start); }
 
 struct gd_loop_view {
 	struct gd_iter *it;           /* in time order; NULL and n = 0 without a loop */

@@ -238,7 +238,7 @@ static void page_glance(FILE *f, const struct gd_analysis *a)
 	if (lv->n > 0) {
 		snprintf(b[0], 48, "%ld iterations", lv->n);
 		snprintf(sub, sizeof(sub), "median %s, slowest #%ld %s", gd_fmt_time(b[1], 48, lv->median_ns), lv->slowest + 1,
-			 gd_fmt_time(b[2], 48, (double)(lv->it[lv->slowest].end - lv->it[lv->slowest].start)));
+			 gd_fmt_time(b[2], 48, gd_iter_ns(&lv->it[lv->slowest])));
 		card(f, "main-loop", "main loop", b[0], sub, NAN);
 	} else
 		card(f, "main-loop", "main loop", v->loop_found ? "1 pass" : "none found",

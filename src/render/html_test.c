@@ -11,6 +11,8 @@
 #include "core/status.h"
 #include "core/test.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,66 @@ static size_t page_size(int steps)
 	free(h);
 	gd_analysis_free(&a);
 	return n;
+}
+
+/* 1 when w stands in s as a word of its own (printf's "nan", "-nan", "inf"), not inside one
+ * ("nanosecond", "info"). */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *q = s; (q = strstr(q, w)); q += n) {
+		int before = q > s && ((q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z'));
+		int after = (q[n] >= 'a' && q[n] <= 'z') || (q[n] >= 'A' && q[n] <= 'Z');
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* Times at the ends of int64 (a hostile or corrupt in-memory profile; the reader refuses them
+ * from a file): the loop view and the page must stay defined (the sanitizer build runs this) and
+ * draw every column inside its lane. The statistics tables are not built here: the page is
+ * rendered from the summary, the verdicts and the loop view alone. */
+static void extreme_times(void)
+{
+	struct gd_analysis a;
+	struct gd_profile *p = &a.p;
+	char *h;
+	memset(&a, 0, sizeof(a));
+	gd_profile_init(p);
+	for (int i = 0; i < 12; i++) {
+		struct gd_pkernel *k = gd_profile_add_kernel(p);
+		k->start = i < 6 ? INT64_MIN + 1000 * (int64_t)i : INT64_MAX / 2 + 1000 * (int64_t)i;
+		k->end = i == 11 ? INT64_MAX : k->start + 500;
+		k->name = k->dname = gd_profile_intern(p, i % 2 ? "b_kernel" : "a_kernel");
+		k->pid = 7;
+	}
+	for (int i = 0; i < 3; i++) {
+		struct gd_pnvml *n = gd_profile_add_nvml(p);
+		n->t = i == 0 ? INT64_MIN : i == 1 ? 0 : INT64_MAX;
+		n->util_gpu = 50;
+		n->power_w = 100;
+		n->sm_mhz = 1000;
+		n->mem_used = 1e9;
+	}
+	gd_profile_finish(p);
+	CHECK_INT(gd_summary_compute(p, &a.s), GD_OK);
+	CHECK_INT(gd_verdicts_compute(p, &a.s, &a.v), GD_OK);
+	CHECK_INT(gd_loop_view_compute(p, &a.s, a.v.loop_found, a.v.loop_first_kernel, a.v.loop_last_kernel,
+				       a.v.loop_period, a.v.loop_start, a.v.loop_end, &a.loop),
+		  GD_OK);
+	for (long i = 0; i < a.loop.n; i++)
+		CHECK(a.loop.it[i].idle_ns >= 0 && a.loop.it[i].kernel_ns >= 0 && isfinite(gd_iter_ns(&a.loop.it[i])));
+	h = view(&a, HTML);
+	if (h && getenv("GD_TEST_HTML_EXTREME")) {
+		FILE *f = fopen(getenv("GD_TEST_HTML_EXTREME"), "w");
+		if (f)
+			fputs(h, f), fclose(f);
+	}
+	/* no NaN or infinity printed as a coordinate or a figure */
+	CHECK(h && strstr(h, "</html>") && !has_word(h, "nan") && !has_word(h, "inf"));
+	free(h);
+	gd_analysis_free(&a);
 }
 
 int main(void)
@@ -158,5 +220,6 @@ int main(void)
 		if (getenv("GD_TEST_SHOW"))
 			fprintf(stderr, "page: %zu bytes for 5000 steps, %zu for 50000\n", s5k, s50k);
 	}
+	extreme_times();
 	return TEST_DONE();
 }

@@ -761,7 +761,6 @@ static void pm_note(FILE *f, const struct gd_profile *p)
 /* ---- the main loop iteration by iteration ---- */
 #define IT_H 170 /* the bars' height */
 
-static double it_len(const struct gd_iter *x) { return (double)(x->end - x->start); }
 
 static void iterations(FILE *f, const struct gd_analysis *a)
 {
@@ -769,7 +768,7 @@ static void iterations(FILE *f, const struct gd_analysis *a)
 	const struct gd_summary *s = &a->s;
 	long n = lv->n;
 	int ncol = n < NB ? (int)n : NB, T = 24;
-	double top = it_len(&lv->it[lv->slowest]) * 1.08, colw = (double)PW / ncol;
+	double top = gd_iter_ns(&lv->it[lv->slowest]) * 1.08, colw = (double)PW / ncol;
 	if (!(top > 0))
 		return; /* iterations of no length (concurrent openers): nothing to draw */
 	double bw = colw >= 3 ? colw * 0.78 : colw;
@@ -795,7 +794,7 @@ static void iterations(FILE *f, const struct gd_analysis *a)
 	fprintf(f, "</code>); median <b>%s</b>, slowest <b>#%ld: %s</b>. Each bar is %s: the time a kernel ran, the time "
 		   "only copies or memsets ran, and idle time, when nothing ran on the GPU.</p>\n",
 		gd_fmt_time(b1, sizeof(b1), lv->median_ns), lv->slowest + 1,
-		gd_fmt_time(b2, sizeof(b2), it_len(&lv->it[lv->slowest])),
+		gd_fmt_time(b2, sizeof(b2), gd_iter_ns(&lv->it[lv->slowest])),
 		n > ncol ? "a group of iterations (their mean; the dark tick is the group's slowest)" : "one iteration");
 	fprintf(f, "<svg id='iterations' xmlns='http://www.w3.org/2000/svg' viewBox='0 0 %d %d' role='img' "
 		   "aria-label='iterations'>\n",
@@ -819,12 +818,12 @@ static void iterations(FILE *f, const struct gd_analysis *a)
 			continue;
 		for (long i = i0; i < i1; i++) {
 			v[0] += lv->it[i].kernel_ns, v[1] += lv->it[i].copy_ns, v[2] += lv->it[i].idle_ns;
-			mx = fmax(mx, it_len(&lv->it[i]));
+			mx = fmax(mx, gd_iter_ns(&lv->it[i]));
 		}
 		fputs("<g class='it'>", f);
 		if (i1 - i0 == 1) {
 			fprintf(f, "<title>iteration %ld: %s (kernel %s, copy %s, idle %s)</title>", i0 + 1,
-				gd_fmt_time(b1, sizeof(b1), it_len(&lv->it[i0])), gd_fmt_time(b2, sizeof(b2), v[0]),
+				gd_fmt_time(b1, sizeof(b1), gd_iter_ns(&lv->it[i0])), gd_fmt_time(b2, sizeof(b2), v[0]),
 				gd_fmt_time(b3, sizeof(b3), v[1]), gd_fmt_time(b4, sizeof(b4), v[2]));
 		} else {
 			fprintf(f, "<title>iterations %ld to %ld: slowest %s</title>", i0 + 1, i1,
@@ -847,14 +846,14 @@ static void iterations(FILE *f, const struct gd_analysis *a)
 	{
 		double ym = T + IT_H - IT_H * lv->median_ns / top;
 		double xs = L + colw * ((double)lv->slowest * ncol / n) + colw / 2;
-		double ys = T + IT_H - IT_H * it_len(&lv->it[lv->slowest]) / top;
+		double ys = T + IT_H - IT_H * gd_iter_ns(&lv->it[lv->slowest]) / top;
 		fprintf(f, "<line id='it-median' x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#1d2330' stroke-width='1' "
 			   "stroke-dasharray='5 3'/>\n",
 			L, ym, L + PW, ym);
 		fprintf(f, "<path id='it-slowest' d='M%.1f,%.1fl-5,-7h10z' fill='#c0392b'/><text class='ys' x='%.1f' y='%d' "
 			   "text-anchor='%s'>slowest: #%ld, %s</text>\n",
 			xs, ys - 1, xs, T - 6, xs > L + PW - 100 ? "end" : xs < L + 100 ? "start" : "middle", lv->slowest + 1,
-			gd_fmt_time(b2, sizeof(b2), it_len(&lv->it[lv->slowest])));
+			gd_fmt_time(b2, sizeof(b2), gd_iter_ns(&lv->it[lv->slowest])));
 	}
 	/* iteration numbers */
 	{

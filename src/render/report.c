@@ -313,7 +313,7 @@ static void summary_totals(const struct gd_analysis *a, FILE *out)
 	if (lv->n > 0)
 		fprintf(out, "  main loop: %ld iterations of %ld kernel%s, median %s, slowest #%ld %s\n", lv->n,
 			v->loop_period, v->loop_period == 1 ? "" : "s", gd_fmt_time(b[0], 48, lv->median_ns), lv->slowest + 1,
-			gd_fmt_time(b[1], 48, (double)(lv->it[lv->slowest].end - lv->it[lv->slowest].start)));
+			gd_fmt_time(b[1], 48, gd_iter_ns(&lv->it[lv->slowest])));
 }
 
 static void summary_top_kernels(const struct gd_profile *p, const struct gd_summary *s, int top, FILE *out)
@@ -1346,7 +1346,7 @@ static void json_loop(struct gd_json *j, const struct gd_analysis *a)
 	gd_json_num(j, "median_iteration_ns", lv->median_ns);
 	if (lv->slowest >= 0) {
 		gd_json_int(j, "slowest_iteration", lv->slowest + 1);
-		gd_json_num(j, "slowest_iteration_ns", (double)(lv->it[lv->slowest].end - lv->it[lv->slowest].start));
+		gd_json_num(j, "slowest_iteration_ns", gd_iter_ns(&lv->it[lv->slowest]));
 	} else {
 		gd_json_null(j, "slowest_iteration");
 		gd_json_null(j, "slowest_iteration_ns");
