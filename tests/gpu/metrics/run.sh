@@ -29,7 +29,8 @@
 #     it gets). Wall time of each process; ratios to plain.
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
-# default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics. Logs and summaries stay in
+# default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
+# about 4 minutes). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
 # files are deleted at the end.
 set -u
@@ -178,8 +179,8 @@ PY
 	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 done
 
-# ---- 3. cost (never asserted)
-if [ $TORCH = 1 ]; then
+# ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
+if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ]; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
 	N=30
 	C=$W/cost.txt; : >"$C"
