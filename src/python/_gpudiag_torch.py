@@ -69,6 +69,10 @@ def _never():
     return False
 
 
+def _nothing(*args, **kwargs):
+    return None
+
+
 def _module_hooks(Module, is_compiling, push, pop):
     """The two global hooks. Per thread, a stack of (module, path) frames for the modules whose
     range is open; a module's path is found once per (parent path, module) and cached with a
@@ -169,16 +173,38 @@ def _install_ops(torch, say):
         import torch.autograd.profiler as P
         import torch.autograd as A
 
-        cfg = P.ProfilerConfig(P.ProfilerState.NVTX, False, False, False, False, False, P._ExperimentalConfig())
         real_enable, real_disable = P._enable_profiler, P._disable_profiler
         real_start = getattr(P, "_run_on_profiler_start", None)
         real_stop = getattr(P, "_run_on_profiler_stop", None)
+    except Exception as e:
+        say("no op ranges: %s: %s" % (type(e).__name__, e))
+        return False
+    try:
+        # emit_nvtx's own call (torch 1.13 to 2.x): ProfilerConfig(state, report_input_shapes,
+        # profile_memory, with_stack, with_flops, with_modules, experimental_config)
+        cfg = P.ProfilerConfig(P.ProfilerState.NVTX, False, False, False, False, False, P._ExperimentalConfig())
         real_enable(cfg, set())
         if real_start:
             real_start()  # what emit_nvtx does: Python-side checks see a profiler on
     except Exception as e:
-        say("no op ranges: %s: %s" % (type(e).__name__, e))
-        return False
+        # a torch whose ProfilerConfig has another shape: emit_nvtx itself, with its
+        # torch.cuda.synchronize() made a no-op for that one call (no CUDA context at import)
+        say("ProfilerConfig as emit_nvtx makes it failed (%s: %s); entering emit_nvtx itself" % (type(e).__name__, e))
+        cfg = None
+        try:
+            sync = torch.cuda.synchronize
+            torch.cuda.synchronize = _nothing
+            try:
+                P.emit_nvtx(record_shapes=False).__enter__()
+            finally:
+                torch.cuda.synchronize = sync
+        except Exception as e2:
+            say("no op ranges: %s: %s" % (type(e2).__name__, e2))
+            return False
+    if cfg is None:
+        _state.update(ops_state=None)
+        return True  # on, but not wrapped: a program's own profiler on this thread would refuse
+
     st = {"thread": threading.get_ident(), "on": True, "aside": False}
 
     def ours_here():

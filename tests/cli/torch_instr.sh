@@ -193,6 +193,12 @@ check "ops: exit 0" 0 $?
 diff "$T/ops.want" "$T/out" >"$T/diff" && ok || bad "ops: $(head -20 "$T/diff")"
 check "ops: no output on stderr" "" "$(cat "$T/err")"
 
+# never a CUDA context at import: no torch.cuda.synchronize() (which emit_nvtx calls); a torch
+# whose ProfilerConfig has another shape gets emit_nvtx itself, still without synchronising
+check "ops: no synchronize at import" "[]" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=ops python3 -c 'import torch; print(torch.cuda.synchronized)' 2>&1)"
+check "ops through emit_nvtx: op ranges on, no synchronize" "[('enable', 'NVTX', False)] [] True True gpudiag.torch:2.99.0+stub:ops" \
+	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NEW_CONFIG=1 GPUDIAG_TORCH=ops python3 -c 'import torch, torch.autograd.profiler as P; print(torch.autograd.calls, torch.cuda.synchronized, P._is_profiler_enabled, torch.ops_call("aten::x"), torch._C._nvtx.log[0][1])' 2>&1)"
+
 # off, an unknown mode: torch untouched
 STATE='import sys, torch; from torch.nn.modules import module as M; print(len(torch._C._nvtx.log), len(M._global_forward_pre_hooks), len(M._global_forward_hooks), torch.autograd.calls, "_gpudiag_torch" in sys.modules)'
 check "GPUDIAG_TORCH=off: nothing" "0 0 0 [] False" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=off python3 -c "$STATE" 2>&1)"

@@ -9,6 +9,7 @@ __version__ = "2.99.0+stub"
 
 from . import _C  # noqa: E402
 from . import compiler  # noqa: E402
+from . import cuda  # noqa: E402
 from . import nn  # noqa: E402
 from . import autograd  # noqa: E402
 from .autograd import profiler as _profiler  # noqa: E402

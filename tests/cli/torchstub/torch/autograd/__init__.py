@@ -1,4 +1,5 @@
 """The C-side profiler entry points (torch._C._autograd in PyTorch), with a per-thread state."""
+import os
 import threading
 
 _tls = threading.local()
@@ -24,9 +25,11 @@ class _ExperimentalConfig(object):
 
 class ProfilerConfig(object):
     def __init__(self, state, report_input_shapes, profile_memory, with_stack, with_flops, with_modules,
-                 experimental_config):
+                 experimental_config, *more):
         if not isinstance(experimental_config, _ExperimentalConfig):
             raise TypeError("ProfilerConfig(): bad experimental_config")
+        if os.environ.get("TORCHSTUB_NEW_CONFIG") == "1" and len(more) != 1:
+            raise TypeError("ProfilerConfig(): incompatible constructor arguments")  # a later torch's shape
         self.state = state
         self.report_input_shapes = report_input_shapes
 
