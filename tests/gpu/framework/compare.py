@@ -55,6 +55,8 @@ print("%s: framework.mode=%s torch=%s; kernel time attributed to ops: gpudiag %.
       "torch.profiler %.3f ms (%d ops, %d kernels)" % (
           a.name, fw.get("mode"), fw.get("torch"), total_g / 1e6, len(fw["ops"]),
           sum(o.get("kernels") or 0 for o in fw["ops"]), total_t / 1e6, len(t), tp["kernels"]))
+if tp.get("note"):
+    print("%s: torch side: %s" % (a.name, tp["note"]))
 rows = sorted(((o["self_kernel_us"] * 1e3, n) for n, o in t.items() if o["self_kernel_us"] > 0), reverse=True)
 cum, picked = 0.0, []
 for ns, n in rows:
