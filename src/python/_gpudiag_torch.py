@@ -13,7 +13,8 @@ gpudiag's NVTX injection records):
     False) makes them ("aten::addmm, seq = 812, op_id = 4410"), enabled on the importing
     thread without emit_nvtx's torch.cuda.synchronize() (which would create a CUDA context at
     import time, before the program chose its device);
-  * one nvtxMark "gpudiag.torch:<torch version>:<mode>" once installed (the mode installed).
+  * one nvtxMark "gpudiag.torch:<torch version>:<mode>" (the mode installed), when torch has
+    initialised CUDA (before, nothing records NVTX).
 Every hook swallows its own exceptions and never changes an argument or a result.
 """
 import threading
@@ -34,8 +35,28 @@ def install(torch, mode, say):
     got = "ops" if ops else "modules" if mods else None
     _state.update(mode=got, modules=mods, ops=ops)
     if got:
-        mark("gpudiag.torch:%s:%s" % (torch.__version__, got))
+        _mark_when_cuda_starts(torch, mark, "gpudiag.torch:%s:%s" % (torch.__version__, got), say)
         say("installed: %s (torch %s)" % (got, torch.__version__))
+
+
+def _mark_when_cuda_starts(torch, mark, msg, say):
+    """The mark, emitted once CUDA is initialised: gpudiag's injection library starts recording
+    NVTX (CUPTI's marker activity) inside cuInit, so a mark made at `import torch` would be
+    lost. torch.cuda._lazy_call runs it right after torch's own CUDA initialisation (at once if
+    that happened already); it must never raise there (torch would turn it into the program's
+    DeferredCudaCallError)."""
+
+    def emit():
+        try:
+            mark(msg)
+        except Exception:
+            pass
+
+    try:
+        torch.cuda._lazy_call(emit)
+    except Exception as e:
+        say("no torch.cuda._lazy_call (%s): marked now" % e)
+        emit()
 
 
 # ---------------------------------------------------------------- module ranges

@@ -85,6 +85,7 @@ check "no python folder: said" 1 "$(grep -c "run: gpudiag's Python folder was no
 # out by hand from torch_instr_prog.py's modules
 cat >"$T/modules.want" <<'EOF'
 -- import
+-- CUDA initialised
 T0 mark gpudiag.torch:2.99.0+stub:modules
 -- first call
 T0 push gpudiag.module:Model:
@@ -168,6 +169,7 @@ check "modules: results as without gpudiag" "$(grep '^results' "$T/plain")" "$(g
 
 cat >"$T/ops.want" <<'EOF'
 -- import
+-- CUDA initialised
 T0 mark gpudiag.torch:2.99.0+stub:ops
 calls [('enable', 'NVTX', False)] flag True
 op ranges True
@@ -197,10 +199,14 @@ check "ops: no output on stderr" "" "$(cat "$T/err")"
 # whose ProfilerConfig has another shape gets emit_nvtx itself, still without synchronising
 check "ops: no synchronize at import" "[]" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=ops python3 -c 'import torch; print(torch.cuda.synchronized)' 2>&1)"
 check "ops through emit_nvtx: op ranges on, no synchronize" "[('enable', 'NVTX', False)] [] True True gpudiag.torch:2.99.0+stub:ops" \
-	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NEW_CONFIG=1 GPUDIAG_TORCH=ops python3 -c 'import torch, torch.autograd.profiler as P; print(torch.autograd.calls, torch.cuda.synchronized, P._is_profiler_enabled, torch.ops_call("aten::x"), torch._C._nvtx.log[0][1])' 2>&1)"
+	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NEW_CONFIG=1 GPUDIAG_TORCH=ops python3 -c 'import torch, torch.autograd.profiler as P; torch.cuda._lazy_init(); print(torch.autograd.calls, torch.cuda.synchronized, P._is_profiler_enabled, torch.ops_call("aten::x"), torch._C._nvtx.log[0][1])' 2>&1)"
+
+# the mark waits for CUDA (nothing records NVTX before cuInit), and comes once
+check "no mark before CUDA is initialised, one after" "0 1 1" \
+	"$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules python3 -c 'import torch; n = len(torch._C._nvtx.log); torch.cuda._lazy_init(); m = len(torch._C._nvtx.log); torch.cuda._lazy_init(); print(n, m, len(torch._C._nvtx.log))' 2>&1)"
 
 # off, an unknown mode: torch untouched
-STATE='import sys, torch; from torch.nn.modules import module as M; print(len(torch._C._nvtx.log), len(M._global_forward_pre_hooks), len(M._global_forward_hooks), torch.autograd.calls, "_gpudiag_torch" in sys.modules)'
+STATE='import sys, torch; torch.cuda._lazy_init(); from torch.nn.modules import module as M; print(len(torch._C._nvtx.log), len(M._global_forward_pre_hooks), len(M._global_forward_hooks), torch.autograd.calls, "_gpudiag_torch" in sys.modules)'
 check "GPUDIAG_TORCH=off: nothing" "0 0 0 [] False" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=off python3 -c "$STATE" 2>&1)"
 check "GPUDIAG_TORCH unset: nothing" "0 0 0 [] False" "$(PYTHONPATH=$P:$STUB python3 -c "$STATE" 2>&1)"
 check "GPUDIAG_TORCH=bogus: nothing, silently" "0 0 0 [] False" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=bogus python3 -c "$STATE" 2>&1)"
@@ -212,7 +218,7 @@ PYTHONPATH=$P:$STUB TORCHSTUB_NO_NVTX=1 GPUDIAG_TORCH=ops GPUDIAG_TORCH_DEBUG=1 
 check "torch without NVTX: said when debugging" 1 "$(grep -c '^gpudiag.torch: torch 2.99.0+stub has no NVTX binding' "$T/err")"
 # a torch older than 2.1 (no always_call): no module ranges (they could not be kept balanced); ops still
 check "no always_call: ops only" "[('mark', 'gpudiag.torch:2.99.0+stub:ops')] 0" \
-	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NO_ALWAYS_CALL=1 GPUDIAG_TORCH=ops python3 -c 'import torch; from torch.nn.modules import module as M; print([e[:2] for e in torch._C._nvtx.log], len(M._global_forward_pre_hooks))' 2>&1)"
+	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NO_ALWAYS_CALL=1 GPUDIAG_TORCH=ops python3 -c 'import torch; from torch.nn.modules import module as M; torch.cuda._lazy_init(); print([e[:2] for e in torch._C._nvtx.log], len(M._global_forward_pre_hooks))' 2>&1)"
 PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules GPUDIAG_TORCH_DEBUG=1 python3 -c 'import torch' 2>"$T/err"
 check "debug: says what was installed" "gpudiag.torch: waiting for torch (mode modules)|gpudiag.torch: installed: modules (torch 2.99.0+stub)" "$(paste -sd'|' "$T/err")"
 
@@ -262,9 +268,9 @@ check "chained, failing: stdout as without gpudiag" "$(cat "$T/o0")" "$(cat "$T/
 check "chained, failing: site's own message, as without gpudiag" "$(cat "$T/e0")" "$(cat "$T/e1")"
 grep -q "Error in sitecustomize" "$T/e1" && ok || bad "chained, failing: site.py's message missing: $(cat "$T/e1")"
 check "chained, failing: torch still instrumented" "gpudiag.torch:2.99.0+stub:modules" \
-	"$(PYTHONPATH=$P:$T/u2:$STUB GPUDIAG_TORCH=modules python3 -c 'import torch; print(torch._C._nvtx.log[0][1])' 2>/dev/null)"
+	"$(PYTHONPATH=$P:$T/u2:$STUB GPUDIAG_TORCH=modules python3 -c 'import torch; torch.cuda._lazy_init(); print(torch._C._nvtx.log[0][1])' 2>/dev/null)"
 check "chained: a sitecustomize that imports torch gets it instrumented" "gpudiag.torch:2.99.0+stub:ops" \
-	"$(PYTHONPATH=$P:$T/u3:$STUB GPUDIAG_TORCH=ops python3 -c 'import torch; print(torch._C._nvtx.log[0][1])' 2>&1)"
+	"$(PYTHONPATH=$P:$T/u3:$STUB GPUDIAG_TORCH=ops python3 -c 'import torch; torch.cuda._lazy_init(); print(torch._C._nvtx.log[0][1])' 2>&1)"
 
 # ---- what the hooks cost in Python (information; the GPU tier measures the whole)
 python3 "$SRC/tests/cli/torch_hook_cost.py" 100000 || bad "torch_hook_cost.py failed"
