@@ -103,9 +103,13 @@ def _module_hooks(Module, is_compiling, push, pop):
     cache = {}  # (parent path or None for an outermost call, id(module)) -> (weakref, path, message)
 
     def forget(key, ref):
-        e = cache.get(key)
-        if e is not None and e[0] is ref:
-            del cache[key]
+        # a weakref callback: an exception here would be printed ("Exception ignored in")
+        try:
+            e = cache.get(key)
+            if e is not None and e[0] is ref:
+                cache.pop(key, None)
+        except Exception:
+            pass
 
     def entry(key, mod, path):
         ref = weakref.ref(mod, lambda r, k=key: forget(k, r))

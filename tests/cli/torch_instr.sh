@@ -201,6 +201,20 @@ check "ops: no synchronize at import" "[]" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=
 check "ops through emit_nvtx: op ranges on, no synchronize" "[('enable', 'NVTX', False)] [] True True gpudiag.torch:2.99.0+stub:ops" \
 	"$(PYTHONPATH=$P:$STUB TORCHSTUB_NEW_CONFIG=1 GPUDIAG_TORCH=ops python3 -c 'import torch, torch.autograd.profiler as P; torch.cuda._lazy_init(); print(torch.autograd.calls, torch.cuda.synchronized, P._is_profiler_enabled, torch.ops_call("aten::x"), torch._C._nvtx.log[0][1])' 2>&1)"
 
+# the name cache holds weak references: models made and dropped leave nothing behind
+GROW='import gc, torch
+from torch import nn
+class L(nn.Module):
+    def forward(self, x): return x
+class R(nn.Module):
+    def __init__(s): super().__init__(); s.l = L()
+    def forward(s, x): return s.l(x)
+for i in range(500): R()(1)
+gc.collect()
+import _gpudiag_torch as G
+print(len(G._state["pre"].__closure__[[c for c in G._state["pre"].__code__.co_freevars].index("cache")].cell_contents), len(torch._C._nvtx.log))'
+check "name cache: empty once the models are gone" "0 2000" "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules python3 -c "$GROW" 2>&1)"
+
 # the mark waits for CUDA (nothing records NVTX before cuInit), and comes once
 check "no mark before CUDA is initialised, one after" "0 1 1" \
 	"$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules python3 -c 'import torch; n = len(torch._C._nvtx.log); torch.cuda._lazy_init(); m = len(torch._C._nvtx.log); torch.cuda._lazy_init(); print(n, m, len(torch._C._nvtx.log))' 2>&1)"
