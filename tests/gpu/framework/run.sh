@@ -22,8 +22,9 @@
 #  cost      ROUNDS (>= 5) interleaved rounds of tests/gpu/progs/train_step.py (the overhead
 #            benchmark's transformer step): alone, gpudiag run --torch off|modules|ops,
 #            torch.profiler; median step times and ratios
-# Output: $OUT/framework/ framework.log (everything, the summary table last) and at most three
-# small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB);
+# Output: $OUT/framework/ framework.log (everything, the summary table last), at most three
+# small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB) and
+# h200_torch_gpt2.torch_profiler.json (torch.profiler's per-op figures of the same steps);
 # scratch files live in a temporary folder that is removed. Exit 1 when a check failed.
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
@@ -124,6 +125,9 @@ agree() {
 	2) row "$name" "NOT COMPARED: $(tail -1 "$LOG" | sed "s/^$name: //")"; FAILS=$((FAILS + 1)) ;;
 	*) row "$name" "FAIL: $(tail -1 "$LOG" | sed "s/^$name: //")"; FAILS=$((FAILS + 1)) ;;
 	esac
+	# GPT-2's torch.profiler figures go with its profile: the CPU tier can check the analysis
+	# of the fixture against them
+	[ "$name" = gpt2 ] && cp "$W/$name.torch.json" "$D/h200_torch_gpt2.torch_profiler.json" 2>/dev/null
 	if [ "$model" = compile ]; then
 		say "graph breaks: with the instrumentation $(rfield "$W/$name.gd.out" graph_breaks), under torch.profiler (no hooks) $(rfield "$W/$name.tp.out" graph_breaks); unique graphs $(rfield "$W/$name.gd.out" unique_graphs) / $(rfield "$W/$name.tp.out" unique_graphs)"
 		SUM[$name]="${SUM[$name]}; graph breaks $(rfield "$W/$name.gd.out" graph_breaks) vs $(rfield "$W/$name.tp.out" graph_breaks)"
@@ -143,7 +147,9 @@ for part in $PARTS; do
 	torchrun)
 		fits torchrun 25 || continue
 		say "== torchrun: gpudiag run -- torchrun --standalone --nproc-per-node 1 models.py tiny"
-		timeout -k 5 90 "$GD" run -o "$W/trun.sqlite" -- torchrun --standalone --nproc-per-node 1 "$M" tiny --steps 3 \
+		TR=(torchrun)
+		command -v torchrun >/dev/null || TR=(python3 -m torch.distributed.run)
+		timeout -k 5 90 "$GD" run -o "$W/trun.sqlite" -- "${TR[@]}" --standalone --nproc-per-node 1 "$M" tiny --steps 3 \
 			>"$W/trun.out" 2>&1
 		rc=$?
 		say "exit $rc: $(result "$W/trun.out")"
