@@ -62,6 +62,12 @@ for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join("" if
 result() { sed -n 's/^RESULT //p' "$1" | tail -1; }
 rfield() { result "$1" | python3 -c "import json,sys; d=json.loads(sys.stdin.read() or '{}'); print(d.get('$2', ''))" 2>/dev/null; }
 
+# A slim carried build (gpudiag and its injection library only) has no python/ beside the
+# binary: the source tree's src/python is the same files
+if "$GD" -V 2>/dev/null | grep -q '^python instrumentation: not found' && [ -z "${GPUDIAG_PYTHON:-}" ]; then
+	export GPUDIAG_PYTHON=$PWD/src/python
+	echo "no python/ beside $GD: GPUDIAG_PYTHON=$GPUDIAG_PYTHON" | tee -a "$LOG"
+fi
 {
 	echo "== framework area, $(date -u +%FT%TZ)"
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv,noheader 2>&1
