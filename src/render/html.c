@@ -95,7 +95,7 @@ static const char css[] =
 	"header{padding:14px 0 4px}h1{font-size:22px;margin:0 0 4px}"
 	"header p{margin:3px 0;color:var(--mut);overflow-wrap:anywhere}"
 	"nav{position:sticky;top:0;z-index:2;background:rgba(244,245,248,.96);border-bottom:1px solid var(--line);"
-	"padding:7px 24px;font-size:14px;white-space:nowrap;overflow-x:auto}"
+	"padding:7px max(24px,calc((100% - 1432px) / 2));font-size:14px;white-space:nowrap;overflow-x:auto}"
 	"nav a{color:var(--fg);text-decoration:none;margin-right:18px}nav a:hover{text-decoration:underline}"
 	"section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 20px 18px;"
 	"margin:14px 0;min-width:0}"
