@@ -317,16 +317,16 @@ static int stream_table(const struct gd_profile *p, struct gd_stat_tables *t)
 		s = &t->streams[r];
 		if (is_k) {
 			s->kernels++;
-			s->kernel_ns += (double)(en - st);
+			s->kernel_ns += gd_i64_diff(en, st);
 			ik++;
 		} else {
 			s->copies++;
-			s->copy_ns += (double)(en - st);
+			s->copy_ns += gd_i64_diff(en, st);
 			s->copy_bytes += (double)p->c[ic].bytes;
 			ic++;
 		}
 		if (en > cur[r]) {
-			s->busy_ns += (double)(en - (st > cur[r] ? st : cur[r]));
+			s->busy_ns += gd_i64_diff(en, st > cur[r] ? st : cur[r]);
 			cur[r] = en;
 		}
 		if (en > s->last)
@@ -487,13 +487,13 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 				r->gpu_ops++;
 				if (l[lo].kernel) {
 					r->kernels++;
-					r->kernel_ns += (double)(l[lo].end - l[lo].start);
+					r->kernel_ns += gd_i64_diff(l[lo].end, l[lo].start);
 				}
 				first = l[lo].start < first ? l[lo].start : first;
 				last = l[lo].end > last ? l[lo].end : last;
 			}
 			if (last > first)
-				r->gpu_proj_ns = (isnan(r->gpu_proj_ns) ? 0 : r->gpu_proj_ns) + (double)(last - first);
+				r->gpu_proj_ns = (isnan(r->gpu_proj_ns) ? 0 : r->gpu_proj_ns) + gd_i64_diff(last, first);
 		}
 	}
 	for (long i = 0; i < t->nnvtx; i++) {
