@@ -25,8 +25,10 @@
 #include "analysis/steady.h"
 
 #include "analysis/pm_steady.h"
+#include "core/stats.h"
 #include "core/status.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -254,12 +256,6 @@ static void spread(struct gd_iter *it, long n, long *j, int64_t a, int64_t b, si
 	}
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 static void nvml_range(const struct gd_profile *p, int64_t t0, int64_t t1, struct gd_range *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -384,8 +380,11 @@ int gd_loop_view_compute(const struct gd_profile *p, const struct gd_summary *s,
 		if (lv->slowest < 0 || L > gd_iter_ns(&lv->it[lv->slowest]))
 			lv->slowest = i;
 	}
-	qsort(len, (size_t)n, sizeof(*len), cmp_double);
-	lv->median_ns = n % 2 ? len[n / 2] : (len[n / 2 - 1] + len[n / 2]) / 2;
+	{
+		struct gd_stats st;
+		gd_stats_compute(len, n < INT_MAX ? (int)n : INT_MAX, &st);
+		lv->median_ns = st.median;
+	}
 	free(len);
 	return GD_OK;
 }
