@@ -249,6 +249,14 @@ static void more_rows(long n, int top, const char *what, FILE *out)
 }
 
 /* ---- the terminal verdict ---- */
+/* The op and module that launched a finding's kernels (gd_verdicts_add_framework): shown even
+ * past the first six lines of evidence, as they say where in the user's code to look. */
+static int fw_evidence(const struct gd_evidence *e)
+{
+	return !strcmp(e->key, "module_kernels_per_call") || !strcmp(e->key, "op_kernels_per_call") ||
+	       !strcmp(e->key, "op_module");
+}
+
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
 {
 	char b1[32];
@@ -272,8 +280,9 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		if (f->basis == GD_BASIS_NAMES)
 			fprintf(out, "  (from kernel names, not measured)");
 		fprintf(out, "\n    %s\n", gd_tty(f->headline));
-		for (int e = 0; e < f->nev && e < 6; e++)
-			fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
+		for (int e = 0; e < f->nev; e++)
+			if (e < 6 || fw_evidence(&f->ev[e]))
+				fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
 		fprintf(out, "    → %s\n", gd_tty(f->advice));
 	}
 	int ni = 0;

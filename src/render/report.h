@@ -37,6 +37,9 @@ void gd_report_json(const struct gd_analysis *a, FILE *out);
 int gd_report_html(const struct gd_analysis *a, const char *path);
 /* Writes the page to a stream (tests). */
 void gd_report_html_write(const struct gd_analysis *a, FILE *f);
+/* The page's framework section (render/html_framework.c): top ops, the module tree, the fused
+ * kernels; nothing for a profile without the framework view. */
+void gd_html_framework(FILE *f, const struct gd_analysis *a);
 
 /* The convenience `gpudiag run` (after writing its profile), `gpudiag report FILE` and the
  * demo's no-GPU sample use: analyse the file, render it as ctx asks (ctx->json). Returns GD_OK,
