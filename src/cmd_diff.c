@@ -1,5 +1,6 @@
 /* gpudiag diff A B: what got faster or slower between two profiles, by kernel (matched by
- * short name) and by kind, with the totals. No GPU needed. */
+ * short name) and by kind, with the totals; by PyTorch op and module when either profile has
+ * the framework view (analysis/framework.h). No GPU needed. */
 #include "commands.h"
 #include "core/cli.h"
 #include "core/json.h"
@@ -17,18 +18,21 @@ const char cmd_diff_usage[] =
 	"usage: gpudiag diff A B [--top N] [--format terminal|json|csv|tsv [--table NAME]]\n"
 	"\n"
 	"Compares two profiles written by 'gpudiag run': wall time, GPU busy time, kernel time by kind,\n"
-	"and each kernel's total time (matched by short name), sorted by the size of the change.\n"
+	"and each kernel's total time (matched by short name), sorted by the size of the change. When\n"
+	"either profile was recorded with the framework view (gpudiag run --torch), also each PyTorch\n"
+	"op's and nn.Module's self GPU time (matched by op name, by module path and class).\n"
 	"Ratios are B / A: below 1 means B is faster; below 0.1 they are written as a division\n"
 	"(÷222: B is 222 times smaller).\n"
 	"\n"
 	"options:\n"
-	"  --top N       kernels to list (default 15)\n"
+	"  --top N       kernels, ops and modules to list (default 15)\n"
 	"  --format F    terminal (default), json, csv or tsv; csv and tsv write the tables\n"
-	"                totals, kinds and kernels (docs/scripting.md)\n"
+	"                totals, kinds and kernels, and ops and modules with the framework view\n"
+	"                (docs/scripting.md)\n"
 	"  --table NAME  with csv/tsv: only that table\n"
 	"  --json        machine-readable output (keys in docs/json.md, \"diff\"); = --format json\n";
 
-static const char *const diff_tables[] = {"totals", "kinds", "kernels", NULL};
+static const char *const diff_tables[] = {"totals", "kinds", "kernels", "ops", "modules", NULL};
 
 static double ratio(double a, double b) { return a > 0 ? b / a : NAN; }
 
@@ -64,6 +68,27 @@ static void tw_rows(struct gd_tw *w, const char *table, const char *key, const c
 	for (int i = 0; i < n && i < top; i++) {
 		gd_tw_row(w);
 		gd_tw_str(w, r[i].name);
+		gd_tw_num(w, r[i].a);
+		gd_tw_num(w, r[i].b);
+		gd_tw_num(w, r[i].b - r[i].a);
+		gd_tw_num(w, ratio(r[i].a, r[i].b));
+		gd_tw_int(w, r[i].na);
+		gd_tw_int(w, r[i].nb);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+/* The modules' deltas: path and class apart (the label is the terminal's). */
+static void tw_modules(struct gd_tw *w, const struct gd_delta *r, long n, int top)
+{
+	const char *const cols[] = {"module", "class", "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	if (!gd_tw_begin(w, "modules", "by_module", cols, 8))
+		return;
+	for (long i = 0; i < n && i < top; i++) {
+		gd_tw_row(w);
+		gd_tw_str(w, r[i].path);
+		gd_tw_str(w, r[i].cls);
 		gd_tw_num(w, r[i].a);
 		gd_tw_num(w, r[i].b);
 		gd_tw_num(w, r[i].b - r[i].a);
@@ -129,6 +154,12 @@ static void print_tables(int format, const char *table, const char *pa, const ch
 	tw_totals(&w, sa, sb);
 	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT);
 	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top);
+	/* the framework's tables only where a profile has the view (or --table names one), so
+	 * that other diffs read as before */
+	if (c->framework || w.want) {
+		tw_rows(&w, "ops", "by_op", "op", c->ops, (int)(c->nops < INT_MAX ? c->nops : INT_MAX), top);
+		tw_modules(&w, c->modules, c->nmodules, top);
+	}
 	if (format == GD_FMT_JSON) {
 		gd_json_obj_end(&j);
 		gd_json_end(&j);
@@ -150,6 +181,12 @@ static void print_text(const char *pa, const char *pb, const struct gd_summary *
 	       sb->nkernels);
 	print_rows("By kind", c->kinds, c->nkinds, GD_KIND_COUNT, stdout);
 	print_rows("By kernel (largest change first)", c->kernels, c->nkernels, top, stdout);
+	if (c->framework) {
+		print_rows("By PyTorch op (self GPU time; counts are calls)", c->ops, (int)(c->nops < INT_MAX ? c->nops : INT_MAX),
+			   top, stdout);
+		print_rows("By module (self GPU time; counts are calls)", c->modules,
+			   (int)(c->nmodules < INT_MAX ? c->nmodules : INT_MAX), top, stdout);
+	}
 }
 
 int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
@@ -182,7 +219,10 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 		gd_analysis_free(&aa);
 		return gd_error(rc, "diff: %s", why);
 	}
-	if ((rc = gd_compare_compute(&aa.s, &ab.s, &c)) != GD_OK) {
+	if ((rc = gd_compare_compute(&aa.s, &ab.s, &c)) != GD_OK ||
+	    (rc = gd_compare_framework(&aa.fw, &ab.fw, &c)) != GD_OK) {
+		if (c.kernels)
+			gd_compare_free(&c);
 		rc = gd_error(rc, "diff: out of memory");
 	} else {
 		if (fmt != GD_FMT_TERMINAL)
