@@ -3244,14 +3244,15 @@ static void fw_launch(const struct gd_profile *p, const struct gd_framework *fw,
 		double per = (double)o.mod_kernels / (double)o.mod_calls;
 		origin_module(mb, sizeof(mb), &o);
 		ev(f, "module_kernels_per_call", per, "ratio",
-		   "launch-bound: %s launches %.3g kernels per call (%.0f of the %ld short kernels)", mb, per,
-		   o.mod_share * (double)n, n);
+		   "launch-bound: %s launches %.3g kernel%s per call (%.0f of the %ld short kernels)", mb, per,
+		   per == 1 ? "" : "s", o.mod_share * (double)n, n);
 	}
 	if (o.op >= 0 && fw->ops[o.op].calls > 0) {
 		const struct gd_fw_op *op = &fw->ops[o.op];
 		double per = (double)op->kernels / (double)op->calls;
-		ev(f, "op_kernels_per_call", per, "ratio", "op `%.80s` launches %.3g kernels per call (%.0f of the short kernels)",
-		   op->name, per, o.op_share * (double)n);
+		ev(f, "op_kernels_per_call", per, "ratio",
+		   "op `%.80s` launches %.3g kernel%s per call (%.0f of the short kernels)", op->name, per,
+		   per == 1 ? "" : "s", o.op_share * (double)n);
 	}
 }
 
