@@ -386,26 +386,27 @@ static void *grow_row(void *arr, long *n, long *cap, size_t size)
 /* ---- the sweep ---- */
 enum { R_NONE = 0, R_OP, R_MODULE };
 
-/* A framework range of the profile. */
+/* A framework range of the profile. Indices are 32-bit (collect refuses more ranges than that):
+ * a profile holds a million of these. */
 struct fr {
-	long nv;               /* index into p->nv */
 	int64_t end;           /* INT64_MAX: never closed */
-	long row;              /* op or module row */
-	long parent;           /* the enclosing framework range at its start, -1 none */
-	long op, mod;          /* the innermost op / module range, itself included; -1 none */
-	long long seq;         /* its seq = N, -1 none */
-	long long bwd_seq;     /* the seq of the innermost backward range with one, -1 none */
+	int64_t seq;           /* its seq = N, -1 none */
+	int64_t bwd_seq;       /* the seq of the innermost backward range with one, -1 none */
 	double incl_ns;        /* kernels launched inside it, nested ranges included */
-	long incl_k;
+	int64_t incl_k;
+	int32_t nv;            /* index into p->nv */
+	int32_t row;           /* op or module row */
+	int32_t parent;        /* the enclosing framework range at its start, -1 none */
+	int32_t op, mod;       /* the innermost op / module range, itself included; -1 none */
 	unsigned char kind, in_bwd, bwdlike;
 };
 
 /* A forward op range's seq and the module it ran in: where backward kernels are linked. */
 struct fseq {
-	int pid;
-	long long seq;
+	int64_t seq;
 	int64_t start;
-	long mod;              /* module row, -1 none */
+	int pid;
+	int32_t mod;           /* module row, -1 none */
 };
 
 static int cmp_fseq(const void *x, const void *y)
@@ -420,10 +421,10 @@ static int cmp_fseq(const void *x, const void *y)
 
 /* A backward kernel waiting for its forward module. */
 struct pending {
-	long k;
-	int pid;
-	long long seq;
+	int64_t seq;
 	int64_t t;
+	int32_t k;
+	int pid;
 };
 
 /* Thread ids of (pid, tid) pairs: a small open-addressing map. */
@@ -482,10 +483,11 @@ struct work {
 	long nr;
 	long *mod_encl;        /* per module row: the enclosing module row at its first call; -2 none seen */
 	struct fseq *fs;
-	long nfs;
+	long nfs, cap_fs;
 	struct pending *pend;
-	long npend;
-	long *stack;
+	long npend, cap_pend;
+	int32_t *stack;
+	int oom;               /* a push or launch could not grow fs or pend */
 };
 
 static int add_op_row(struct work *w, const char *name, size_t n, long *row)
@@ -563,6 +565,8 @@ static int collect(struct work *w)
 	const struct gd_profile *p = w->p;
 	struct gd_framework *fw = w->fw;
 	long cap = 0;
+	if (p->nnv >= INT32_MAX || p->nk >= INT32_MAX)
+		return GD_EFAIL; /* far beyond what memory holds: 32-bit indices below */
 	for (long i = 0; i < p->nnv; i++) {
 		const struct gd_pnvtx *v = &p->nv[i];
 		const char *msg;
@@ -605,9 +609,9 @@ static int collect(struct work *w)
 			w->r = na;
 		}
 		f = &w->r[w->nr - 1];
-		f->nv = i;
+		f->nv = (int32_t)i;
 		f->end = v->end >= 0 ? v->end : INT64_MAX;
-		f->row = row;
+		f->row = (int32_t)row;
 		f->kind = (unsigned char)kind;
 		f->seq = seq;
 		f->bwdlike = kind == R_OP && backward_name(msg, nlen);
@@ -619,10 +623,11 @@ static int collect(struct work *w)
 
 /* Ranges with the same start: the longer one encloses (insertion sort, stable: equal ends keep
  * the recorded order, which is the push order). */
-static void order_ties(const struct gd_profile *p, struct fr *r, const long *idx, long *out, long n)
+static void order_ties(const struct gd_profile *p, const struct fr *r, const int32_t *idx, int32_t *out, long n)
 {
 	for (long i = 0; i < n; i++) {
-		long x = idx[i], j = i;
+		int32_t x = idx[i];
+		long j = i;
 		int64_t s = p->nv[r[x].nv].start, e = r[x].end;
 		while (j > 0 && p->nv[r[out[j - 1]].nv].start == s && r[out[j - 1]].end < e) {
 			out[j] = out[j - 1];
@@ -632,9 +637,26 @@ static void order_ties(const struct gd_profile *p, struct fr *r, const long *idx
 	}
 }
 
+/* An element appended to a growing array; NULL (and *oom set) when it cannot grow. */
+static void *append(void *arrp, long *n, long *cap, size_t size, int *oom)
+{
+	void **arr = arrp;
+	if (*n >= *cap) {
+		long nc = *cap ? *cap * 2 : 1024;
+		void *na = realloc(*arr, (size_t)nc * size);
+		if (!na) {
+			*oom = 1;
+			return NULL;
+		}
+		*arr = na;
+		*cap = nc;
+	}
+	return (char *)*arr + (size_t)(*n)++ * size;
+}
+
 static void pop(struct work *w, long *sp)
 {
-	long x = w->stack[--*sp];
+	int32_t x = w->stack[--*sp];
 	struct fr *f = &w->r[x];
 	if (f->parent >= 0) {
 		w->r[f->parent].incl_ns += f->incl_ns;
@@ -646,11 +668,11 @@ static void pop(struct work *w, long *sp)
 	}
 }
 
-static void push(struct work *w, long x, long *sp)
+static void push(struct work *w, int32_t x, long *sp)
 {
 	const struct gd_profile *p = w->p;
 	struct fr *f = &w->r[x];
-	long par = *sp ? w->stack[*sp - 1] : -1;
+	int32_t par = *sp ? w->stack[*sp - 1] : -1;
 	const struct fr *pf = par >= 0 ? &w->r[par] : NULL;
 	f->parent = par;
 	f->op = f->kind == R_OP ? x : pf ? pf->op : -1;
@@ -667,11 +689,10 @@ static void push(struct work *w, long x, long *sp)
 			o->fwd_calls++;
 		}
 		if (!f->in_bwd && f->seq >= 0) {
-			struct fseq *q = &w->fs[w->nfs++];
-			q->pid = p->nv[f->nv].pid;
-			q->seq = f->seq;
-			q->start = p->nv[f->nv].start;
-			q->mod = f->mod >= 0 ? w->r[f->mod].row : -1;
+			struct fseq *q = append(&w->fs, &w->nfs, &w->cap_fs, sizeof(*w->fs), &w->oom);
+			if (q)
+				*q = (struct fseq){f->seq, p->nv[f->nv].start, p->nv[f->nv].pid,
+						   f->mod >= 0 ? w->r[f->mod].row : -1};
 		}
 	} else if (w->mod_encl[f->row] == -2) {
 		/* the module enclosing its first call: its parent in the tree, if paths agree */
@@ -681,11 +702,11 @@ static void push(struct work *w, long x, long *sp)
 }
 
 /* Kernel k launched at t inside the range on top of the stack (or none). */
-static void launch(struct work *w, long k, long sp, int64_t t)
+static void launch(struct work *w, int32_t k, long sp, int64_t t)
 {
 	const struct gd_pkernel *kk = &w->p->k[k];
 	struct gd_framework *fw = w->fw;
-	long top = sp ? w->stack[sp - 1] : -1;
+	int32_t top = sp ? w->stack[sp - 1] : -1;
 	double d = gd_dur_ns(kk->start, kk->end);
 	const struct fr *f;
 	if (top < 0)
@@ -696,22 +717,28 @@ static void launch(struct work *w, long k, long sp, int64_t t)
 	/* an op or module range that ended before t under a newer open range (ranges that do not
 	 * nest, which push/pop ranges always do) is not around the launch */
 	if (f->op >= 0 && w->r[f->op].end >= t)
-		fw->k_op[k] = (int32_t)w->r[f->op].row;
+		fw->k_op[k] = w->r[f->op].row;
 	if (f->mod >= 0 && w->r[f->mod].end >= t)
-		fw->k_mod[k] = (int32_t)w->r[f->mod].row;
+		fw->k_mod[k] = w->r[f->mod].row;
 	fw->k_bwd[k] = f->in_bwd;
-	if (fw->k_mod[k] < 0 && f->in_bwd && f->bwd_seq >= 0)
-		w->pend[w->npend++] = (struct pending){k, kk->pid, f->bwd_seq, t};
+	if (fw->k_mod[k] < 0 && f->in_bwd && f->bwd_seq >= 0) {
+		struct pending *q = append(&w->pend, &w->npend, &w->cap_pend, sizeof(*w->pend), &w->oom);
+		if (q)
+			*q = (struct pending){f->bwd_seq, t, k, kk->pid};
+	}
 }
 
-/* Groups ranges and launches by thread and sweeps each thread. */
+/* Groups ranges and launches by thread and sweeps each thread. The temporary arrays are freed
+ * as soon as the next step no longer needs them: with a million kernels and ranges they are
+ * the peak of a report's memory. */
 static int sweep(struct work *w)
 {
 	const struct gd_profile *p = w->p;
 	struct gd_framework *fw = w->fw;
 	struct tmap tm = {0};
-	long *calls = NULL, *rg = NULL, *kg = NULL, *rstart = NULL, *kstart = NULL, *rord = NULL, *kord = NULL;
-	long *tmp = NULL, *byapi = NULL, *acount = NULL, nk = 0, ng;
+	long *calls = NULL, *acount = NULL, *rstart = NULL, *kstart = NULL, nk = 0, ng;
+	int32_t *byapi = NULL, *rg = NULL, *kg = NULL, *rord = NULL, *kord = NULL, *tmp = NULL;
+	int64_t *kt = NULL; /* per kord entry: its launch call's start */
 	int rc = GD_EFAIL;
 
 	calls = malloc(((size_t)p->nk + (size_t)p->nc + 1) * sizeof(*calls));
@@ -731,7 +758,7 @@ static int sweep(struct work *w)
 		acount[i + 1] += acount[i];
 	for (long i = 0; i < p->nk; i++)
 		if (calls[i] >= 0)
-			byapi[acount[calls[i]]++] = i;
+			byapi[acount[calls[i]]++] = (int32_t)i;
 	nk = p->nk - fw->no_launcher;
 	free(acount);
 	acount = NULL;
@@ -739,18 +766,23 @@ static int sweep(struct work *w)
 	/* thread ids */
 	if (!(rg = malloc(((size_t)w->nr + 1) * sizeof(*rg))) || !(kg = malloc(((size_t)nk + 1) * sizeof(*kg))))
 		goto out;
-	for (long i = 0; i < w->nr; i++)
-		if ((rg[i] = tmap_get(&tm, p->nv[w->r[i].nv].pid, p->nv[w->r[i].nv].tid)) < 0)
+	for (long i = 0; i < w->nr; i++) {
+		long g = tmap_get(&tm, p->nv[w->r[i].nv].pid, p->nv[w->r[i].nv].tid);
+		if (g < 0)
 			goto out;
+		rg[i] = (int32_t)g;
+	}
 	for (long i = 0; i < nk; i++) {
 		const struct gd_papi *a = &p->a[calls[byapi[i]]];
-		if ((kg[i] = tmap_get(&tm, a->pid, a->tid)) < 0)
+		long g = tmap_get(&tm, a->pid, a->tid);
+		if (g < 0)
 			goto out;
+		kg[i] = (int32_t)g;
 	}
 	ng = tm.n;
 	/* stable counting sorts by thread */
 	if (!(rstart = calloc((size_t)ng + 1, sizeof(*rstart))) || !(kstart = calloc((size_t)ng + 1, sizeof(*kstart))) ||
-	    !(rord = malloc(((size_t)w->nr + 1) * sizeof(*rord))) || !(kord = malloc(((size_t)nk + 1) * sizeof(*kord))) ||
+	    !(kord = malloc(((size_t)nk + 1) * sizeof(*kord))) || !(kt = malloc(((size_t)nk + 1) * sizeof(*kt))) ||
 	    !(tmp = malloc(((size_t)w->nr + 1) * sizeof(*tmp))))
 		goto out;
 	for (long i = 0; i < w->nr; i++)
@@ -770,24 +802,31 @@ static int sweep(struct work *w)
 		memcpy(rp, rstart, (size_t)ng * sizeof(*rp));
 		memcpy(kp, kstart, (size_t)ng * sizeof(*kp));
 		for (long i = 0; i < w->nr; i++)
-			tmp[rp[rg[i]]++] = i;
-		for (long i = 0; i < nk; i++)
-			kord[kp[kg[i]]++] = byapi[i];
+			tmp[rp[rg[i]]++] = (int32_t)i;
+		for (long i = 0; i < nk; i++) {
+			long at = kp[kg[i]]++;
+			kord[at] = byapi[i];
+			kt[at] = p->a[calls[byapi[i]]].start;
+		}
 		free(rp), free(kp);
 	}
+	free(calls), free(byapi), free(rg), free(kg);
+	calls = NULL, byapi = rg = kg = NULL;
+	if (!(rord = malloc(((size_t)w->nr + 1) * sizeof(*rord))))
+		goto out;
 	for (long g = 0; g < ng; g++)
 		order_ties(p, w->r, tmp + rstart[g], rord + rstart[g], rstart[g + 1] - rstart[g]);
+	free(tmp);
+	tmp = NULL;
 
 	/* the sweep: a range that starts at a launch's time holds it, one that ends then too */
-	if (!(w->stack = malloc(((size_t)w->nr + 1) * sizeof(*w->stack))) ||
-	    !(w->fs = malloc(((size_t)w->nr + 1) * sizeof(*w->fs))) ||
-	    !(w->pend = malloc(((size_t)nk + 1) * sizeof(*w->pend))))
+	if (!(w->stack = malloc(((size_t)w->nr + 1) * sizeof(*w->stack))))
 		goto out;
 	for (long g = 0; g < ng; g++) {
 		long ri = rstart[g], re = rstart[g + 1], ki = kstart[g], ke = kstart[g + 1], sp = 0;
 		while (ri < re || ki < ke) {
 			int64_t ts = ri < re ? p->nv[w->r[rord[ri]].nv].start : INT64_MAX;
-			int64_t tk = ki < ke ? p->a[calls[kord[ki]]].start : INT64_MAX;
+			int64_t tk = ki < ke ? kt[ki] : INT64_MAX;
 			int is_range = ri < re && ts <= tk;
 			int64_t now = is_range ? ts : tk;
 			while (sp && w->r[w->stack[sp - 1]].end < now)
@@ -795,16 +834,16 @@ static int sweep(struct work *w)
 			if (is_range)
 				push(w, rord[ri++], &sp);
 			else
-				launch(w, kord[ki++], sp, tk);
+				launch(w, kord[ki], sp, tk), ki++;
 		}
 		while (sp)
 			pop(w, &sp);
 	}
-	rc = GD_OK;
+	rc = w->oom ? GD_EFAIL : GD_OK;
 out:
 	free(tm.key), free(tm.gid);
-	free(calls), free(rg), free(kg), free(rstart), free(kstart), free(rord), free(kord), free(tmp), free(byapi);
-	free(acount);
+	free(calls), free(rg), free(kg), free(rstart), free(kstart), free(rord), free(kord), free(kt), free(tmp);
+	free(byapi), free(acount);
 	return rc;
 }
 
@@ -828,7 +867,7 @@ static void link_backward(struct work *w)
 				lo = mid + 1;
 		}
 		if (lo > 0 && w->fs[lo - 1].pid == q->pid && w->fs[lo - 1].seq == q->seq && w->fs[lo - 1].mod >= 0)
-			w->fw->k_mod[q->k] = (int32_t)w->fs[lo - 1].mod;
+			w->fw->k_mod[q->k] = w->fs[lo - 1].mod;
 	}
 }
 

@@ -3,7 +3,8 @@
  * analysis (analysis.h). The terminal, JSON, CSV/TSV and HTML reports, the verdicts' evidence
  * and `gpudiag diff` read it; docs/framework-view.md gives the rules with examples.
  *
- * What is recognised (the ranges of the default NVTX domain; FRAMEWORK_CONTRACT §2):
+ * What is recognised (ranges of the default NVTX domain, as `gpudiag run --torch` emits them;
+ * docs/framework.md):
  *   module range  "gpudiag.module:<Class>:<path>", a push/pop range around nn.Module.__call__
  *                 (path "" is the outermost module called on that thread)
  *   op range      PyTorch's emit_nvtx form "<op name>, seq = N, op_id = M, ..." (a range whose
@@ -155,7 +156,7 @@ int gd_fw_origin(const struct gd_profile *p, const struct gd_framework *fw, cons
  * GD_OK, or GD_EFAIL out of memory (nothing to free then). */
 int gd_fw_op_name_groups(const struct gd_profile *p, int *group, char ***labels, long *nlabels);
 
-/* An op range's message split (FRAMEWORK_CONTRACT §2): the op name's length (the text before
+/* An op range's message split (docs/framework-view.md): the op name's length (the text before
  * the first ", <key> = "), its seq (-1 when absent); returns 1 when the message is an op range
  * (carries a seq or op_id key), else 0. */
 int gd_fw_parse_op(const char *msg, size_t *name_len, long long *seq);

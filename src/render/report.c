@@ -1487,7 +1487,7 @@ static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 	gd_json_obj_end(j);
 }
 
-/* The framework view's tables (FRAMEWORK_CONTRACT §4, docs/json.md "framework"). In CSV/TSV of
+/* The framework view's tables (docs/json.md "framework", docs/framework-view.md). In CSV/TSV of
  * every table they are written only for a profile that has the view, so that other profiles'
  * output stays what it was; --table ops|modules|fused always writes its header. */
 static const char *const fw_ops_cols[] = {"name", "calls", "kernels", "kernels_per_call", "self_gpu_ns",

@@ -1,5 +1,5 @@
 # The framework view (issue 21) through the real reader and every output: the terminal report's
-# FRAMEWORK section, JSON "framework" (FRAMEWORK_CONTRACT §4), --format csv --table ops|modules|
+# FRAMEWORK section, JSON "framework" (docs/json.md), --format csv --table ops|modules|
 # fused, the HTML module tree, the op/module evidence of a launch-bound verdict, gpudiag diff by
 # op and module. The profiles are tests/fixtures/gen_profile.py's "torch" scenarios (what
 # `gpudiag run --torch ops` records of two training steps; the figures are worked out in
