@@ -77,7 +77,7 @@ const char cmd_run_usage[] =
 	"  --latency                record kernels' queued/submitted times (costs time per launch)\n"
 	"  --no-counters            do not sample the GPUs' performance counters\n"
 	"  --counters-interval US   GPU-metrics sampling interval in µs (default 100, 50 to 1000000)\n"
-	"  --metrics[=SET|NAMES]    per-kernel hardware counters (CUPTI range profiler, kernel replay) of\n"
+	"  --metrics[=SET|NAMES]    per-kernel hardware counters (CUPTI range profiler) of\n"
 	"                           a few launches: SET is default (bytes, FLOPs, tensor instructions,\n"
 	"                           occupancy, sectors per request, divergence, SOL %, stall reasons) or\n"
 	"                           basic (no stall reasons or bytes-per-sector: fewer passes); NAMES a\n"
@@ -90,6 +90,12 @@ const char cmd_run_usage[] =
 	"  --metrics-from PROFILE   only the kernels that were hot in an earlier profile: by total time,\n"
 	"                           the fewest that make 80 % of its kernel time, at most 20 (implies\n"
 	"                           --metrics)\n"
+	"  --metrics-replay MODE    how each profiled launch is replayed once per counter pass: user\n"
+	"                           (default: gpudiag saves and restores the memory with CUPTI's\n"
+	"                           checkpoint API and flushes L2 before every pass, as ncu does by\n"
+	"                           default) or kernel (CUPTI's kernel replay: no flush, DRAM writes can\n"
+	"                           read up to ~30 % high); user falls back to kernel where it cannot be\n"
+	"                           set up, and the report says which each launch got\n"
 	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
 	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
@@ -425,14 +431,14 @@ struct run {
 	int no_nvtx, keep_raw, latency, json_late, no_counters, light;
 	/* --metrics (issue 19): the request as given ("default" for a bare --metrics; NULL: no
 	 * --metrics), its selection, and what parse/prepare made of them */
-	const char *metrics, *kernels, *metrics_from;
+	const char *metrics, *kernels, *metrics_from, *metrics_replay;
 	int launch_skip, launch_count;
 	int counters_asked;    /* --counters-interval given: said to be off, once */
 	char *metrics_names;   /* GPUDIAG_METRICS: the CUPTI names, comma-separated, no repeats */
 	char **hot;            /* --metrics-from: recorded names of the hot kernels */
 	int nhot;
 	double hot_share;      /* of that profile's kernel time */
-	char *menv[8];         /* the GPUDIAG_METRICS* strings for child_env, NULL-terminated */
+	char *menv[9];         /* the GPUDIAG_METRICS* strings for child_env, NULL-terminated */
 	char metrics_note[600]; /* why no process could be profiled at all; "" otherwise */
 	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
 	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
@@ -613,6 +619,9 @@ static int metrics_check(struct run *rj)
 		if (sel)
 			return gd_error(GD_EUSAGE, "run: %s chooses the launches --metrics profiles; it needs --metrics "
 						   "(or --metrics-from)", sel);
+		if (rj->metrics_replay)
+			return gd_error(GD_EUSAGE, "run: --metrics-replay says how --metrics replays a launch; it needs "
+						   "--metrics (or --metrics-from)");
 		return GD_OK;
 	}
 	if (rj->light)
@@ -622,6 +631,8 @@ static int metrics_check(struct run *rj)
 		rj->metrics = "default";
 	if ((rc = metrics_expand(rj->metrics, &rj->metrics_names)) != GD_OK)
 		return rc;
+	if (rj->metrics_replay && strcmp(rj->metrics_replay, "user") && strcmp(rj->metrics_replay, "kernel"))
+		return gd_error(GD_EUSAGE, "run: --metrics-replay: '%s' is not user or kernel", rj->metrics_replay);
 	if (rj->kernels) {
 		regex_t re;
 		int e = regcomp(&re, rj->kernels, REG_EXTENDED | REG_NOSUB);
@@ -689,6 +700,7 @@ static int metrics_prepare(struct run *rj)
 		rj->menv[o++] = env_pair("GPUDIAG_METRICS_NAMES", path);
 	}
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS", rj->metrics_names);
+	rj->menv[o++] = env_pair("GPUDIAG_METRICS_REPLAY", rj->metrics_replay ? rj->metrics_replay : "user");
 	if (rj->kernels)
 		rj->menv[o++] = env_pair("GPUDIAG_METRICS_KERNELS", rj->kernels);
 	if (rj->launch_skip != GD_UNSET_INT || rj->launch_count != GD_UNSET_INT) {
@@ -850,6 +862,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		{"launch-skip", GD_OPT_INT, &rj->launch_skip, "N", "skip N matching launches"},
 		{"launch-count", GD_OPT_INT, &rj->launch_count, "N", "then profile N"},
 		{"metrics-from", GD_OPT_STR, &rj->metrics_from, "PROFILE", "the hot kernels of a profile"},
+		{"metrics-replay", GD_OPT_STR, &rj->metrics_replay, "MODE", "user or kernel"},
 		{"keep-raw", GD_OPT_FLAG, &rj->keep_raw, NULL, "keep the raw files"},
 		{"json", GD_OPT_FLAG, &rj->json_late, NULL, "summary as JSON"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -892,7 +905,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				static const char *const valued[] = {"--output", "--nvml-hz", "--delay", "--duration",
 								     "--capture-range", "--api", "--counters-interval",
 								     "--kernels", "--launch-skip", "--launch-count",
-								     "--metrics-from", NULL};
+								     "--metrics-from", "--metrics-replay", NULL};
 				for (int k = 0; valued[k]; k++)
 					if (!strcmp(a, valued[k]) && i + 1 < argc) {
 						rj->args[i + 1] = argv[i + 1];

@@ -392,6 +392,12 @@ int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, str
 			v->profiled++;
 			if (l->passes > v->max_passes)
 				v->max_passes = l->passes;
+			if (l->replay < 0)
+				v->replay_unknown++;
+			else if (l->replay & GD_KL_F_USER)
+				++*(l->replay & GD_KL_F_FLUSH ? &v->replay_flushed : &v->replay_user);
+			else
+				v->replay_kernel++;
 		} else {
 			v->skipped++;
 		}
@@ -438,4 +444,34 @@ void gd_kc_view_free(struct gd_kc_view *v)
 	free(v->k);
 	free(v->ceil);
 	memset(v, 0, sizeof(*v));
+}
+
+const char *gd_kc_replay_text(const struct gd_kc_view *v, char *buf, size_t n)
+{
+	static const char *const what[3] = {
+		"user replay, L2 flushed before each pass",
+		"user replay without an L2 flush",
+		"CUPTI kernel replay, L2 not flushed between passes",
+	};
+	const long c[3] = {v->replay_flushed, v->replay_user, v->replay_kernel};
+	int kinds = 0, last = 0;
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < 3; i++)
+		if (c[i] > 0)
+			kinds++, last = i;
+	if (kinds == 1) {
+		snprintf(buf, n, "%s", what[last]);
+		return buf;
+	}
+	for (int i = 0; i < 3 && kinds > 1; i++) {
+		int w;
+		if (!c[i])
+			continue;
+		w = snprintf(buf + len, n - len, "%s%ld by %s", len ? ", " : "", c[i], what[i]);
+		if (w < 0 || (size_t)w >= n - len)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
 }

@@ -76,6 +76,11 @@ struct gd_kc_view {
 	int nk;
 	long profiled, skipped;         /* launches */
 	int max_passes;
+	/* the profiled launches by how they were replayed: user replay with L2 flushed before
+	 * each pass (as ncu's default --cache-control all), user replay without a flush,
+	 * CUPTI's kernel replay (caches as the previous pass left them), not said (a profile
+	 * before metric_launches.replay) */
+	long replay_flushed, replay_user, replay_kernel, replay_unknown;
 	/* the kernel time the shares are of: the trace's kernel time plus the measured duration
 	 * of each profiled launch the trace has no timed record of (under kernel replay CUPTI gave
 	 * the profiled launches' kernel records no timestamps on the H200, CUDA 13.0: they are
@@ -91,5 +96,9 @@ struct gd_kc_view {
 int gd_kc_view_build(const struct gd_profile *p, const struct gd_summary *s, struct gd_kc_view *v);
 void gd_kc_view_free(struct gd_kc_view *v);
 const char *gd_kc_bound_name(int bound); /* "unknown", "memory", "compute", "latency" */
+/* How v's launches were replayed, one phrase every renderer shows: "user replay, L2 flushed
+ * before each pass", "CUPTI kernel replay, L2 not flushed between passes", a count of each when
+ * mixed, "" when no launch says (a profile before the replay columns). Returns buf. */
+const char *gd_kc_replay_text(const struct gd_kc_view *v, char *buf, size_t n);
 
 #endif

@@ -354,6 +354,38 @@ int main(void)
 	gd_summary_free(&s);
 	CHECK_INT(s.kc.nk, 0);
 
+	/* how the launches were replayed: counted from each launch (replay -1: a profile before the
+	 * columns), and the one phrase the renderers show */
+	{
+		struct gd_profile e;
+		struct gd_kc_view ev;
+		char how[256];
+		int a;
+		static const int modes[] = {(int)(GD_KL_F_USER | GD_KL_F_FLUSH), (int)(GD_KL_F_USER | GD_KL_F_FLUSH),
+					    (int)GD_KL_F_USER, 0, -1};
+		gd_profile_init(&e);
+		device(&e);
+		a = gd_profile_intern(&e, "_Z1av");
+		for (uint32_t c = 1; c <= 5; c++) {
+			kernel(&e, 0, c, a, 10 * US, 256, 32);
+			launch(&e, 0, c, a, GD_KL_OK, 11)->replay = modes[c - 1];
+		}
+		launch(&e, 0, 6, a, GD_KL_SKIP_LIMIT, 0)->replay = (int)GD_KL_F_USER; /* skipped: not counted */
+		gd_profile_finish(&e);
+		CHECK_INT(gd_kc_view_build(&e, NULL, &ev), GD_OK);
+		CHECK(ev.replay_flushed == 2 && ev.replay_user == 1 && ev.replay_kernel == 1 && ev.replay_unknown == 1);
+		CHECK_STR(gd_kc_replay_text(&ev, how, sizeof(how)),
+			  "2 by user replay, L2 flushed before each pass, 1 by user replay without an L2 flush, 1 by CUPTI "
+			  "kernel replay, L2 not flushed between passes");
+		ev.replay_user = ev.replay_kernel = 0;
+		CHECK_STR(gd_kc_replay_text(&ev, how, sizeof(how)), "user replay, L2 flushed before each pass");
+		ev.replay_flushed = 0, ev.replay_kernel = 3;
+		CHECK_STR(gd_kc_replay_text(&ev, how, sizeof(how)), "CUPTI kernel replay, L2 not flushed between passes");
+		ev.replay_kernel = 0; /* only unknown: nothing to say */
+		CHECK_STR(gd_kc_replay_text(&ev, how, sizeof(how)), "");
+		gd_kc_view_free(&ev);
+		gd_profile_free(&e);
+	}
 	/* a profile without launches: an empty view */
 	{
 		struct gd_profile e;

@@ -16,7 +16,21 @@
  * (default 3), FAKE_CUPTI_RP_FAIL=init|avail|enable|start|stop|decode|evaluate (that call
  * fails every time), FAKE_CUPTI_LAUNCH_US=N (each launch takes N µs between its callbacks, so
  * that launches of several threads overlap). fake_cupti_launch fires the launch callbacks;
- * fake_cupti_rp_calls counts every profiler call made. */
+ * fake_cupti_rp_calls counts every profiler call made.
+ *
+ * User replay (the third part): SetConfig also takes user replay; then every Start..Stop with
+ * one launch inside is a pass and Stop says all passes were submitted after the last, Decode
+ * only then fills the image. The driver entry points rangeprof.c/replay.c load (cuLaunchKernel,
+ * cuCtxSynchronize, cuMemAlloc_v2, ...) and CUPTI's checkpoint functions are here too, so the
+ * test points GPUDIAG_INJECT_LIBCUDA and GPUDIAG_INJECT_LIBCHECKPOINT at this library. Each
+ * driver call fires its callback (when enabled) with a fresh correlation id and gives the
+ * activity record the real one would: a kernel record per launch (the L2 flush's named
+ * gpudiag_l2_flush, a replay named "(replayed)"), a SYNCHRONIZATION record per
+ * cuCtxSynchronize, a MEMSET record, a MEMORY2 record of the allocation. FAKE_CUPTI_NESTED_CORR=1
+ * gives those records the correlation id of the launch call they were made inside (as CUPTI may
+ * for driver calls inside a runtime call) instead of their own. FAKE_CUPTI_CKPT_FAIL=save|restore
+ * makes that checkpoint call fail. fake_cupti_replay_counts: saves, restores, frees, replayed
+ * launches, flushes, flushes made inside a session (must be 0). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -58,6 +72,7 @@ static size_t rec_size(const CUpti_Activity *a)
 	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
 	case CUPTI_ACTIVITY_KIND_STREAM: return sizeof(CUpti_ActivityStream);
 	case CUPTI_ACTIVITY_KIND_DEVICE: return sizeof(CUpti_ActivityDevice5);
+	case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
 	default: return 8;
 	}
 }
@@ -240,6 +255,10 @@ API int fake_cupti_nvtx_called(void) { return g_nvtx; }
 /* ---- range profiler */
 
 static int g_rp_calls, g_rp_disabled, g_rp_started, g_rp_pending, g_decodes, g_launches;
+/* the launch call in progress on this thread (its correlation id; 0 none) and the context the
+ * driver has current on it (the launch's, while in a launch) */
+static _Thread_local uint32_t t_outer_corr;
+static _Thread_local CUcontext t_cur_ctx;
 
 struct CUpti_Profiler_Host_Object {
 	char names[64][128];
@@ -250,7 +269,13 @@ struct CUpti_RangeProfiler_Object {
 	uint8_t *image;
 	size_t image_size;
 	int configured;
+	int user;        /* user replay */
+	int passes_done; /* user replay: passes with their launch, since the last decode */
 };
+static size_t fake_passes(void)
+{
+	return getenv("FAKE_CUPTI_RP_PASSES") ? (size_t)atoi(getenv("FAKE_CUPTI_RP_PASSES")) : 3;
+}
 
 API int fake_cupti_rp_calls(void);
 API int fake_cupti_rp_calls(void) { return g_rp_calls; }
@@ -386,7 +411,7 @@ API CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPass
 	g_rp_calls++;
 	if (p->configImageSize != 32 || !p->pConfigImage || p->pConfigImage[0] != 'C')
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	p->numOfPasses = getenv("FAKE_CUPTI_RP_PASSES") ? (size_t)atoi(getenv("FAKE_CUPTI_RP_PASSES")) : 3;
+	p->numOfPasses = fake_passes();
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
@@ -430,13 +455,15 @@ API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params
 	struct CUpti_RangeProfiler_Object *o = p->pRangeProfilerObject;
 	g_rp_calls++;
 	if (!o || !p->pConfig || p->configSize != 32 || p->pConfig[0] != 'C' || !p->pCounterDataImage ||
-	    p->counterDataImageSize < 128 || p->range != CUPTI_AutoRange || p->replayMode != CUPTI_KernelReplay ||
+	    p->counterDataImageSize < 128 || p->range != CUPTI_AutoRange ||
+	    (p->replayMode != CUPTI_KernelReplay && p->replayMode != CUPTI_UserReplay) ||
 	    p->maxRangesPerPass != 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
 	    p->targetNestingLevel != 1)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	o->image = p->pCounterDataImage;
 	o->image_size = p->counterDataImageSize;
 	o->configured = 1;
+	o->user = p->replayMode == CUPTI_UserReplay;
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
@@ -455,6 +482,17 @@ API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 	if (!p->pRangeProfilerObject || !g_rp_started)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	g_rp_started = 0;
+	if (p->pRangeProfilerObject->user) {
+		/* a pass is a Start..Stop with the one launch of the range in it */
+		if (g_rp_pending > 0)
+			p->pRangeProfilerObject->passes_done++;
+		p->isAllPassSubmitted = (size_t)p->pRangeProfilerObject->passes_done >= fake_passes();
+		if (!p->isAllPassSubmitted)
+			g_rp_pending = 0;
+		else
+			g_rp_pending = 1;
+		return CUPTI_SUCCESS;
+	}
 	p->isAllPassSubmitted = 1;
 	return CUPTI_SUCCESS;
 }
@@ -467,6 +505,9 @@ API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Para
 	if (!o || g_rp_started || !o->image)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	p->numOfRangeDropped = g_rp_pending > 1 ? (size_t)g_rp_pending - 1 : 0;
+	if (o->user && (size_t)o->passes_done < fake_passes())
+		g_rp_pending = 0; /* not every pass yet: no range */
+	o->passes_done = 0;
 	if (g_rp_pending > 0) {
 		no = (uint64_t)++g_decodes;
 		o->image[0] = 1;
@@ -515,6 +556,8 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	CUpti_CallbackData r, d;
 	uint64_t s1 = 0, s2 = 0;
 	int rv = 0;
+	uint32_t outer_before = t_outer_corr;
+	CUcontext cur_before = t_cur_ctx;
 	memset(&r, 0, sizeof(r));
 	memset(&d, 0, sizeof(d));
 	r.functionName = "cudaLaunchKernel_v7000", r.correlationData = &s1;
@@ -524,6 +567,9 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	d = r;
 	d.functionName = "cuLaunchKernel", d.correlationId = r.correlationId + 1, d.correlationData = &s2;
 	d.functionParams = params;
+	/* the driver calls made inside this launch (user replay's) are made inside it */
+	t_outer_corr = runtime ? r.correlationId : d.correlationId;
+	t_cur_ctx = (CUcontext)ctx;
 	if (runtime && g_cb && g_cb_on[0][211]) {
 		r.callbackSite = CUPTI_API_ENTER;
 		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
@@ -551,6 +597,8 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 		r.callbackSite = CUPTI_API_EXIT;
 		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
 	}
+	t_outer_corr = outer_before;
+	t_cur_ctx = cur_before;
 	return runtime ? r.correlationId : d.correlationId;
 }
 
@@ -563,4 +611,258 @@ API void fake_cupti_destroy_ctx(uintptr_t ctx)
 	rd.context = (CUcontext)ctx;
 	if (g_cb && g_res_on[CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING])
 		g_cb(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+}
+
+/* ---- user replay: the driver's entry points and CUPTI's checkpoint functions */
+
+#define FLUSH_FN ((CUfunction)(uintptr_t)0xf1a5)
+#define FLUSH_MOD ((CUmodule)(uintptr_t)0x40d)
+#define FLUSH_BUF ((CUdeviceptr)0x7f0000000000ull)
+static int g_saves, g_restores, g_frees, g_replays, g_flushes, g_flush_inside;
+
+API void fake_cupti_replay_counts(int *out);
+API void fake_cupti_replay_counts(int *out)
+{
+	out[0] = g_saves, out[1] = g_restores, out[2] = g_frees;
+	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside;
+}
+
+/* One driver call: its callback (enter/exit when enabled), the correlation id its records
+ * carry (FAKE_CUPTI_NESTED_CORR: the launch call it is made in, when in one). */
+static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, void (*body)(uint32_t))
+{
+	CUpti_CallbackData d;
+	uint64_t scratch = 0;
+	int rv = 0;
+	uint32_t own = __atomic_add_fetch(&g_corr, 1, __ATOMIC_RELAXED), rec;
+	rec = getenv("FAKE_CUPTI_NESTED_CORR") && t_outer_corr ? t_outer_corr : own;
+	memset(&d, 0, sizeof(d));
+	d.correlationId = own, d.correlationData = &scratch, d.functionReturnValue = &rv;
+	d.symbolName = symbol, d.functionParams = params, d.context = t_cur_ctx;
+	d.functionName = "(driver)";
+	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
+		d.callbackSite = CUPTI_API_ENTER;
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+	}
+	if (body)
+		body(rec);
+	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
+		d.callbackSite = CUPTI_API_EXIT;
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+	}
+	return rec;
+}
+
+static const char *g_kname;
+static void kernel_body(uint32_t corr)
+{
+	CUpti_ActivityKernel10 k;
+	memset(&k, 0, sizeof(k));
+	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k.start = g_clock += 10;
+	k.end = g_clock += 10;
+	k.correlationId = corr, k.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff), k.streamId = 7;
+	k.name = g_kname, k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+	if (g_rp_started) {
+		__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
+	}
+	fake_cupti_emit(&k, sizeof(k));
+}
+
+static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *params)
+{
+	if (f == FLUSH_FN) {
+		g_flushes++;
+		g_flush_inside += g_rp_started;
+		g_kname = "gpudiag_l2_flush";
+	} else {
+		g_replays++;
+		g_kname = "(replayed)";
+	}
+	drv_call(cbid, g_kname, params, kernel_body);
+	return CUDA_SUCCESS;
+}
+
+API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+			    unsigned bz, unsigned smem, CUstream s, void **args, void **extra)
+{
+	cuLaunchKernel_params p = {f, gx, gy, gz, bx, by, bz, smem, s, args, extra};
+	if (f == FLUSH_FN && (!args || !args[0] || *(const CUdeviceptr *)args[0] != FLUSH_BUF || !args[1] ||
+			      *(const unsigned long long *)args[1] != (2ull * 60 * 1024 * 1024) / 16))
+		return CUDA_ERROR_INVALID_VALUE; /* the flush covers twice the L2 (60 MiB here) in 16-byte words */
+	return fake_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, f, &p);
+}
+API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+				 unsigned bz, unsigned smem, CUstream s, void **args, void **extra)
+{
+	cuLaunchKernel_params p = {f, gx, gy, gz, bx, by, bz, smem, s, args, extra};
+	return fake_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, f, &p);
+}
+API CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **args, void **extra)
+{
+	cuLaunchKernelEx_params p = {c, f, args, extra};
+	return fake_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, f, &p);
+}
+API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **args, void **extra)
+{
+	cuLaunchKernelEx_params p = {c, f, args, extra};
+	return fake_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, f, &p);
+}
+
+static void sync_body(uint32_t corr)
+{
+	CUpti_ActivitySynchronization2 y;
+	memset(&y, 0, sizeof(y));
+	y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+	y.start = g_clock += 10;
+	y.end = g_clock += 10;
+	y.correlationId = corr, y.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff);
+	fake_cupti_emit(&y, sizeof(y));
+}
+API CUresult cuCtxSynchronize(void)
+{
+	drv_call(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, NULL, NULL, sync_body);
+	return CUDA_SUCCESS;
+}
+API CUresult cuCtxGetCurrent(CUcontext *c)
+{
+	*c = t_cur_ctx;
+	return CUDA_SUCCESS;
+}
+static _Thread_local CUcontext t_pushed[8];
+static _Thread_local int t_npushed;
+API CUresult cuCtxPushCurrent_v2(CUcontext c)
+{
+	if (t_npushed == 8)
+		return CUDA_ERROR_INVALID_VALUE;
+	t_pushed[t_npushed++] = t_cur_ctx;
+	t_cur_ctx = c;
+	return CUDA_SUCCESS;
+}
+API CUresult cuCtxPopCurrent_v2(CUcontext *c)
+{
+	if (!t_npushed)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*c = t_cur_ctx;
+	t_cur_ctx = t_pushed[--t_npushed];
+	return CUDA_SUCCESS;
+}
+API CUresult cuCtxGetDevice(CUdevice *d)
+{
+	*d = (CUdevice)(((uintptr_t)t_cur_ctx >> 16) & 0xff);
+	return t_cur_ctx ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	(void)d;
+	if (a == CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+		*v = 60 * 1024 * 1024;
+	else if (a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+		*v = 132;
+	else
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+/* The flush's PTX, as the driver would take it: text naming its entry point. */
+API CUresult cuModuleLoadData(CUmodule *m, const void *image)
+{
+	const char *t = image;
+	drv_call(CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, NULL, NULL, NULL);
+	if (!t || !strstr(t, ".entry gpudiag_l2_flush(") || !strstr(t, "ld.global.cg"))
+		return CUDA_ERROR_INVALID_IMAGE;
+	*m = FLUSH_MOD;
+	return CUDA_SUCCESS;
+}
+API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
+{
+	drv_call(CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction, NULL, NULL, NULL);
+	if (m != FLUSH_MOD || strcmp(name, "gpudiag_l2_flush"))
+		return CUDA_ERROR_NOT_FOUND;
+	*f = FLUSH_FN;
+	return CUDA_SUCCESS;
+}
+static size_t g_alloc_bytes;
+static void alloc_body(uint32_t corr)
+{
+	CUpti_ActivityMemory4 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.timestamp = g_clock += 10;
+	m.address = FLUSH_BUF, m.bytes = g_alloc_bytes, m.correlationId = corr;
+	m.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff);
+	fake_cupti_emit(&m, sizeof(m));
+}
+API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
+{
+	g_alloc_bytes = bytes;
+	drv_call(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, NULL, NULL, alloc_body);
+	*p = FLUSH_BUF;
+	return CUDA_SUCCESS;
+}
+static void memset_body(uint32_t corr)
+{
+	CUpti_ActivityMemset4 m;
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	m.start = g_clock += 10;
+	m.end = g_clock += 10;
+	m.bytes = g_alloc_bytes, m.correlationId = corr;
+	m.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff), m.streamId = 7;
+	fake_cupti_emit(&m, sizeof(m));
+}
+API CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
+{
+	(void)p, (void)v, (void)n;
+	drv_call(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, NULL, NULL, memset_body);
+	return CUDA_SUCCESS;
+}
+API CUresult cuGetErrorString(CUresult r, const char **s)
+{
+	*s = r == CUDA_SUCCESS ? "no error" : "a fake CUDA error";
+	return CUDA_SUCCESS;
+}
+
+/* CUPTI's checkpoint API (cupti_checkpoint.h), with the layout replay.c declares. */
+struct fake_ckpt {
+	size_t structSize;
+	CUcontext ctx;
+	size_t reserveDeviceMB, reserveHostMB;
+	uint8_t allowOverwrite, optimizations;
+	void *pPriv;
+};
+static int ckpt_fails(const char *what)
+{
+	const char *f = getenv("FAKE_CUPTI_CKPT_FAIL");
+	return f && !strcmp(f, what);
+}
+API CUptiResult cuptiCheckpointSave(struct fake_ckpt *c)
+{
+	if (!c || c->structSize != sizeof(*c) || !c->ctx || !c->allowOverwrite)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (ckpt_fails("save"))
+		return CUPTI_ERROR_OUT_OF_MEMORY;
+	g_saves++;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiCheckpointRestore(struct fake_ckpt *c)
+{
+	if (!c || c->structSize != sizeof(*c))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (g_rp_started) /* between passes only, never inside one */
+		return CUPTI_ERROR_INVALID_OPERATION;
+	if (ckpt_fails("restore"))
+		return CUPTI_ERROR_UNKNOWN;
+	g_restores++;
+	return CUPTI_SUCCESS;
+}
+API CUptiResult cuptiCheckpointFree(struct fake_ckpt *c)
+{
+	if (!c || c->structSize != sizeof(*c))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	g_frees++;
+	return CUPTI_SUCCESS;
 }

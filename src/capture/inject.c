@@ -56,6 +56,7 @@ static int g_inited;
 static int g_debug;
 static CUpti_SubscriberHandle g_sub;
 static uint64_t g_lost;         /* records we failed to write */
+static int g_rp;                /* range profiling on (rangeprof.c): its callbacks are enabled */
 
 static void dbg(const char *msg, int code)
 {
@@ -284,8 +285,35 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	*max_records = 0;
 }
 
+/* User replay's own GPU work (rangeprof.c, "user replay's own work"): never in the profile. */
+static int replay_record(const CUpti_Activity *a)
+{
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
+		return gd_rp_drop(GD_RP_REC_KERNEL, k->correlationId, k->start, k->name);
+	}
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpy6 *)a)->correlationId, 0, NULL);
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpyPtoP4 *)a)->correlationId, 0, NULL);
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemset4 *)a)->correlationId, 0, NULL);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivitySynchronization2 *)a)->correlationId, 0, NULL);
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemory4 *)a)->correlationId, 0, NULL);
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		return gd_rp_drop(GD_RP_REC_API, ((const CUpti_ActivityAPI *)a)->correlationId, 0, NULL);
+	default: return 0;
+	}
+}
+
 static void convert(CUpti_Activity *a)
 {
+	if (g_rp && replay_record(a))
+		return;
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		CUpti_ActivityKernel10 *k = (CUpti_ActivityKernel10 *)a;
@@ -610,7 +638,6 @@ static _Thread_local struct tbuf *t_buf;
 static _Thread_local uint32_t t_tid;
 static _Thread_local int t_rt_depth;
 static int g_api_cb; /* 1: API calls via callbacks */
-static int g_rp;     /* range profiling on (rangeprof.c): its callbacks are enabled */
 /* runtime, driver callback ids whose calls are recorded: an enabled callback may be there for
  * the range profiler only (GPUDIAG_API=none, the activity path, outside --delay/--duration) */
 static unsigned char g_rec[2][1024];
@@ -677,8 +704,11 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	}
 	if (dom != CUPTI_CB_DOMAIN_RUNTIME_API && !drv)
 		return;
-	if (g_rp)
+	if (g_rp) {
 		gd_rp_api(dom, cbid, cb);
+		if (gd_rp_internal())
+			return; /* user replay's own call (rangeprof.c): not the program's */
+	}
 	if (cbid >= 1024 || !g_rec[drv][cbid])
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {

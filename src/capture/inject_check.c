@@ -191,6 +191,55 @@ static int rp_child(void)
 		call(1, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, NULL);
 		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* profiled: that capture is over */
 		launch(L, "_Z4gemmPf", CTX_A, NULL, 0);               /* the 4th run: over the 3 per name */
+	} else if (getenv("CHECK_RP_USER")) {
+		/* user replay: three launches, each followed by its kernel record as CUPTI would
+		 * give it (the launch's correlation id, a start after the launch began), then one
+		 * synchronisation of the program's own; the replays', flushes' and syncs' records
+		 * the fake gives must not reach the profile */
+		void (*emit)(const void *, size_t) = (void (*)(const void *, size_t))dlsym(RTLD_DEFAULT, "fake_cupti_emit");
+		CUptiResult (*ts)(uint64_t *) = (CUptiResult(*)(uint64_t *))dlsym(RTLD_DEFAULT, "cuptiGetTimestamp");
+		void (*counts)(int *) = (void (*)(int *))dlsym(RTLD_DEFAULT, "fake_cupti_replay_counts");
+		static const struct {
+			uint32_t cbid;
+			const char *name;
+			int runtime;
+		} u[] = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1},
+			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", 0},
+			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1}};
+		int rc[6];
+		if (!emit || !ts || !counts)
+			return 52;
+		for (int i = 0; i < 3; i++) {
+			static const void *args[1];
+			cuLaunchKernel_params lp;
+			CUpti_ActivityKernel10 k;
+			memset(&lp, 0, sizeof(lp));
+			lp.f = (CUfunction)(uintptr_t)(0x100 + i), lp.gridDimX = lp.gridDimY = lp.gridDimZ = 1;
+			lp.blockDimX = lp.blockDimY = lp.blockDimZ = 1, lp.kernelParams = (void **)args;
+			memset(&k, 0, sizeof(k));
+			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+			k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
+			ts(&k.start);
+			k.end = k.start + 5;
+			k.name = u[i].name, k.contextId = 1, k.streamId = 7;
+			k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+			emit(&k, sizeof(k));
+		}
+		{
+			CUpti_ActivitySynchronization2 y;
+			memset(&y, 0, sizeof(y));
+			y.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+			y.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+			ts(&y.start);
+			y.end = y.start + 5, y.correlationId = 999, y.contextId = 1;
+			emit(&y, sizeof(y));
+		}
+		counts(rc);
+		snprintf(path, sizeof(path), "%s/fake_replay", getenv("GPUDIAG_RAW_DIR"));
+		if ((f = fopen(path, "w"))) {
+			fprintf(f, "%d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5]);
+			fclose(f);
+		}
 	} else if (getenv("CHECK_RP_THREADS")) {
 		pthread_t th[4];
 		for (int t = 0; t < 4; t++)
@@ -423,13 +472,14 @@ static void remove_dir(const char *dir);
 /* ---- the range profiler's records, read from the raw file itself */
 
 struct kl {
-	uint32_t status, nth, passes, corr, dev, ctx, nvalues;
+	uint32_t status, nth, passes, corr, dev, ctx, nvalues, flags;
 	uint64_t profile_ns;
 	char name[64], detail[200], metric[4][32];
 	double val[4];
 };
 struct rpsum {
 	int nkl, nrej, calls, inside, disabled;
+	int replay[6]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
 	struct kl kl[64];
 	char rej[8][2][200];
 };
@@ -476,6 +526,7 @@ static void read_rp(const char *dir, struct rpsum *s)
 				CHECK_INT(r.size, sizeof(k) + k.nvalues * sizeof(struct gd_raw_kvalue));
 				o->status = k.status, o->nth = k.nth, o->passes = k.passes, o->corr = k.correlation;
 				o->dev = k.device, o->ctx = k.context, o->nvalues = k.nvalues, o->profile_ns = k.profile_ns;
+				o->flags = k.flags;
 				copy_str(o->name, sizeof(o->name), strs, 512, k.name);
 				copy_str(o->detail, sizeof(o->detail), strs, 512, k.detail);
 				for (uint32_t i = 0; i < k.nvalues && i < 4; i++) {
@@ -501,6 +552,14 @@ static void read_rp(const char *dir, struct rpsum *s)
 	snprintf(path, sizeof(path), "%s/fake_counts", dir);
 	if ((f = fopen(path, "r"))) {
 		CHECK_INT(fscanf(f, "%d %d %d", &s->calls, &s->inside, &s->disabled), 3);
+		fclose(f);
+	}
+	memset(s->replay, 0, sizeof(s->replay));
+	snprintf(path, sizeof(path), "%s/fake_replay", dir);
+	if ((f = fopen(path, "r"))) {
+		CHECK_INT(fscanf(f, "%d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2], &s->replay[3],
+				 &s->replay[4], &s->replay[5]),
+			  6);
 		fclose(f);
 	}
 }
@@ -560,6 +619,121 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
 }
 
 #define M3 "GPUDIAG_METRICS=fake__m1.sum, fake__m2.sum,fake__m3.sum,fake__m1.sum"
+
+/* User replay (replay.c, the default --metrics-replay): the fake stands in for the driver and
+ * CUPTI's checkpoint library. Per profiled launch of 3 passes: one save, 2 replays (each pass
+ * but the last, which is the program's own launch), 2 restores (before the 2nd replay, and
+ * before the program's launch), 3 flushes (before every pass, none inside one), one free; the
+ * profile holds the program's 3 kernels and its 1 sync only, and none of the replay's API
+ * calls. With FAKE_CUPTI_NESTED_CORR the replay's records carry the launch's own id. */
+static void user_replay_checks(const char *self, const char *inject, const char *fake)
+{
+	static char cu[300], ck[300];
+	char dir[64], db[128];
+	struct rpsum s;
+	static const int m123[] = {1, 2, 3};
+	/* the correlation ids of the child's three launches: the runtime call's, the driver's, the
+	 * runtime's (fake_cupti_launch numbers them in pairs from 500001; the fake's own driver
+	 * calls take ids in between) */
+	snprintf(cu, sizeof(cu), "GPUDIAG_INJECT_LIBCUDA=%s/libcupti.so.13", fake);
+	snprintf(ck, sizeof(ck), "GPUDIAG_INJECT_LIBCHECKPOINT=%s/libcupti.so.13", fake);
+	for (int nested = 0; nested < 2; nested++) {
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck,
+				     nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 3);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		for (int i = 0; i < s.nkl; i++) {
+			CHECK_INT(s.kl[i].flags, GD_KL_F_USER | GD_KL_F_FLUSH);
+			CHECK_INT(s.kl[i].passes, 3);
+			CHECK_INT(s.kl[i].nvalues, 3);
+			CHECK_STR(s.kl[i].detail, "");
+			for (int j = 0; j < 3; j++) /* the i-th decode's values */
+				CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
+		}
+		CHECK_INT(s.replay[0], 3); /* saves */
+		CHECK_INT(s.replay[1], 6); /* restores */
+		CHECK_INT(s.replay[2], 3); /* frees */
+		CHECK_INT(s.replay[3], 6); /* replayed launches */
+		CHECK_INT(s.replay[4], 9); /* flushes */
+		CHECK_INT(s.replay[5], 0); /* flushes inside a pass */
+		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
+					 "IN ('_Z4gemmPf', '_Z4axpyfPfS_')"), 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM sync"), 1);
+		CHECK_INT(gd_test_q1(db, "SELECT correlation FROM sync"), 999);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM memset"), 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM memory"), 0);
+		/* the program's three launch calls only: two runtime, one driver */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api"), 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
+		remove_dir(dir);
+	}
+	{ /* one pass: no checkpoint, no replay; a flush before the program's launch */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_RP_PASSES=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK(s.replay[0] == 0 && s.replay[1] == 0 && s.replay[3] == 0 && s.replay[4] == 3 && s.replay[5] == 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* the memory cannot be saved: an error with CUPTI's text, no replay, the context
+	   * profiles no more, the program's kernels and exit code as ever */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_FAIL=save", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 1);
+		CHECK(s.kl[0].status == GD_KL_ERROR && strstr(s.kl[0].detail, "cuptiCheckpointSave") == s.kl[0].detail);
+		CHECK(s.replay[3] == 0 && s.replay[2] == 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* the memory cannot be restored after a replay: said, with what it may mean; the
+	   * replay's kernel is still left out */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_FAIL=restore", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 1);
+		CHECK(s.kl[0].status == GD_KL_ERROR && strstr(s.kl[0].detail, "cuptiCheckpointRestore") == s.kl[0].detail &&
+		      strstr(s.kl[0].detail, "the program's results may be affected"));
+		CHECK_INT(s.replay[3], 1);
+		CHECK_INT(s.replay[2], 1); /* freed all the same */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* no checkpoint library: kernel replay, said on every launch */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu,
+				     "GPUDIAG_INJECT_LIBCHECKPOINT=/nonexistent/libcheckpoint.so", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK(s.kl[0].flags == 0 && strstr(s.kl[0].detail, "kernel replay: user replay is not available here "
+								   "(CUPTI's checkpoint library could not be loaded") == s.kl[0].detail);
+		CHECK(s.replay[0] == 0 && s.replay[3] == 0 && s.replay[4] == 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'kernel' AND l2_flushed = 0"), 3);
+		remove_dir(dir);
+	}
+	{ /* kernel replay asked for: no driver call of ours, no note */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_REPLAY=kernel", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK(s.kl[0].flags == 0 && s.kl[0].detail[0] == 0);
+		CHECK(s.replay[0] == 0 && s.replay[3] == 0 && s.replay[4] == 0);
+		remove_dir(dir);
+	}
+	{ /* a replay mode it does not know: the variable named, range profiling off */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_REPLAY=application", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 0);
+		CHECK(s.nrej == 1 && !strcmp(s.rej[0][0], "GPUDIAG_METRICS_REPLAY"));
+		remove_dir(dir);
+	}
+}
 
 /* Every configuration of issue 19's selection against the same launch sequence. */
 static void range_profiler_checks(const char *self, const char *inject, const char *fake)
@@ -756,6 +930,7 @@ static void range_profiler_checks(const char *self, const char *inject, const ch
 		CHECK_INT(bad, 0);
 		remove_dir(dir);
 	}
+	user_replay_checks(self, inject, fake);
 	{ /* configuration backstops (cmd_run validates first): a KREJECT naming the variable,
 	   * range profiling off, no profiler call */
 		static const char *const bad[][2] = {

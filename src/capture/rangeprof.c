@@ -38,6 +38,7 @@
  * time (already loaded in nearly every CUDA program; else libstdc++.so.6 is opened, only when
  * metrics are on), so the library keeps its small link line; without it the raw name is used. */
 #include "capture/rangeprof.h"
+#include "capture/replay.h"
 
 #include "profile/kc_metrics.h"
 #include "profile/raw.h"
@@ -90,7 +91,116 @@ static struct {
 	int has_names;
 	long per_kernel, skip, count, max;
 	int count_mode;
+	int user_replay; /* GPUDIAG_METRICS_REPLAY: 1 user (the default), 0 kernel */
 } cfg;
+
+/* ---- user replay's own work, kept out of the trace
+ *
+ * While this thread replays a launch (t_internal), every driver call it makes (the kernel
+ * again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
+ * callbacks like the program's own, and the GPU work they start gives activity records. Two
+ * tables keep all of it out of the profile, so that it shows the program's launch once, as the
+ * program made it:
+ *   - g_drop: the correlation ids of those driver calls (inject.c leaves out the API calls
+ *     made while t_internal, and every record carrying one of these ids);
+ *   - g_cut: for each launch replayed, its own correlation id and the time its last pass (the
+ *     program's launch) began. A driver call made inside the program's runtime call (its
+ *     cudaLaunchKernel) may be attributed that runtime call's correlation id by CUPTI; so a
+ *     kernel record with that id that started before the cut is a replay, and a copy, memset,
+ *     synchronisation or allocation record with it is the replay's (a launch makes none).
+ * The flush kernel is left out by its name as well. Open addressing, never emptied: at most
+ * GPUDIAG_METRICS_MAX launches × (passes + a few) ids; past 3/4 full new ids are not kept
+ * (counted, said in the debug output): at worst a replay shows in the trace, never is a record
+ * of the program lost. */
+#define DROP_SLOTS 65536u
+#define CUT_SLOTS 8192u
+static _Thread_local int t_internal;
+static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t g_drop[DROP_SLOTS];
+static struct {
+	uint32_t corr;
+	uint64_t cut;
+} g_cut[CUT_SLOTS];
+static unsigned g_drop_n, g_cut_n, g_drop_full;
+
+static unsigned slot_of(uint32_t corr, unsigned size) { return (corr * 2654435761u) & (size - 1); }
+
+static void drop_add(uint32_t corr)
+{
+	if (!corr)
+		return;
+	pthread_mutex_lock(&g_drop_mu);
+	if (g_drop_n >= DROP_SLOTS / 4 * 3) {
+		g_drop_full++;
+	} else {
+		unsigned i = slot_of(corr, DROP_SLOTS);
+		while (g_drop[i] && g_drop[i] != corr)
+			i = (i + 1) & (DROP_SLOTS - 1);
+		if (!g_drop[i]) {
+			g_drop[i] = corr;
+			__atomic_add_fetch(&g_drop_n, 1, __ATOMIC_RELAXED);
+		}
+	}
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+static void cut_add(uint32_t corr, uint64_t cut)
+{
+	if (!corr)
+		return;
+	pthread_mutex_lock(&g_drop_mu);
+	if (g_cut_n >= CUT_SLOTS / 4 * 3) {
+		g_drop_full++;
+	} else {
+		unsigned i = slot_of(corr, CUT_SLOTS);
+		while (g_cut[i].corr && g_cut[i].corr != corr)
+			i = (i + 1) & (CUT_SLOTS - 1);
+		if (!g_cut[i].corr)
+			__atomic_add_fetch(&g_cut_n, 1, __ATOMIC_RELAXED);
+		g_cut[i].corr = corr, g_cut[i].cut = cut;
+	}
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* Under g_drop_mu. */
+static int in_drop(uint32_t corr)
+{
+	for (unsigned i = slot_of(corr, DROP_SLOTS); g_drop[i]; i = (i + 1) & (DROP_SLOTS - 1))
+		if (g_drop[i] == corr)
+			return 1;
+	return 0;
+}
+
+/* Under g_drop_mu: the cut of a replayed launch, or 0. */
+static uint64_t cut_of(uint32_t corr)
+{
+	for (unsigned i = slot_of(corr, CUT_SLOTS); g_cut[i].corr; i = (i + 1) & (CUT_SLOTS - 1))
+		if (g_cut[i].corr == corr)
+			return g_cut[i].cut;
+	return 0;
+}
+
+int gd_rp_drop(int kind, uint32_t corr, uint64_t start, const char *kernel_name)
+{
+	int drop = 0;
+	if (kind == GD_RP_REC_KERNEL && kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
+		return 1;
+	if (!corr || (!__atomic_load_n(&g_drop_n, __ATOMIC_RELAXED) && !__atomic_load_n(&g_cut_n, __ATOMIC_RELAXED)))
+		return 0;
+	pthread_mutex_lock(&g_drop_mu);
+	if (in_drop(corr)) {
+		drop = 1;
+	} else if (kind != GD_RP_REC_API) {
+		uint64_t cut = cut_of(corr);
+		/* a kernel of a replayed launch's id that began before its last pass is a replay;
+		 * a kernel record without times (start 0) is never a user replay's */
+		drop = cut && (kind != GD_RP_REC_KERNEL || (start && start < cut));
+	}
+	pthread_mutex_unlock(&g_drop_mu);
+	return drop;
+}
+
+int gd_rp_internal(void) { return t_internal; }
 
 /* ---- debugging: GPUDIAG_INJECT_DEBUG */
 
@@ -177,6 +287,7 @@ struct launch {
 	const char *name;
 	uint64_t api_start;
 	uint32_t correlation, device, context, nth;
+	uint32_t flags; /* GD_KL_F_*: how it is replayed */
 	struct timespec t0;
 };
 
@@ -206,7 +317,7 @@ static void write_klaunch(const struct launch *l, uint32_t status, const char *d
 		r->profile_ns = status == GD_KL_OK || status == GD_KL_ERROR ? since_ns(&l->t0) : 0;
 		r->correlation = l->correlation, r->device = l->device, r->context = l->context;
 		r->name = name, r->nth = l->nth, r->passes = passes, r->status = status, r->detail = det;
-		r->nvalues = (uint32_t)n;
+		r->nvalues = (uint32_t)n, r->flags = l->flags;
 		v = (struct gd_raw_kvalue *)(void *)(r + 1);
 		for (size_t i = 0; i < n; i++) {
 			v[i].metric = cfg.metric_id[idx[i]];
@@ -384,6 +495,13 @@ int gd_rp_init(int debug)
 	}
 	if (names && *names && load_names(names, why, sizeof(why)) < 0)
 		return config_error("GPUDIAG_METRICS_NAMES", "%s", why);
+	{
+		const char *rm = getenv("GPUDIAG_METRICS_REPLAY");
+		if (!rm || !*rm || !strcmp(rm, "user"))
+			cfg.user_replay = 1;
+		else if (strcmp(rm, "kernel"))
+			return config_error("GPUDIAG_METRICS_REPLAY", "not 'user' or 'kernel': '%s'", rm);
+	}
 	load_demangler();
 	{
 		pthread_rwlockattr_t a;
@@ -394,8 +512,8 @@ int gd_rp_init(int debug)
 		pthread_rwlockattr_destroy(&a);
 	}
 	cfg.on = 1;
-	rp_dbg("on: %zu metrics, %s, budget %ld", cfg.nmetrics,
-	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max);
+	rp_dbg("on: %zu metrics, %s, budget %ld, %s replay", cfg.nmetrics,
+	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max, cfg.user_replay ? "user" : "kernel");
 	return 1;
 }
 
@@ -498,6 +616,10 @@ struct rp_ctx {
 	CUpti_RangeProfiler_Object *obj;
 	uint8_t *image;
 	size_t image_size;
+	int user;           /* user replay (replay.h); 0 kernel replay */
+	struct gd_flush flush;
+	struct gd_ckpt ck;  /* the memory of the launch being replayed */
+	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
 };
 static struct rp_dev g_dev[RP_MAX_DEV];
 static struct rp_ctx g_ctx[RP_MAX_CTX];
@@ -693,7 +815,7 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	cp.counterDataImageSize = c->image_size;
 	cp.pCounterDataImage = c->image;
 	cp.range = CUPTI_AutoRange;
-	cp.replayMode = CUPTI_KernelReplay;
+	cp.replayMode = c->user ? CUPTI_UserReplay : CUPTI_KernelReplay;
 	cp.maxRangesPerPass = 1;
 	cp.numNestingLevels = 1;
 	cp.minNestingLevel = 1;
@@ -716,6 +838,40 @@ static struct rp_dev *dev_find(uint32_t id)
 			fresh = &g_dev[i];
 	}
 	return fresh;
+}
+
+/* User replay on context c (first selected launch on it): the driver and checkpoint entry
+ * points and the L2 flush. What cannot be had is said in c->note, and the context falls back:
+ * to kernel replay without the entry points, to user replay without a flush without the flush
+ * (its launches' flags say which). */
+static void replay_setup(struct rp_ctx *c, CUcontext ctx)
+{
+	char why[256];
+	int pushed = 0;
+	CUresult r;
+	if (!cfg.user_replay)
+		return;
+	if (gd_replay_load(why, sizeof(why)) < 0) {
+		snprintf(c->note, sizeof(c->note), "kernel replay: user replay is not available here (%s)", why);
+		rp_dbg("%s", c->note);
+		return;
+	}
+	c->user = 1;
+	t_internal = 1;
+	if ((r = gd_ctx_enter(ctx, &pushed)) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "the context could not be made current: %s", gd_cu_text(r));
+		c->flush.state = -1;
+	} else {
+		if (gd_flush_setup(&c->flush, ctx, why, sizeof(why)) < 0)
+			c->flush.state = -1;
+		gd_ctx_leave(pushed);
+	}
+	t_internal = 0;
+	if (c->flush.state < 0) {
+		snprintf(c->note, sizeof(c->note), "user replay without an L2 flush between passes (%s): DRAM bytes "
+			 "may include the write-back of lines the previous pass left", why);
+		rp_dbg("%s", c->note);
+	}
 }
 
 /* The context's profiler state, set up on its first selected launch. NULL when profiling is
@@ -773,6 +929,7 @@ static struct rp_ctx *ctx_get(const struct launch *l, CUcontext ctx, char *why, 
 		c->broken = 1;
 		return NULL;
 	}
+	replay_setup(c, ctx);
 	if (ctx_setup(c, d, why, n) < 0) {
 		c->broken = 1;
 		return NULL;
@@ -845,12 +1002,26 @@ static int rt_launch_name(const char *name)
 			!strncmp(name, "cudaGraphLaunch", 15));
 }
 
+/* The driver calls user replay makes besides launches, whose records (a synchronisation, a
+ * memset, an allocation) must be told from the program's: their callbacks give the ids. */
+static int replay_call(CUpti_CallbackId cbid)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+	case CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData:
+	case CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction: return 1;
+	default: return 0;
+	}
+}
+
 int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *name)
 {
 	if (!cfg.on)
 		return 0;
 	if (dom == CUPTI_CB_DOMAIN_DRIVER_API)
-		return launch_kind(cbid, NULL) != L_NONE || capture_kind(cbid);
+		return launch_kind(cbid, NULL) != L_NONE || capture_kind(cbid) || (cfg.user_replay && replay_call(cbid));
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
 		return rt_launch_name(name);
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE)
@@ -945,57 +1116,6 @@ static int select_launch(int kind, const CUpti_CallbackData *cb, struct launch *
 	return 1;
 }
 
-/* Holding g_rp_rw for writing: set up (first time on the context) and start. 1 when started. */
-static int start_session(const CUpti_CallbackData *cb, const struct launch *l)
-{
-	char why[600];
-	struct rp_ctx *c = ctx_get(l, cb->context, why, sizeof(why));
-	CUptiResult r;
-	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-	if (!c) {
-		if (why[0])
-			write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
-		return 0;
-	}
-	sp.pRangeProfilerObject = c->obj;
-	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
-		c->broken = 1;
-		write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
-		return 0;
-	}
-	t_rp.c = c;
-	return 1;
-}
-
-/* Enter: select under g_rp_mu, then hold g_rp_rw until the exit callback: for writing (set
- * up and start) when profiled, else for reading. */
-static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
-{
-	int kind = launch_kind(cbid, cb->functionParams), prof;
-	struct launch l;
-	memset(&l, 0, sizeof(l));
-	clock_gettime(CLOCK_MONOTONIC, &l.t0);
-	cuptiGetTimestamp(&l.api_start);
-	l.correlation = t_rt_depth > 0 ? t_rt_corr : cb->correlationId;
-	l.name = kind == L_GRAPH ? GRAPH_NAME : cb->symbolName ? cb->symbolName : "(unknown)";
-	pthread_mutex_lock(&g_rp_mu);
-	prof = select_launch(kind, cb, &l);
-	pthread_mutex_unlock(&g_rp_mu);
-	t_rp.cbid = cbid;
-	if (prof) {
-		pthread_rwlock_wrlock(&g_rp_rw);
-		if (start_session(cb, &l)) {
-			t_rp.active = 1;
-			t_rp.l = l;
-			return;
-		}
-		pthread_rwlock_unlock(&g_rp_rw);
-	}
-	pthread_rwlock_rdlock(&g_rp_rw);
-	t_rp.reading = 1;
-}
-
 /* Evaluates range 0 into vals: all at once, else one by one (NaN where CUPTI gives none). */
 static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, double *vals)
 {
@@ -1027,26 +1147,20 @@ static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, doub
 	return ok ? CUPTI_SUCCESS : first;
 }
 
-/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
-static void launch_exit(const CUpti_CallbackData *cb)
+/* After the session's last Stop (all passes submitted): decode, evaluate, record, and make the
+ * image ready for the next launch. rv: what the program's launch returned (for the message).
+ * 0, or -1 when the context is broken (its record is written). */
+static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch *l, int all_submitted, int rv)
 {
-	struct rp_ctx *c = t_rp.c;
-	const struct rp_dev *d = dev_find(c->dev);
 	char why[600];
 	CUptiResult r;
 	double *vals = NULL;
-	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_DecodeData_Params dp = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-	t_rp.active = 0;
-	sp.pRangeProfilerObject = c->obj;
+	const char *note = c->note[0] ? c->note : NULL;
 	dp.pRangeProfilerObject = c->obj;
 	ip.pCounterDataImage = c->image;
 	ip.counterDataImageSize = c->image_size;
-	if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
-		goto broken;
-	}
 	if ((r = cuptiRangeProfilerDecodeData(&dp)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerDecodeData", r);
 		goto broken;
@@ -1055,39 +1169,249 @@ static void launch_exit(const CUpti_CallbackData *cb)
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerGetCounterDataInfo", r);
 		goto broken;
 	}
-	if (ip.numTotalRanges < 1 || !sp.isAllPassSubmitted) {
-		int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+	if (ip.numTotalRanges < 1 || !all_submitted) {
 		snprintf(why, sizeof(why), "%s (the launch returned %d, %zu ranges dropped)",
 			 ip.numTotalRanges < 1 ? "no range was recorded" : "not every pass was replayed", rv,
 			 dp.numOfRangeDropped);
 		rp_dbg("%s", why);
-		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 		goto reset;
 	}
 	vals = malloc(d->n * sizeof(*vals));
 	if (!vals) {
-		write_klaunch(&t_rp.l, GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
+		write_klaunch(l, GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
 		goto reset;
 	}
 	if ((r = evaluate(d, c, vals)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
-		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 	} else {
-		write_klaunch(&t_rp.l, GD_KL_OK, NULL, (uint32_t)d->passes, vals, d->idx, d->n);
-		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %.3f ms", t_rp.l.name, t_rp.l.nth,
-		       t_rp.l.correlation, d->passes, 1e-6 * (double)since_ns(&t_rp.l.t0));
+		write_klaunch(l, GD_KL_OK, note, (uint32_t)d->passes, vals, d->idx, d->n);
+		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms", l->name, l->nth,
+		       l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
+		       1e-6 * (double)since_ns(&l->t0));
 	}
 	free(vals);
 reset:
 	if ((r = image_init(c)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerCounterDataImageInitialize", r);
 		c->broken = 1; /* the record of this launch is written; later ones are not tried */
+		return -1;
 	}
-	pthread_rwlock_unlock(&g_rp_rw);
-	return;
+	return 0;
 broken:
 	c->broken = 1;
-	write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	return -1;
+}
+
+static int flush_l2(struct rp_ctx *c, char *why, size_t n)
+{
+	CUresult r;
+	if (c->flush.state <= 0)
+		return 0;
+	if ((r = gd_flush_run(&c->flush)) != CUDA_SUCCESS) {
+		snprintf(why, n, "flushing L2 before a pass: %s", gd_cu_text(r));
+		return -1;
+	}
+	return 0;
+}
+
+/* The program's own launch begins after this moment: a kernel record of its id that began
+ * earlier is a replay (gd_rp_drop). */
+static void set_cut(const struct launch *l)
+{
+	uint64_t now = 0;
+	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS)
+		now = 1; /* no clock: no kernel record of the id is taken for a replay any more */
+	cut_add(l->correlation, now);
+}
+
+/* User replay, in the enter callback of the program's launch, holding g_rp_rw for writing:
+ * every pass but the last is replayed here (restore, flush, Start, the launch again, Stop),
+ * then memory is restored, L2 flushed and the last pass started around the program's own
+ * launch. 1: the program's launch is the last pass (launch_exit stops and decodes); 0: nothing
+ * is left to do around it (the record is written: CUPTI needed fewer passes, or a failure,
+ * after which the context profiles no more). The program sees one launch: its memory is
+ * restored before its own launch runs, also after a failure. */
+static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
+{
+	const struct rp_dev *d = dev_find(c->dev);
+	size_t passes = d->passes, pass = 0, replays = 0;
+	int pushed = 0, done = 0, entered = 0;
+	char why[600];
+	CUresult cr;
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = c->obj;
+	sp.pRangeProfilerObject = c->obj;
+	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
+	/* until the cut is known, every kernel with the launch's id is a replay (gd_rp_drop) */
+	if (passes > 1)
+		cut_add(l->correlation, UINT64_MAX);
+	t_internal = 1;
+	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
+		goto fail;
+	}
+	entered = 1;
+	/* the memory the launch starts from: everything before it done */
+	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
+		goto fail;
+	}
+	if (passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
+		goto fail;
+	}
+	for (; pass + 1 < passes && !done; pass++) {
+		if (pass > 0 && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
+			why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
+			goto fail;
+		}
+		if (flush_l2(c, why, sizeof(why)) < 0)
+			goto fail;
+		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+			why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+			goto fail;
+		}
+		cr = gd_replay_launch(cbid, cb->functionParams);
+		replays++;
+		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
+			why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+			goto fail;
+		}
+		if (cr != CUDA_SUCCESS) {
+			snprintf(why, sizeof(why), "launching the kernel again for pass %zu: %s", pass + 1, gd_cu_text(cr));
+			goto fail;
+		}
+		done = sp.isAllPassSubmitted;
+		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+			snprintf(why, sizeof(why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
+			goto fail;
+		}
+	}
+	if (replays && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
+		goto fail;
+	}
+	if (done) {
+		/* CUPTI had every pass before the last: the program's launch runs unprofiled */
+		set_cut(l);
+		gd_ckpt_free(&c->ck);
+		gd_ctx_leave(pushed);
+		t_internal = 0;
+		finish(c, d, l, 1, 0);
+		return 0;
+	}
+	if (flush_l2(c, why, sizeof(why)) < 0)
+		goto fail;
+	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		goto fail;
+	}
+	gd_ctx_leave(pushed);
+	t_internal = 0;
+	if (passes > 1)
+		set_cut(l);
+	return 1;
+fail:
+	/* the program's memory as before the launch, whatever the replays did to it */
+	if (replays && gd_ckpt_restore(&c->ck) != CUPTI_SUCCESS) {
+		size_t len = strlen(why);
+		snprintf(why + len, sizeof(why) - len, "; the memory could not be restored after %zu replays of the "
+			 "kernel: the program's results may be affected", replays);
+	}
+	if (passes > 1)
+		set_cut(l);
+	gd_ckpt_free(&c->ck);
+	if (entered)
+		gd_ctx_leave(pushed);
+	t_internal = 0;
+	c->broken = 1; /* the session may be mid-way: no more profiling on this context */
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)passes, NULL, NULL, 0);
+	return 0;
+}
+
+/* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay)
+ * or replay all passes but the last (user replay). 1 when the program's launch is to be
+ * bracketed (launch_exit finishes). */
+static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct launch *l)
+{
+	char why[600];
+	struct rp_ctx *c;
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	t_internal = 1; /* the first launch on a context sets the flush up: its driver calls are ours */
+	c = ctx_get(l, cb->context, why, sizeof(why));
+	t_internal = 0;
+	if (!c) {
+		if (why[0])
+			write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	t_rp.c = c;
+	if (c->user)
+		return user_passes(cbid, cb, c, l);
+	sp.pRangeProfilerObject = c->obj;
+	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		c->broken = 1;
+		write_klaunch(l, GD_KL_ERROR, why, 0, NULL, NULL, 0);
+		return 0;
+	}
+	return 1;
+}
+
+/* Enter: select under g_rp_mu, then hold g_rp_rw until the exit callback: for writing (set
+ * up and start) when profiled, else for reading. */
+static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	int kind = launch_kind(cbid, cb->functionParams), prof;
+	struct launch l;
+	memset(&l, 0, sizeof(l));
+	clock_gettime(CLOCK_MONOTONIC, &l.t0);
+	cuptiGetTimestamp(&l.api_start);
+	l.correlation = t_rt_depth > 0 ? t_rt_corr : cb->correlationId;
+	l.name = kind == L_GRAPH ? GRAPH_NAME : cb->symbolName ? cb->symbolName : "(unknown)";
+	pthread_mutex_lock(&g_rp_mu);
+	prof = select_launch(kind, cb, &l);
+	pthread_mutex_unlock(&g_rp_mu);
+	t_rp.cbid = cbid;
+	if (prof) {
+		pthread_rwlock_wrlock(&g_rp_rw);
+		if (start_session(cbid, cb, &l)) {
+			t_rp.active = 1;
+			t_rp.l = l;
+			return;
+		}
+		pthread_rwlock_unlock(&g_rp_rw);
+	}
+	pthread_rwlock_rdlock(&g_rp_rw);
+	t_rp.reading = 1;
+}
+
+/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
+static void launch_exit(const CUpti_CallbackData *cb)
+{
+	struct rp_ctx *c = t_rp.c;
+	const struct rp_dev *d = dev_find(c->dev);
+	char why[600];
+	CUptiResult r;
+	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	t_rp.active = 0;
+	sp.pRangeProfilerObject = c->obj;
+	r = cuptiRangeProfilerStop(&sp);
+	gd_ckpt_free(&c->ck); /* user replay: the passes are over */
+	if (r != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+		c->broken = 1;
+		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	} else {
+		finish(c, d, &t_rp.l, sp.isAllPassSubmitted, rv);
+	}
 	pthread_rwlock_unlock(&g_rp_rw);
 }
 
@@ -1095,6 +1419,12 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 {
 	if (!cfg.on || gd_inj_disabled())
 		return;
+	if (t_internal) {
+		/* one of user replay's own calls (the kernel again, the flush, a sync) */
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			drop_add(cb->correlationId);
+		return;
+	}
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		/* runtime launches only (inject.c's recorded subset reaches here too) */
 		if (!rt_launch_name(cb->functionName))

@@ -7,7 +7,10 @@
  * GPUDIAG_METRICS_KERNELS (POSIX ERE on the demangled name), GPUDIAG_METRICS_NAMES (file of
  * exact mangled names), GPUDIAG_METRICS_PER_KERNEL (default 3), GPUDIAG_METRICS_SKIP /
  * GPUDIAG_METRICS_COUNT (ncu-like over the matching launches; COUNT set = PER_KERNEL ignored),
- * GPUDIAG_METRICS_MAX (budget of profiled launches per process, default 100).
+ * GPUDIAG_METRICS_MAX (budget of profiled launches per process, default 100),
+ * GPUDIAG_METRICS_REPLAY (`user`, the default: gpudiag replays each pass itself with a clean
+ * L2, replay.h; `kernel`: CUPTI's kernel replay, which is also the fallback when user replay
+ * cannot be set up, said in the launch's detail).
  *
  * What it writes into the raw file (src/profile/raw.h):
  *   - GD_RAW_KLAUNCH per selected launch: GD_KL_OK with the values, or a skip status
@@ -58,5 +61,14 @@ int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *nam
 void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
 /* Resource callbacks (context destruction: the profiler object of that context is released). */
 void gd_rp_resource(CUpti_CallbackId cbid, const void *data);
+/* User replay (replay.h): 1 while this thread makes the replay's own driver calls (inject.c
+ * records none of them). gd_rp_drop: whether an activity record is the replay's own work
+ * (rangeprof.c, "user replay's own work", says how it tells); inject.c leaves it out. kind:
+ * GD_RP_REC_*; start: a kernel's start time (CUPTI ns; 0 unknown); kernel_name: a kernel's
+ * name, else NULL. Cheap when nothing was replayed. */
+enum { GD_RP_REC_KERNEL, GD_RP_REC_OTHER, GD_RP_REC_API };
+#define GD_L2_FLUSH_KERNEL "gpudiag_l2_flush"
+int gd_rp_internal(void);
+int gd_rp_drop(int kind, uint32_t correlation, uint64_t start, const char *kernel_name);
 
 #endif

@@ -312,7 +312,9 @@
 	X(passes, INTEGER, V(r->passes), I64, t.passes, 0)                              \
 	X(status, TEXT, TXT(status), STR, t.status, 0)                                  \
 	X(detail, TEXT, TXT(detail), STR, t.detail, 0)                                  \
-	X(profile_ns, INTEGER, OPT(r->profile_ns, r->profile_ns != 0), I64, t.profile_ns, -1)
+	X(profile_ns, INTEGER, OPT(r->profile_ns, r->profile_ns != 0), I64, t.profile_ns, -1) \
+	X(replay, TEXT, TXT(replay), NO, _, 0)                                          \
+	X(l2_flushed, INTEGER, OPT((r->flags & GD_KL_F_FLUSH) != 0, replay != NULL), NO, _, 0)
 
 /* r: one gd_raw_kvalue of the launch `k` (its gd_raw_klaunch). The reader fills a scratch
  * row and attaches it to its launch (a quantity of kc_metrics.h, or an extra). */

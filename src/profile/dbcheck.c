@@ -83,7 +83,7 @@ int gd_db_object_kind(sqlite3 *db, const char *t)
 }
 
 /* 1 when table t has column c as an ordinary stored column, 0 when not, -1 on error. */
-static int has_column(sqlite3 *db, const char *t, const char *c)
+int gd_db_has_column(sqlite3 *db, const char *t, const char *c)
 {
 	sqlite3_stmt *s;
 	int r, found = 0;
@@ -117,7 +117,7 @@ static int check_table(sqlite3 *db, const struct gd_db_guard *g, const char *pat
 		int h;
 		if (cols && !cols[i].read)
 			continue;
-		h = has_column(db, name, cols[i].name);
+		h = gd_db_has_column(db, name, cols[i].name);
 		if (h < 0) {
 			snprintf(why, n, "'%s' is corrupt: %s", path, gd_db_errmsg(db, g, msg, sizeof(msg)));
 			return GD_EDATA;
@@ -141,7 +141,7 @@ int gd_db_check_version(sqlite3 *db, const struct gd_db_guard *g, const char *pa
 	}
 	/* A file whose schema cannot even be read (cut short) is told apart from a profile of
 	 * another version by the same words as ever. */
-	if (k == 1 && (has_column(db, "meta", "key") != 1 || has_column(db, "meta", "value") != 1))
+	if (k == 1 && (gd_db_has_column(db, "meta", "key") != 1 || gd_db_has_column(db, "meta", "value") != 1))
 		k = 0;
 	if (k == 1 && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s, NULL) == SQLITE_OK) {
 		r = sqlite3_step(s);

@@ -54,6 +54,8 @@ int gd_db_check_tables(sqlite3 *db, const struct gd_db_guard *g, const char *pat
 /* The row of sqlite_master named t (SQLite resolves names without regard to case). 0: none,
  * 1: a real table, -1: something else (view, virtual table, index, trigger), -2: error. */
 int gd_db_object_kind(sqlite3 *db, const char *t);
+/* 1 when table t has column c as an ordinary stored column, 0 when not, -1 on error. */
+int gd_db_has_column(sqlite3 *db, const char *t, const char *c);
 
 /* 1 when an event [start, end] is plausible: 0 <= start <= end < GD_TIME_MAX and, when t0
  * (the profile's recorded start) is not 0, both within GD_TIME_SPREAD of t0. An instant

@@ -102,5 +102,9 @@ enum gd_kl_status {
 	GD_KL_STATUS_COUNT
 };
 extern const char *const gd_kl_status_names[GD_KL_STATUS_COUNT]; /* "ok", "cooperative", ... */
+/* How a launch was replayed (gd_raw_klaunch.flags, metric_launches.replay/l2_flushed). */
+#define GD_KL_F_USER 1u  /* user replay: gpudiag saved/restored the memory (CUPTI checkpoint) and
+			    replayed each pass itself (src/capture/replay.h); else CUPTI's kernel replay */
+#define GD_KL_F_FLUSH 2u /* L2 flushed before every pass (user replay only) */
 
 #endif

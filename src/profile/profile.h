@@ -131,6 +131,8 @@ struct gd_klaunch {
 	int passes;                      /* replay passes; 0 when skipped */
 	int status;                      /* enum gd_kl_status */
 	int detail;                      /* interned: why skipped / CUPTI's error text; 0 none */
+	int replay;                      /* how it was replayed: GD_KL_F_* bits of raw.h (user replay,
+					    L2 flushed); -1 unknown (a profile before the columns) */
 	int64_t profile_ns;              /* wall time the profiling of this launch took, -1 unknown */
 	double q[GD_KC_COUNT];           /* the quantities of kc_metrics.h; NaN = not collected */
 	long extra, nextra;              /* other metrics of the launch: p->kx[extra .. extra+nextra) */

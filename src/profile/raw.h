@@ -189,7 +189,9 @@ struct gd_raw_klaunch {
 	uint32_t passes;               /* replay passes (0 when skipped) */
 	uint32_t status;               /* enum gd_kl_status */
 	uint32_t detail;               /* string id: why skipped / CUPTI's error text; 0 none */
-	uint32_t nvalues, pad;
+	uint32_t nvalues;
+	uint32_t flags;                /* GD_KL_F_* (kc_metrics.h): how it was replayed (0 in files
+	                                * before them: kernel replay, no flush, which it was) */
 };
 struct gd_raw_kvalue {
 	uint32_t metric;               /* string id: the CUPTI metric name */

@@ -119,6 +119,7 @@ struct gd_klaunch *gd_profile_add_klaunch(struct gd_profile *p)
 		e->q[m] = NAN;
 	e->kernel = -1;
 	e->profile_ns = -1;
+	e->replay = -1; /* not said */
 	e->extra = p->nkx;
 	return e;
 }
@@ -1220,6 +1221,30 @@ static int intern_detail(struct gd_profile *p, const char *text, int first)
 	return p->names[p->nnames] ? p->nnames++ : 0;
 }
 
+/* How each launch was replayed (metric_launches.replay, l2_flushed): columns added after the
+ * table, read apart so that a profile without them still loads (replay stays -1, unknown). */
+static int load_kl_replay(struct loader *L)
+{
+	struct gd_profile *p = L->p;
+	int r;
+	if (gd_db_has_column(L->db, "metric_launches", "replay") != 1 ||
+	    gd_db_has_column(L->db, "metric_launches", "l2_flushed") != 1)
+		return GD_OK;
+	if (query(L, "SELECT pid, correlation, replay, l2_flushed FROM metric_launches WHERE replay IS NOT NULL"))
+		return GD_EDATA;
+	while ((r = sqlite3_step(L->s)) == SQLITE_ROW) {
+		const char *mode = (const char *)sqlite3_column_text(L->s, 2);
+		long i = find_klaunch(p, (int)sqlite3_column_int64(L->s, 0), (uint32_t)sqlite3_column_int64(L->s, 1));
+		if (i < 0 || !mode || (strcmp(mode, "user") && strcmp(mode, "kernel"))) {
+			p->bad_rows++;
+			continue;
+		}
+		p->kl[i].replay = (!strcmp(mode, "user") ? GD_KL_F_USER : 0) |
+				  (sqlite3_column_int64(L->s, 3) == 1 ? GD_KL_F_FLUSH : 0);
+	}
+	return step_done(L, r);
+}
+
 /* metric_launches then metric_values: absent in profiles before issue 19 (no launches). A
  * launch whose name or status names nothing, and a value whose metric names no string or
  * whose launch is missing, are corrupt: counted and left out. */
@@ -1258,6 +1283,7 @@ static int load_klaunches(struct loader *L)
 		o->passes = t.passes > 0 && t.passes <= INT32_MAX ? (int)t.passes : 0;
 		o->profile_ns = t.profile_ns > 0 && t.profile_ns < GD_TIME_MAX ? t.profile_ns : -1;
 		o->detail = t.detail && t.detail[0] ? intern_detail(p, t.detail, first) : 0;
+		o->replay = -1;
 	}
 	if (step_done(L, r))
 		return GD_EDATA;
@@ -1312,7 +1338,9 @@ static int load_klaunches(struct loader *L)
 		p->nkx++;
 		k->nextra++;
 	}
-	return step_done(L, r);
+	if (step_done(L, r))
+		return GD_EDATA;
+	return load_kl_replay(L);
 }
 
 static int load_dropped(struct loader *L)

@@ -297,8 +297,8 @@ static void hostile(const char *f)
 #define KL_BASE                                                                                  \
 	"INSERT INTO strings VALUES (10,'dram__bytes_read.sum'),(11,'sm__warps_active.avg.pct_of_peak_sustained_active')," \
 	"(12,'smsp__thread_inst_executed_per_inst_executed.ratio'),(13,'my__own_metric.sum');"     \
-	"INSERT INTO metric_launches VALUES (7,1,0,1,0,11,'ok',NULL,85000000),"                     \
-	"  (7,2,0,3,0,0,'cooperative','cooperative launch',NULL);"                                  \
+	"INSERT INTO metric_launches VALUES (7,1,0,1,0,11,'ok',NULL,85000000,'user',1),"           \
+	"  (7,2,0,3,0,0,'cooperative','cooperative launch',NULL,NULL,NULL);"                        \
 	"INSERT INTO metric_values VALUES (7,1,10,1e9),(7,1,11,74.5),(7,1,12,13.05),(7,1,13,-2.5);"
 
 static void klaunch_hostile(const char *f)
@@ -320,9 +320,37 @@ static void klaunch_hostile(const char *f)
 		CHECK_NEAR(p.kx[p.kl[0].extra].value, -2.5, 0); /* an extra is kept as given */
 		CHECK_INT(p.kl[1].status, GD_KL_SKIP_COOPERATIVE);
 		CHECK_STR(p.names[p.kl[1].detail], "cooperative launch");
+		CHECK_INT(p.kl[0].replay, (int)(GD_KL_F_USER | GD_KL_F_FLUSH));
+		CHECK_INT(p.kl[1].replay, -1); /* not replayed */
 	}
 	CHECK(isnan(p.dev[0].ceil.dram_bps));
 	CHECK_NEAR(p.dev[0].ceil.measured_at, 0, 0);
+	gd_profile_free(&p);
+
+	/* how it was replayed: kernel replay; a mode this gpudiag does not know is a bad row (the
+	 * launch stays, its replay unknown); a profile from before the two columns loads, every
+	 * launch's replay unknown */
+	CHECK_INT(load_with(f, KL_BASE "UPDATE metric_launches SET replay = 'kernel', l2_flushed = 0 WHERE correlation = 1;",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && p.kl[0].replay == 0 && p.bad_rows == 0);
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f, KL_BASE "UPDATE metric_launches SET replay = 'teleported' WHERE correlation = 1;", &p,
+			    why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && p.kl[0].replay == -1 && p.bad_rows == 1);
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f,
+			    "DROP TABLE metric_launches; CREATE TABLE metric_launches (pid INTEGER NOT NULL, correlation "
+			    "INTEGER NOT NULL, device INTEGER, name INTEGER, nth INTEGER, passes INTEGER, status TEXT NOT "
+			    "NULL, detail TEXT, profile_ns INTEGER);"
+			    "INSERT INTO strings VALUES (10,'dram__bytes_read.sum');"
+			    "INSERT INTO metric_launches VALUES (7,1,0,1,0,11,'ok',NULL,85000000),"
+			    "  (7,2,0,3,0,0,'cooperative','cooperative launch',NULL);"
+			    "INSERT INTO metric_values VALUES (7,1,10,1e9);",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK(p.nkl == 2 && p.kl[0].replay == -1 && p.kl[0].q[GD_KC_DRAM_READ] == 1e9 && p.bad_rows == 0);
 	gd_profile_free(&p);
 
 	/* values that are no measurement: text, a blob, negative, infinite, absurd */
@@ -346,8 +374,8 @@ static void klaunch_hostile(const char *f)
 	/* ids naming no string, a status nobody wrote, a value of no launch: counted, left out */
 	CHECK_INT(load_with(f,
 			    KL_BASE "UPDATE metric_launches SET name = 99 WHERE correlation = 2;"
-				    "INSERT INTO metric_launches VALUES (7,3,0,1,0,1,'teleported',NULL,NULL);"
-				    "INSERT INTO metric_launches VALUES (7,4,0,1,0,1,'',NULL,NULL);"
+				    "INSERT INTO metric_launches VALUES (7,3,0,1,0,1,'teleported',NULL,NULL,NULL,NULL);"
+				    "INSERT INTO metric_launches VALUES (7,4,0,1,0,1,'',NULL,NULL,NULL,NULL);"
 				    "INSERT INTO metric_values VALUES (7,1,4242,5),(7,1,-3,5),(7,77,10,5),(8,1,10,5);",
 			    &p, why, sizeof(why)),
 		  GD_OK);

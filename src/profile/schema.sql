@@ -116,8 +116,12 @@ CREATE TABLE metric_launches (  -- a launch gpudiag run --metrics was asked to p
   nth INTEGER,                    -- 0-based launch index of this name in its process
   passes INTEGER,                 -- replay passes (0 when skipped)
   status TEXT NOT NULL,           -- 'ok' (profiled), or why skipped: 'cooperative', 'graph', 'communication', 'over budget', 'error'
-  detail TEXT,                    -- why skipped / CUPTI's error text; NULL none
-  profile_ns INTEGER);            -- wall time spent profiling the launch (set-up to decode)
+  detail TEXT,                    -- why skipped / CUPTI's error text / how it was replayed when not as asked; NULL none
+  profile_ns INTEGER,             -- wall time spent profiling the launch (set-up to decode)
+  replay TEXT,                    -- 'user' (gpudiag replayed each pass itself, memory saved/restored
+                                  -- with CUPTI's checkpoint API) or 'kernel' (CUPTI's kernel replay);
+                                  -- NULL when not replayed (skipped) or before this column
+  l2_flushed INTEGER);            -- 1: L2 flushed before every pass (as ncu --cache-control all), 0 not
 CREATE TABLE metric_values (     -- one counter value of a profiled launch
   pid INTEGER NOT NULL, correlation INTEGER NOT NULL, -- the metric_launches row
   metric INTEGER NOT NULL,        -- strings: the CUPTI metric name (src/profile/kc_metrics.c)

@@ -1185,6 +1185,11 @@ static int raw_klaunch(struct rawctx *c, const struct gd_raw_klaunch *r)
 	/* a status this gpudiag does not know is an error of the capture, said as such */
 	const char *status = r->status < GD_KL_STATUS_COUNT ? gd_kl_status_names[r->status]
 							     : gd_kl_status_names[GD_KL_ERROR];
+	/* how it was replayed, for the launches that were (a file before the flags says 0:
+	 * kernel replay, no flush, which is what every launch of those was) */
+	const char *replay = r->status != GD_KL_OK && r->status != GD_KL_ERROR ? NULL
+			     : r->flags & GD_KL_F_USER			   ? "user"
+										   : "kernel";
 	{
 		ROW(GD_METRIC_LAUNCHES_COLUMNS);
 		if (INSERT(c->w, GD_T_METRIC_LAUNCHES, v_))

@@ -402,8 +402,13 @@ static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FI
 		esc(f, p->metrics);
 	}
 	fprintf(f, ": %ld launch%s profiled", v->profiled, v->profiled == 1 ? "" : "es");
-	if (v->profiled > 0)
-		fprintf(f, " (up to %d replay pass%s each)", v->max_passes, v->max_passes == 1 ? "" : "es");
+	if (v->profiled > 0) {
+		char how[256];
+		fprintf(f, " (up to %d replay pass%s each", v->max_passes, v->max_passes == 1 ? "" : "es");
+		if (gd_kc_replay_text(v, how, sizeof(how))[0])
+			fprintf(f, "; %s", how); /* fixed words of kcounters.c: nothing to escape */
+		fputc(')', f);
+	}
 	fprintf(f, ", %ld skipped", v->skipped);
 	for (int st = 1; st < GD_KL_STATUS_COUNT; st++)
 		if (n[st]) {

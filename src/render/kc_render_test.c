@@ -124,6 +124,7 @@ static void fill_view(struct gd_profile *p, struct gd_kc_view *v)
 	memset(v, 0, sizeof(*v));
 	v->k = vk, v->nk = 2;
 	v->profiled = 2, v->skipped = 1, v->max_passes = 14;
+	v->replay_flushed = 1, v->replay_kernel = 1; /* one of each: the mixed phrase */
 	v->ceil = vc, v->nceil = 1;
 }
 
@@ -196,7 +197,8 @@ static void terminal(const char *t)
 	char ln[2048], c[20][64];
 	const char *kc = strstr(t, "\n  Kernel counters"); /* the section (the top kernels have the same names) */
 	CHECK(strstr(t, "\n  Kernel counters (gpudiag run --metrics=default): 2 launches profiled (up to 14 replay passes "
-			"each), 1 skipped: 1 cooperative\n") != NULL);
+			"each; 1 by user replay, L2 flushed before each pass, 1 by CUPTI kernel replay, L2 not flushed between "
+			"passes), 1 skipped: 1 cooperative\n") != NULL);
 	CHECK(strstr(t, "\n    metrics this GPU refused (unknown below): smsp__foo.sum  sm__bar.ratio\n") != NULL);
 	/* after the top kernels, before the breakdown by kind */
 	CHECK(strstr(t, "Top kernels") < strstr(t, "Kernel counters") && strstr(t, "Kernel counters") < strstr(t, "By kind"));
@@ -232,8 +234,9 @@ static void terminal(const char *t)
 	CHECK(kc && strstr(kc, "    strided_gather ") < strstr(kc, "    bf16_gemm "));
 	CHECK(strstr(t, " ld sect/req = 32-byte sectors per global load request (4 ideal);") != NULL);
 	CHECK(strstr(t, "\n    medians over each kernel's profiled launches. launches = launches profiled;\n    duration = median "
-			"GPU time of one launch;\n    DRAM = DRAM bytes read + written / duration (writes can read up to ~30 % high: CUPTI's "
-			"kernel replay restores memory between passes and has no cache control, docs/kernel-metrics.md);\n") != NULL);
+			"GPU time of one launch;\n    DRAM = DRAM bytes read + written / duration (under CUPTI's kernel replay, which "
+			"flushes no cache between passes, writes can read up to ~30 % high; the header says how these launches "
+			"were replayed, docs/kernel-metrics.md);\n") != NULL);
 	CHECK(strstr(t, "\n    ceilings of GPU 0: measured by gpudiag roofline 2026-12-03: DRAM 4.00 "
 			"TB/s, FP32 60.0 TFLOP/s, BF16 tensor 800 TFLOP/s\n") != NULL);
 	/* the skipped launch: its reason made safe for the terminal */
@@ -246,7 +249,8 @@ static void terminal(const char *t)
 
 static void json(const char *j)
 {
-	CHECK_INT(json_holds(j, "kc['profiled'] == 2 and kc['skipped'] == 1 and kc['max_passes'] == 14 and kc['set'] == "
+	CHECK_INT(json_holds(j, "kc['profiled'] == 2 and kc['skipped'] == 1 and kc['max_passes'] == 14 and kc['replay'] == "
+				"{'user_l2_flushed': 1, 'user': 0, 'kernel': 1, 'unknown': 0} and kc['set'] == "
 				"'default' and kc['note'] is None"),
 		  0);
 	CHECK_INT(json_holds(j, "kc['rejected'] == ['smsp__foo.sum', 'sm__bar.ratio']"), 0);
@@ -323,7 +327,8 @@ static void html(const char *h)
 	char title[2][512];
 	const char *svg = strstr(h, "id='kc-roofline-0'");
 	CHECK(strstr(h, "<h2>Kernel counters</h2>") != NULL);
-	CHECK(strstr(h, "<p id='kc-launches'>gpudiag run --metrics=default: 2 launches profiled (up to 14 replay passes each), "
+	CHECK(strstr(h, "<p id='kc-launches'>gpudiag run --metrics=default: 2 launches profiled (up to 14 replay passes each; "
+			"1 by user replay, L2 flushed before each pass, 1 by CUPTI kernel replay, L2 not flushed between passes), "
 			"1 skipped: 1 cooperative.</p>") != NULL);
 	CHECK(strstr(h, "<td class='k' title='" GATHER "'>strided_gather</td><td class='r'>1</td><td class='r'>2.00 ms</td>"
 			"<td class='r'>1.60 TB/s</td><td class='r'>80.0 GFLOP/s</td><td>FP32</td><td class='r'>0.05</td>"

@@ -108,8 +108,9 @@ const char *const gd_report_kc_what[GD_REPORT_KC_COLS] = {
 	NULL,
 	"launches profiled",
 	"median GPU time of one launch",
-	"DRAM bytes read + written / duration (writes can read up to ~30 % high: CUPTI's kernel replay "
-	"restores memory between passes and has no cache control, docs/kernel-metrics.md)",
+	"DRAM bytes read + written / duration (under CUPTI's kernel replay, which flushes no cache between "
+	"passes, writes can read up to ~30 % high; the header says how these launches were replayed, "
+	"docs/kernel-metrics.md)",
 	"CUDA-core FLOPs (FMA = 2) / duration (on a tensor roof: tensor active × its ceiling)",
 	"the precision of the compute roof it is placed against",
 	"FLOPs per DRAM byte",
@@ -673,8 +674,13 @@ static void kc_header(const struct gd_profile *p, const struct gd_kc_view *v, FI
 	if (p->metrics[0])
 		fprintf(out, "=%s", gd_tty(p->metrics));
 	fprintf(out, "): %ld launch%s profiled", v->profiled, v->profiled == 1 ? "" : "es");
-	if (v->profiled > 0)
-		fprintf(out, " (up to %d replay pass%s each)", v->max_passes, v->max_passes == 1 ? "" : "es");
+	if (v->profiled > 0) {
+		char how[256];
+		fprintf(out, " (up to %d replay pass%s each", v->max_passes, v->max_passes == 1 ? "" : "es");
+		if (gd_kc_replay_text(v, how, sizeof(how))[0])
+			fprintf(out, "; %s", how);
+		fputc(')', out);
+	}
 	fprintf(out, ", %ld skipped", v->skipped);
 	for (int st = 1; st < GD_KL_STATUS_COUNT; st++) {
 		if (!n[st])
@@ -1438,6 +1444,12 @@ static void json_kcounters(struct gd_json *j, const struct gd_profile *p, const 
 		gd_json_int(j, gd_kl_status_names[st], n[st]);
 	gd_json_obj_end(j);
 	gd_json_int(j, "max_passes", v->max_passes);
+	gd_json_obj(j, "replay");
+	gd_json_int(j, "user_l2_flushed", v->replay_flushed);
+	gd_json_int(j, "user", v->replay_user);
+	gd_json_int(j, "kernel", v->replay_kernel);
+	gd_json_int(j, "unknown", v->replay_unknown);
+	gd_json_obj_end(j);
 	gd_json_arr(j, "rejected");
 	while (*q) { /* space-separated CUPTI names */
 		size_t w = strcspn(q, " ");

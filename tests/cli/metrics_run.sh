@@ -12,7 +12,7 @@ B=$(realpath "$2")
 FIX=$(realpath tests/fixtures)
 export GPUDIAG_LIBCUDA=/nonexistent GPUDIAG_LIBNVML=/nonexistent
 unset GPUDIAG_METRICS GPUDIAG_METRICS_KERNELS GPUDIAG_METRICS_NAMES GPUDIAG_METRICS_PER_KERNEL \
-	GPUDIAG_METRICS_SKIP GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_MAX
+	GPUDIAG_METRICS_SKIP GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_MAX GPUDIAG_METRICS_REPLAY
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export XDG_CACHE_HOME=$T/cache # the ceilings cache a --metrics run reads: never the user's
@@ -29,10 +29,11 @@ names() { val GPUDIAG_METRICS "$1" | tr ',' '\n'; } # the metric names, one a li
 
 # ---- the environment of a default --metrics run
 "$G" run --metrics -o "$T/d.sqlite" -- sh -c "$ENVP" >"$T/d.env" 2>"$T/d.err"; check "--metrics: program's exit code" 0 $?
-check "default: the variables given" "GPUDIAG_METRICS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_PER_KERNEL" \
+check "default: the variables given" "GPUDIAG_METRICS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_PER_KERNEL GPUDIAG_METRICS_REPLAY" \
 	"$(cut -d= -f1 "$T/d.env" | tr '\n' ' ' | sed 's/ $//')"
 check "default: 3 launches of each kernel" 3 "$(val GPUDIAG_METRICS_PER_KERNEL "$T/d.env")"
 check "default: 100 per process" 100 "$(val GPUDIAG_METRICS_MAX "$T/d.env")"
+check "default: user replay" user "$(val GPUDIAG_METRICS_REPLAY "$T/d.env")"
 # the default set is every quantity of src/profile/kc_metrics.c: its 32 named rows and its 17
 # stall reasons, in that order
 check "default: 49 names" 49 "$(names "$T/d.env" | wc -l)"
@@ -70,7 +71,7 @@ check "names only: exactly those, in order" "$X,lts__t_sectors.sum" "$(val GPUDI
 
 # the selection: --kernels, --launch-skip, --launch-count (then COUNT is also the budget)
 "$G" run --metrics --kernels 'gemm|attn' --launch-skip 1 --launch-count 2 -o "$T/s.sqlite" -- sh -c "$ENVP" >"$T/s.env" 2>/dev/null
-check "selection: the variables" "GPUDIAG_METRICS GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_KERNELS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_SKIP" \
+check "selection: the variables" "GPUDIAG_METRICS GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_KERNELS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_REPLAY GPUDIAG_METRICS_SKIP" \
 	"$(cut -d= -f1 "$T/s.env" | tr '\n' ' ' | sed 's/ $//')"
 check "selection: values" "gemm|attn 1 2 2" \
 	"$(val GPUDIAG_METRICS_KERNELS "$T/s.env") $(val GPUDIAG_METRICS_SKIP "$T/s.env") $(val GPUDIAG_METRICS_COUNT "$T/s.env") $(val GPUDIAG_METRICS_MAX "$T/s.env")"
@@ -82,8 +83,19 @@ check "--launch-skip alone: the next 100" "5 100 100 -" \
 check "--launch-count alone: skip 0" "0 7 7" \
 	"$(val GPUDIAG_METRICS_SKIP "$T/s3.env") $(val GPUDIAG_METRICS_COUNT "$T/s3.env") $(val GPUDIAG_METRICS_MAX "$T/s3.env")"
 
+# --metrics-replay: kernel passed on; a mode it does not know, or without --metrics, refused
+"$G" run --metrics --metrics-replay kernel -o "$T/r.sqlite" -- sh -c "$ENVP" >"$T/r.env" 2>/dev/null
+check "--metrics-replay kernel: passed on" kernel "$(val GPUDIAG_METRICS_REPLAY "$T/r.env")"
+"$G" run --metrics --metrics-replay=application -o "$T/r2.sqlite" -- true 2>"$T/r2.err"
+check "--metrics-replay application: usage error" 2 $?
+check "--metrics-replay application: said" "gpudiag: error: run: --metrics-replay: 'application' is not user or kernel" "$(cat "$T/r2.err")"
+check "--metrics-replay application: no profile" no "$([ -e "$T/r2.sqlite" ] && echo yes || echo no)"
+"$G" run --metrics-replay kernel -o "$T/r3.sqlite" -- true 2>"$T/r3.err"
+check "--metrics-replay without --metrics: usage error" 2 $?
+check "--metrics-replay without --metrics: said" 1 "$(grep -c 'run: --metrics-replay says how --metrics replays a launch; it needs --metrics (or --metrics-from)' "$T/r3.err")"
+
 # variables set before are not passed on: the options are the interface
-GPUDIAG_METRICS=bogus__x GPUDIAG_METRICS_KERNELS=old "$G" run -o "$T/u.sqlite" -- sh -c "$ENVP" >"$T/u.env" 2>/dev/null
+GPUDIAG_METRICS=bogus__x GPUDIAG_METRICS_KERNELS=old GPUDIAG_METRICS_REPLAY=kernel "$G" run -o "$T/u.sqlite" -- sh -c "$ENVP" >"$T/u.env" 2>/dev/null
 check "no --metrics: no GPUDIAG_METRICS* at all" 0 "$(wc -l <"$T/u.env")"
 check "no --metrics: no meta metrics" "" "$(meta "$T/u.sqlite" metrics)"
 check "no --metrics: counters not said off for it" 0 "$(meta "$T/u.sqlite" counters | grep -c metrics)"

@@ -7,6 +7,8 @@ launch. Usage:
                                     DIR/LABEL.ncu.csv (ncu --csv on the same launch); prints one
                                     table; exit 1 when a metric misses, a value is missing on
                                     either side, or the two tools profiled different kernels
+  compare.py table-info DIR LABEL...  the same table, for information: exit 0 whatever it shows
+                                    (gpudiag's kernel replay against ncu, to show what user replay fixed)
   compare.py uncoalesced REPORT.json STRIDED COALESCED
                                     the report's `uncoalesced` finding fired, names STRIDED with
                                     its sectors per request, and does not name COALESCED
@@ -17,7 +19,16 @@ almost exactly and 3 % leaves room only for what differs between two processes (
 contents at the start). For percentages (names with .pct / pct_of_peak) the larger of 3 %
 relative and 1 point absolute: a percentage near 0 (a 2 % SOL, a stall reason at 0.5 %) moves
 by tenths of a point between runs, which is 20 % relative and says nothing; no verdict
-threshold of gpudiag is finer than a few points."""
+threshold of gpudiag is finer than a few points.
+
+Durations are compared in SM cycles (duration × the SM clock each tool measured during the
+launch, sm__cycles_elapsed.avg.per_second): neither tool sets clocks (ncu runs with
+--clock-control none), so the boost clock of two processes may differ by a few per cent
+(1.98 vs 2.10 GHz was seen for one 52 µs kernel), and a kernel's time at another clock is not
+a disagreement between the tools. Both raw durations and clocks are printed.
+
+gpudiag flushes L2 before every pass (user replay, the default) as ncu does by default
+(--cache-control all), so ncu runs with its default cache control."""
 import csv
 import io
 import json
@@ -128,8 +139,14 @@ def table(d, labels):
             bad += 1
             continue
         ok = miss = 0
+        clk = "sm__cycles_elapsed.avg.per_second"
         for m in sorted(gv):
             g, n = gv[m], nv.get(m)
+            if m == "gpu__time_duration.sum" and g and n and gv.get(clk) and nv.get(clk):
+                print(f"{lab:10} {m + ' (raw)':68} {g:14.6g} {n:14.6g} {(g - n) / max(g, n) * 100:+7.2f}%  "
+                      f"(clocks {gv[clk] / 1e9:.3f} / {nv[clk] / 1e9:.3f} GHz)")
+                g, n = g * gv[clk] * 1e-9, n * nv[clk] * 1e-9  # ns x Hz: cycles
+                m = "gpu__time_duration.sum x SM clock (cycles)"
             if g is None or n is None:
                 print(f"{lab:10} {m:68} {g if g is not None else '-':>14} {n if n is not None else '-':>14} "
                       f"{'':>8}  FAIL: missing")
@@ -184,6 +201,8 @@ if __name__ == "__main__":
         print(",".join(db_names(sys.argv[2])))
     elif len(sys.argv) >= 4 and sys.argv[1] == "table":
         sys.exit(table(sys.argv[2], sys.argv[3:]))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "table-info":
+        table(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) == 5 and sys.argv[1] == "uncoalesced":
         sys.exit(uncoalesced(sys.argv[2], sys.argv[3], sys.argv[4]))
     else:

@@ -6,9 +6,11 @@
 #     same way in both tools (`--launch-skip 1 --launch-count 1` and one name pattern, matched
 #     against the demangled name: gpudiag's --kernels, ncu's -k regex: --kernel-name-base
 #     demangled). ncu is asked for the CUPTI names gpudiag collected, with --clock-control none
-#     and --cache-control none: gpudiag changes neither clocks nor caches, so the tool it is
-#     checked against must not either. compare.py: every metric within 3 % (percentages: 3 % or
-#     1 point); a miss, a missing value or a different kernel fails the area.
+#     (gpudiag never sets clocks) and its default cache control (all: caches flushed before each
+#     pass, which gpudiag's default user replay does too). compare.py: every metric within 3 %
+#     (percentages: 3 % or 1 point; durations in SM cycles); a miss, a missing value or a
+#     different kernel fails the area. For information (never a failure): the kernels.cu cases
+#     again under --metrics-replay kernel (CUPTI's kernel replay) against the same ncu files.
 #  2. the verdict: kernels.cu in gpudiag's default mode (the first 3 launches of each name) and
 #     the built-in demo (`gpudiag run --metrics` with no command); `gpudiag report --json` must
 #     name the strided kernel as `uncoalesced` with its sectors per request, and not its
@@ -27,7 +29,8 @@
 #     it gets). Wall time of each process; ratios to plain.
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
-# default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics. Logs and summaries stay in
+# default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
+# about 4 minutes). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
 # files are deleted at the end.
 set -u
@@ -53,7 +56,7 @@ CASES=(
 	"reglimited|k_reglimited|$W/kernels"
 )
 [ $TORCH = 1 ] && CASES+=("gemm|gemm|nvjet|xmma|python3 $D/progs.py gemm" "flash|flash|python3 $D/progs.py flash")
-LABELS=()
+LABELS=() KR=()
 for c in "${CASES[@]}"; do
 	lab=${c%%|*}; rest=${c#*|}; pat=${rest%|*}; prog=${rest##*|}
 	# the pattern may hold '|' (an alternation): the program is what follows the last one
@@ -66,16 +69,27 @@ for c in "${CASES[@]}"; do
 	[ -n "$names" ] || { fail "$lab: gpudiag collected no metric"; continue; }
 	[ -n "$NCU" ] || continue
 	timeout 180 "$NCU" --metrics "$names" --kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
-		--clock-control none --cache-control none --print-units base --csv --log-file "$W/$lab.ncu.csv" $prog \
+		--clock-control none --print-units base --csv --log-file "$W/$lab.ncu.csv" $prog \
 		>>"$LOG" 2>&1
 	say "ncu $lab: rc $?"
 	LABELS+=("$lab")
+	case $lab in strided | coalesced | divergent | reglimited)
+		timeout 120 "$GD" run --metrics --metrics-replay kernel --kernels "$pat" --launch-skip 1 --launch-count 1 \
+			-o "$W/${lab}_kr.sqlite" -- $prog >"$W/${lab}_kr.out" 2>&1
+		cp "$W/$lab.ncu.csv" "$W/${lab}_kr.ncu.csv" 2>/dev/null
+		KR+=("${lab}_kr") ;;
+	esac
 done
 if [ -z "$NCU" ]; then
 	fail "ncu not found: the agreement was not checked"
 elif [ ${#LABELS[@]} -gt 0 ]; then
 	python3 $D/compare.py table "$W" "${LABELS[@]}" >"$W/compare.txt" 2>&1 || FAILS=$((FAILS + 1))
-	grep -E 'FAIL|agree|agreement' "$W/compare.txt" | tee -a "$LOG"
+	grep -E 'FAIL|agree|agreement|raw' "$W/compare.txt" | tee -a "$LOG"
+	if [ ${#KR[@]} -gt 0 ]; then
+		python3 $D/compare.py table-info "$W" "${KR[@]}" >"$W/compare_kernel_replay.txt" 2>&1
+		say "for information, --metrics-replay kernel against the same ncu launches:"
+		grep -E 'dram__bytes_write|agree' "$W/compare_kernel_replay.txt" | tee -a "$LOG"
+	fi
 fi
 
 # ---- 2. the verdict, on kernels.cu (default mode) and on the demo
@@ -99,14 +113,33 @@ sed -n '1,80p' "$W/all.report" >>"$LOG"
 # the pass count of the basic set (the default set's is in every closing line above)
 timeout 60 "$GD" run --metrics=basic --kernels k_strided --launch-count 1 -o "$W/basic.sqlite" -- "$W/kernels" 1 >"$W/basic.out" 2>&1
 say "gpudiag run --metrics=basic: rc $?; $(grep '^gpudiag: counters of' "$W/basic.out")"
-# profiled launches in the trace: does kernel replay leave them a kernel record?
-python3 - "$W/all.sqlite" <<'PY' | tee -a "$LOG"
+# the trace of a user-replay run: each of the program's launches once (kernels.cu: 4 rounds of
+# its 4 kernels), with times, the profiled ones included; no replay, no L2-flush kernel, no sync
+# of the replay's (as many sync records as a run without --metrics); every profiled launch
+# replayed by user replay with a flush
+timeout 60 "$GD" run -o "$W/plain.sqlite" -- "$W/kernels" >"$W/plain.out" 2>&1
+python3 - "$W/all.sqlite" "$W/plain.sqlite" <<'PY' | tee -a "$LOG"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-n = db.execute("select count(*) from metric_launches where status='ok'").fetchone()[0]
-j = db.execute("select count(*) from metric_launches m join kernels k on k.pid=m.pid and k.correlation=m.correlation where m.status='ok'").fetchone()[0]
-print(f"profiled launches: {n}; with a kernel record in the trace: {j}; kernel records: {db.execute('select count(*) from kernels').fetchone()[0]}")
+q = lambda sql: db.execute(sql).fetchone()[0]
+n = q("select count(*) from metric_launches where status='ok'")
+j = q("select count(*) from metric_launches m join kernels k on k.pid=m.pid and k.correlation=m.correlation "
+      "where m.status='ok' and k.start is not null and k.end > k.start")
+per = dict(db.execute("select s.value, count(*) from kernels k join strings s on s.id = k.short_name group by 1").fetchall())
+modes = db.execute("select replay, l2_flushed, count(*) from metric_launches where status='ok' group by 1, 2").fetchall()
+syncs = q("select count(*) from sync")
+plain = sqlite3.connect(sys.argv[2]).execute("select count(*) from sync").fetchone()[0]
+print(f"profiled launches: {n}; with a timed kernel record in the trace: {j}; kernel records by name: {per}; "
+      f"replay: {modes}; sync records: {syncs} (without --metrics: {plain})")
+bad = []
+if j != n: bad.append("a profiled launch has no timed kernel record")
+if any(v != 4 for v in per.values()) or len(per) != 4: bad.append("kernel records are not 4 of each of the 4 kernels")
+if modes != [("user", 1, n)]: bad.append("not every launch by user replay with a flush")
+if syncs != plain: bad.append("sync records of the replay's own in the trace")
+print("FAIL trace of a user-replay run: " + "; ".join(bad) if bad else "trace of a user-replay run: ok")
+sys.exit(1 if bad else 0)
 PY
+[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 
 # ---- 2b. skipped launches (the programs exit 3 when their results are right): skips.cu (an
 # NCCL-named kernel, a cooperative launch, a captured graph) and skips.py (PyTorch: a one-rank
@@ -146,8 +179,8 @@ PY
 	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 done
 
-# ---- 3. cost (never asserted)
-if [ $TORCH = 1 ]; then
+# ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
+if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ]; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
 	N=30
 	C=$W/cost.txt; : >"$C"
@@ -165,6 +198,7 @@ if [ $TORCH = 1 ]; then
 	T_PLAIN=$(wall plain 120 python3 $P)
 	T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
 	T_GDN=$(wall gpudiag_n 120 "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	T_GDK=$(wall gpudiag_kr 120 "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
 	T_FULL=- T_NCUM=-
 	if [ -n "$NCU" ]; then
 		T_FULL=$(wall ncu_full 200 "$NCU" --set full --launch-count $N python3 $P)
@@ -177,6 +211,7 @@ if [ $TORCH = 1 ]; then
 		echo "  plain                                    $T_PLAIN s"
 		echo "  gpudiag run --metrics (default mode)     $T_GDDEF s $(ratio "$T_GDDEF")   $(prof gpudiag_default)"
 		echo "  gpudiag run --metrics --launch-count $N  $T_GDN s $(ratio "$T_GDN")   $(prof gpudiag_n)"
+		echo "  ... --metrics-replay kernel             $T_GDK s $(ratio "$T_GDK")   $(prof gpudiag_kr)"
 		echo "  ncu --metrics <gpudiag's default names> --launch-count $N   $T_NCUM s $(ratio "$T_NCUM")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_metrics.out" 2>/dev/null) launches profiled"
 		echo "  ncu --set full --launch-count $N        $T_FULL s $(ratio "$T_FULL")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full.out" 2>/dev/null) launches profiled"
 		echo "  (the --launch-count rows profile the same launches: the first $N of the process; gpudiag's"

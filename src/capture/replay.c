@@ -1,0 +1,263 @@
+/* User replay's driver, checkpoint and L2-flush calls (replay.h says what and why). */
+#include "capture/replay.h"
+
+#include "l2flush_ptx.h" /* gd_l2flush_ptx: src/capture/l2flush.cu as PTX, made at build time */
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CUPTI's checkpoint API (cupti_checkpoint.h) is declared in a C++ namespace with C linkage;
+ * a C file cannot include it, so the one struct and three functions are declared here with the
+ * header's layout (CUDA 13.0): the struct size is the offset of pPriv plus a pointer. */
+struct gd_cupti_checkpoint {
+	size_t structSize;
+	CUcontext ctx;
+	size_t reserveDeviceMB;
+	size_t reserveHostMB;
+	uint8_t allowOverwrite;
+	uint8_t optimizations;
+	void *pPriv;
+};
+#define GD_CHECKPOINT_STRUCT_SIZE (offsetof(struct gd_cupti_checkpoint, pPriv) + sizeof(void *))
+/* Device memory the checkpoint must leave free: the program's other threads may allocate while
+ * a launch is being replayed (CUPTI falls back to host memory for the rest). */
+#define GD_CHECKPOINT_RESERVE_MB 1024
+
+typedef CUptiResult (*ckpt_fn)(struct gd_cupti_checkpoint *);
+
+static struct {
+	CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+			   CUstream, void **, void **);
+	CUresult (*launch_ptsz)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+				CUstream, void **, void **);
+	CUresult (*launch_ex)(const CUlaunchConfig *, CUfunction, void **, void **);
+	CUresult (*launch_ex_ptsz)(const CUlaunchConfig *, CUfunction, void **, void **);
+	CUresult (*ctx_sync)(void);
+	CUresult (*ctx_get_current)(CUcontext *);
+	CUresult (*ctx_push)(CUcontext);
+	CUresult (*ctx_pop)(CUcontext *);
+	CUresult (*ctx_get_device)(CUdevice *);
+	CUresult (*dev_attr)(int *, CUdevice_attribute, CUdevice);
+	CUresult (*mod_load)(CUmodule *, const void *);
+	CUresult (*mod_fn)(CUfunction *, CUmodule, const char *);
+	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+	CUresult (*memset8)(CUdeviceptr, unsigned char, size_t);
+	CUresult (*err_string)(CUresult, const char **);
+	ckpt_fn save, restore, free;
+} drv;
+static int g_loaded; /* 0 not tried, 1 loaded, -1 failed */
+static char g_load_why[256];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void *sym(void *h, const char *name, int *missing)
+{
+	void *p = dlsym(h, name);
+	if (!p && !*missing) {
+		*missing = 1;
+		snprintf(g_load_why, sizeof(g_load_why), "%s not found", name);
+	}
+	return p;
+}
+
+#define SYM(h, field, name) (*(void **)&drv.field = sym(h, name, &missing))
+
+static void load_once(void)
+{
+	const char *cu = getenv("GPUDIAG_INJECT_LIBCUDA"), *ck = getenv("GPUDIAG_INJECT_LIBCHECKPOINT");
+	void *h, *hc;
+	int missing = 0;
+	if (!cu || !*cu)
+		cu = "libcuda.so.1";
+	if (!ck || !*ck)
+		ck = "libcheckpoint.so";
+	/* the driver the program loaded; never a second copy */
+	h = dlopen(cu, RTLD_NOW | RTLD_NOLOAD);
+	if (!h) {
+		snprintf(g_load_why, sizeof(g_load_why), "the CUDA driver (%s) is not loaded in this process", cu);
+		g_loaded = -1;
+		return;
+	}
+	SYM(h, launch, "cuLaunchKernel");
+	SYM(h, launch_ptsz, "cuLaunchKernel_ptsz");
+	SYM(h, launch_ex, "cuLaunchKernelEx");
+	SYM(h, launch_ex_ptsz, "cuLaunchKernelEx_ptsz");
+	SYM(h, ctx_sync, "cuCtxSynchronize");
+	SYM(h, ctx_get_current, "cuCtxGetCurrent");
+	SYM(h, ctx_push, "cuCtxPushCurrent_v2");
+	SYM(h, ctx_pop, "cuCtxPopCurrent_v2");
+	SYM(h, ctx_get_device, "cuCtxGetDevice");
+	SYM(h, dev_attr, "cuDeviceGetAttribute");
+	SYM(h, mod_load, "cuModuleLoadData");
+	SYM(h, mod_fn, "cuModuleGetFunction");
+	SYM(h, mem_alloc, "cuMemAlloc_v2");
+	SYM(h, memset8, "cuMemsetD8_v2");
+	SYM(h, err_string, "cuGetErrorString");
+	if (missing) {
+		g_loaded = -1;
+		return;
+	}
+	/* libcheckpoint.so sits beside libcupti in the toolkit; the library's run path finds it */
+	hc = dlopen(ck, RTLD_NOW | RTLD_LOCAL);
+	if (!hc) {
+		const char *e = dlerror();
+		snprintf(g_load_why, sizeof(g_load_why), "CUPTI's checkpoint library could not be loaded (%s)",
+			 e ? e : ck);
+		g_loaded = -1;
+		return;
+	}
+	SYM(hc, save, "cuptiCheckpointSave");
+	SYM(hc, restore, "cuptiCheckpointRestore");
+	SYM(hc, free, "cuptiCheckpointFree");
+	g_loaded = missing ? -1 : 1;
+}
+
+int gd_replay_load(char *why, size_t n)
+{
+	pthread_once(&g_once, load_once);
+	if (g_loaded > 0)
+		return 0;
+	snprintf(why, n, "%s", g_load_why);
+	return -1;
+}
+
+const char *gd_cu_text(CUresult r)
+{
+	const char *s = NULL;
+	if (!drv.err_string || drv.err_string(r, &s) != CUDA_SUCCESS || !s)
+		return "unknown CUDA error";
+	return s;
+}
+
+CUresult gd_ctx_sync(void) { return drv.ctx_sync(); }
+
+CUresult gd_ctx_enter(CUcontext ctx, int *pushed)
+{
+	CUcontext cur = NULL;
+	CUresult r;
+	*pushed = 0;
+	if ((r = drv.ctx_get_current(&cur)) != CUDA_SUCCESS)
+		return r;
+	if (cur == ctx || !ctx)
+		return CUDA_SUCCESS;
+	if ((r = drv.ctx_push(ctx)) == CUDA_SUCCESS)
+		*pushed = 1;
+	return r;
+}
+
+void gd_ctx_leave(int pushed)
+{
+	CUcontext c;
+	if (pushed)
+		drv.ctx_pop(&c);
+}
+
+/* ---- the L2 flush */
+
+int gd_flush_setup(struct gd_flush *f, CUcontext ctx, char *why, size_t n)
+{
+	CUdevice dev;
+	int l2 = 0, sms = 0;
+	CUresult r;
+	(void)ctx;
+	if ((r = drv.ctx_get_device(&dev)) != CUDA_SUCCESS ||
+	    (r = drv.dev_attr(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)) != CUDA_SUCCESS ||
+	    (r = drv.dev_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)) != CUDA_SUCCESS) {
+		snprintf(why, n, "the L2 size could not be read: %s", gd_cu_text(r));
+		return -1;
+	}
+	if (l2 <= 0) {
+		snprintf(why, n, "the driver gives no L2 size");
+		return -1;
+	}
+	/* twice the L2, in 16-byte words */
+	f->bytes = ((size_t)l2 * 2 + 15) & ~(size_t)15;
+	f->blocks = (unsigned)(sms > 0 ? sms * 8 : 256);
+	if ((r = drv.mod_load(&f->mod, gd_l2flush_ptx)) != CUDA_SUCCESS) {
+		snprintf(why, n, "the L2-flush kernel could not be loaded: %s", gd_cu_text(r));
+		return -1;
+	}
+	if ((r = drv.mod_fn(&f->fn, f->mod, "gpudiag_l2_flush")) != CUDA_SUCCESS ||
+	    (r = drv.mem_alloc(&f->buf, f->bytes)) != CUDA_SUCCESS) {
+		snprintf(why, n, "the L2 flush could not be set up (%zu MB of device memory): %s", f->bytes >> 20,
+			 gd_cu_text(r));
+		return -1;
+	}
+	/* zeroed once, so the kernel's never-taken store stays untaken (l2flush.cu) */
+	if ((r = drv.memset8(f->buf, 0, f->bytes)) != CUDA_SUCCESS || (r = drv.ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(why, n, "the L2-flush buffer could not be cleared: %s", gd_cu_text(r));
+		return -1;
+	}
+	f->state = 1;
+	return 0;
+}
+
+CUresult gd_flush_run(const struct gd_flush *f)
+{
+	unsigned long long words = f->bytes / 16;
+	CUdeviceptr sink = f->buf; /* its own first word: a store there harms nothing */
+	void *args[] = {(void *)&f->buf, &words, &sink};
+	CUresult r = drv.launch(f->fn, f->blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+	return r == CUDA_SUCCESS ? drv.ctx_sync() : r;
+}
+
+/* ---- the checkpoint */
+
+CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
+{
+	struct gd_cupti_checkpoint *c = k->priv;
+	CUptiResult r;
+	if (!c) {
+		if (!(c = calloc(1, sizeof(*c))))
+			return CUPTI_ERROR_OUT_OF_MEMORY;
+		k->priv = c;
+	}
+	memset(c, 0, sizeof(*c));
+	c->structSize = GD_CHECKPOINT_STRUCT_SIZE;
+	c->ctx = ctx;
+	c->reserveDeviceMB = GD_CHECKPOINT_RESERVE_MB;
+	c->allowOverwrite = 1;
+	r = drv.save(c);
+	k->saved = r == CUPTI_SUCCESS;
+	return r;
+}
+
+CUptiResult gd_ckpt_restore(struct gd_ckpt *k)
+{
+	return k->saved ? drv.restore(k->priv) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+void gd_ckpt_free(struct gd_ckpt *k)
+{
+	if (k->saved)
+		drv.free(k->priv);
+	k->saved = 0;
+	free(k->priv);
+	k->priv = NULL;
+}
+
+/* ---- the launch again */
+
+CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+		const cuLaunchKernel_params *p = params;
+		return (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ? drv.launch : drv.launch_ptsz)(
+			p->f, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ,
+			p->sharedMemBytes, p->hStream, p->kernelParams, p->extra);
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		/* the _ptsz parameters have the same layout */
+		const cuLaunchKernelEx_params *p = params;
+		return (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ? drv.launch_ex : drv.launch_ex_ptsz)(
+			p->config, p->f, p->kernelParams, p->extra);
+	}
+	default: return CUDA_ERROR_NOT_SUPPORTED;
+	}
+}

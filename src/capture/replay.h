@@ -1,0 +1,62 @@
+/* User replay for the range profiler (rangeprof.c; `gpudiag run --metrics`, the default
+ * --metrics-replay user): what gpudiag does itself instead of CUPTI's kernel replay, so that
+ * every counter pass starts from the same memory AND from a clean L2, as under ncu's default
+ * --cache-control all. Kernel replay restores memory but leaves L2 lines dirty, whose
+ * write-back lands in the next pass: DRAM write bytes read up to +31 % high (H200, 2026-12-03,
+ * docs/kernel-metrics.md).
+ *
+ * Per profiled launch (rangeprof.c drives it): synchronise the context; save its device memory
+ * with CUPTI's checkpoint API (libcheckpoint.so: device, pinned and managed allocations);
+ * for each pass but the last: restore, flush L2, start a pass, launch the kernel again with the
+ * program's own parameters, stop; then restore, flush, start the last pass and let the
+ * program's own launch run as that pass. The program sees exactly one effective launch.
+ *
+ * Everything is loaded at run time: the driver that the program already loaded
+ * (libcuda.so.1, RTLD_NOLOAD) and CUPTI's libcheckpoint.so (found through the injection
+ * library's run path, beside the toolkit's libcupti). GPUDIAG_INJECT_LIBCUDA and
+ * GPUDIAG_INJECT_LIBCHECKPOINT name other files (the CPU tier points both at its fake).
+ * Nothing here exits or aborts; every failure is a CUresult/CUptiResult and a sentence. */
+#ifndef GPUDIAG_CAPTURE_REPLAY_H
+#define GPUDIAG_CAPTURE_REPLAY_H
+
+#include <cuda.h>
+#include <cupti.h>
+#include <stddef.h>
+
+/* Loads the driver's entry points and the checkpoint library, once per process. 0, or -1 with
+ * why (then the caller falls back to kernel replay). */
+int gd_replay_load(char *why, size_t n);
+
+/* The L2 flush of one context: module, kernel and a zeroed buffer of twice the L2. */
+struct gd_flush {
+	int state;          /* 0 not set up, 1 ready, -1 unavailable (why said once) */
+	CUmodule mod;
+	CUfunction fn;
+	CUdeviceptr buf;
+	size_t bytes;
+	unsigned blocks;
+};
+/* Sets f up in ctx (current on this thread). 0, or -1 with why. */
+int gd_flush_setup(struct gd_flush *f, CUcontext ctx, char *why, size_t n);
+/* Launches the flush and waits for it. CUDA_SUCCESS or the error. */
+CUresult gd_flush_run(const struct gd_flush *f);
+
+/* The context's memory, saved for the passes of one launch. */
+struct gd_ckpt {
+	void *priv;         /* CUpti_Checkpoint, allocated here */
+	int saved;
+};
+CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx);
+CUptiResult gd_ckpt_restore(struct gd_ckpt *k);
+void gd_ckpt_free(struct gd_ckpt *k);
+
+/* The launch of callback cbid (cuLaunchKernel, cuLaunchKernelEx or their _ptsz forms) again,
+ * with the same parameters (cb->functionParams). */
+CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params);
+CUresult gd_ctx_sync(void);
+/* Makes ctx current on this thread if it is not; *pushed says whether to pop. */
+CUresult gd_ctx_enter(CUcontext ctx, int *pushed);
+void gd_ctx_leave(int pushed);
+const char *gd_cu_text(CUresult r);
+
+#endif
