@@ -36,7 +36,7 @@ static const char *const diff_tables[] = {"totals", "kinds", "kernels", "ops", "
 
 static double ratio(double a, double b) { return a > 0 ? b / a : NAN; }
 
-static void print_rows(const char *title, const struct gd_delta *r, int n, int top, FILE *out)
+static void print_rows(const char *title, const struct gd_delta *r, long n, int top, FILE *out)
 {
 	char b[4][48];
 	struct gd_table t;
@@ -58,37 +58,20 @@ static void print_rows(const char *title, const struct gd_delta *r, int n, int t
 	gd_table_free(&t);
 }
 
-/* A list of deltas as a table (JSON array or CSV/TSV). */
+/* A list of deltas as a table (JSON array or CSV/TSV). Module rows (with_class) write their
+ * path and class apart, the label being the terminal's. */
 static void tw_rows(struct gd_tw *w, const char *table, const char *key, const char *namekey, const struct gd_delta *r,
-		    int n, int top)
+		    long n, int top, int with_class)
 {
-	const char *const cols[] = {namekey, "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
-	if (!gd_tw_begin(w, table, key, cols, 7))
-		return;
-	for (int i = 0; i < n && i < top; i++) {
-		gd_tw_row(w);
-		gd_tw_str(w, r[i].name);
-		gd_tw_num(w, r[i].a);
-		gd_tw_num(w, r[i].b);
-		gd_tw_num(w, r[i].b - r[i].a);
-		gd_tw_num(w, ratio(r[i].a, r[i].b));
-		gd_tw_int(w, r[i].na);
-		gd_tw_int(w, r[i].nb);
-		gd_tw_row_end(w);
-	}
-	gd_tw_end(w);
-}
-
-/* The modules' deltas: path and class apart (the label is the terminal's). */
-static void tw_modules(struct gd_tw *w, const struct gd_delta *r, long n, int top)
-{
-	const char *const cols[] = {"module", "class", "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
-	if (!gd_tw_begin(w, "modules", "by_module", cols, 8))
+	const char *const cols[] = {namekey, "class", "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	const char *const plain[] = {namekey, "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	if (!gd_tw_begin(w, table, key, with_class ? cols : plain, with_class ? 8 : 7))
 		return;
 	for (long i = 0; i < n && i < top; i++) {
 		gd_tw_row(w);
-		gd_tw_str(w, r[i].path);
-		gd_tw_str(w, r[i].cls);
+		gd_tw_str(w, with_class ? r[i].path : r[i].name);
+		if (with_class)
+			gd_tw_str(w, r[i].cls);
 		gd_tw_num(w, r[i].a);
 		gd_tw_num(w, r[i].b);
 		gd_tw_num(w, r[i].b - r[i].a);
@@ -152,13 +135,13 @@ static void print_tables(int format, const char *table, const char *pa, const ch
 		gd_json_str(&j, "b", pb);
 	}
 	tw_totals(&w, sa, sb);
-	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT);
-	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top);
+	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT, 0);
+	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top, 0);
 	/* the framework's tables only where a profile has the view (or --table names one), so
 	 * that other diffs read as before */
 	if (c->framework || w.want) {
-		tw_rows(&w, "ops", "by_op", "op", c->ops, (int)(c->nops < INT_MAX ? c->nops : INT_MAX), top);
-		tw_modules(&w, c->modules, c->nmodules, top);
+		tw_rows(&w, "ops", "by_op", "op", c->ops, c->nops, top, 0);
+		tw_rows(&w, "modules", "by_module", "module", c->modules, c->nmodules, top, 1);
 	}
 	if (format == GD_FMT_JSON) {
 		gd_json_obj_end(&j);
@@ -182,10 +165,8 @@ static void print_text(const char *pa, const char *pb, const struct gd_summary *
 	print_rows("By kind", c->kinds, c->nkinds, GD_KIND_COUNT, stdout);
 	print_rows("By kernel (largest change first)", c->kernels, c->nkernels, top, stdout);
 	if (c->framework) {
-		print_rows("By PyTorch op (self GPU time; counts are calls)", c->ops, (int)(c->nops < INT_MAX ? c->nops : INT_MAX),
-			   top, stdout);
-		print_rows("By module (self GPU time; counts are calls)", c->modules,
-			   (int)(c->nmodules < INT_MAX ? c->nmodules : INT_MAX), top, stdout);
+		print_rows("By PyTorch op (self GPU time; counts are calls)", c->ops, c->nops, top, stdout);
+		print_rows("By module (self GPU time; counts are calls)", c->modules, c->nmodules, top, stdout);
 	}
 }
 

@@ -427,50 +427,11 @@ struct pending {
 	int pid;
 };
 
-/* Thread ids of (pid, tid) pairs: a small open-addressing map. */
-struct tmap {
-	uint64_t *key;
-	long *gid;
-	long cap, n;
-};
-
-static long tmap_get(struct tmap *m, int pid, int tid)
+/* The thread id (0, 1, … in order of first appearance) of a (pid, tid) pair; -1 out of memory. */
+static long thread_id(struct smap *m, int pid, int tid)
 {
-	uint64_t k = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, h;
-	long i;
-	if ((m->n + 1) * 2 > m->cap) {
-		long ncap = m->cap ? m->cap * 2 : 64;
-		uint64_t *nk = malloc((size_t)ncap * sizeof(*nk));
-		long *ng = malloc((size_t)ncap * sizeof(*ng));
-		if (!nk || !ng) {
-			free(nk), free(ng);
-			return -1;
-		}
-		for (long j = 0; j < ncap; j++)
-			ng[j] = -1;
-		for (long j = 0; j < m->cap; j++) {
-			long s;
-			if (m->gid[j] < 0)
-				continue;
-			h = m->key[j] * 0x9E3779B97F4A7C15ULL;
-			s = (long)((h >> 17) & (uint64_t)(ncap - 1));
-			while (ng[s] >= 0)
-				s = (s + 1) & (ncap - 1);
-			nk[s] = m->key[j], ng[s] = m->gid[j];
-		}
-		free(m->key), free(m->gid);
-		m->key = nk, m->gid = ng, m->cap = ncap;
-	}
-	h = k * 0x9E3779B97F4A7C15ULL;
-	i = (long)((h >> 17) & (uint64_t)(m->cap - 1));
-	while (m->gid[i] >= 0) {
-		if (m->key[i] == k)
-			return m->gid[i];
-		i = (i + 1) & (m->cap - 1);
-	}
-	m->key[i] = k;
-	m->gid[i] = m->n++;
-	return m->gid[i];
+	int key[2] = {pid, tid}, added;
+	return smap_get(m, (const char *)key, sizeof(key), m->n, &added);
 }
 
 /* Everything the computation holds until the rows are final. */
@@ -735,7 +696,7 @@ static int sweep(struct work *w)
 {
 	const struct gd_profile *p = w->p;
 	struct gd_framework *fw = w->fw;
-	struct tmap tm = {0};
+	struct smap tm = {0};
 	long *calls = NULL, *acount = NULL, *rstart = NULL, *kstart = NULL, nk = 0, ng;
 	int32_t *byapi = NULL, *rg = NULL, *kg = NULL, *rord = NULL, *kord = NULL, *tmp = NULL;
 	int64_t *kt = NULL; /* per kord entry: its launch call's start */
@@ -767,14 +728,14 @@ static int sweep(struct work *w)
 	if (!(rg = malloc(((size_t)w->nr + 1) * sizeof(*rg))) || !(kg = malloc(((size_t)nk + 1) * sizeof(*kg))))
 		goto out;
 	for (long i = 0; i < w->nr; i++) {
-		long g = tmap_get(&tm, p->nv[w->r[i].nv].pid, p->nv[w->r[i].nv].tid);
+		long g = thread_id(&tm, p->nv[w->r[i].nv].pid, p->nv[w->r[i].nv].tid);
 		if (g < 0)
 			goto out;
 		rg[i] = (int32_t)g;
 	}
 	for (long i = 0; i < nk; i++) {
 		const struct gd_papi *a = &p->a[calls[byapi[i]]];
-		long g = tmap_get(&tm, a->pid, a->tid);
+		long g = thread_id(&tm, a->pid, a->tid);
 		if (g < 0)
 			goto out;
 		kg[i] = (int32_t)g;
@@ -841,7 +802,7 @@ static int sweep(struct work *w)
 	}
 	rc = w->oom ? GD_EFAIL : GD_OK;
 out:
-	free(tm.key), free(tm.gid);
+	smap_free(&tm);
 	free(calls), free(rg), free(kg), free(rstart), free(kstart), free(rord), free(kord), free(kt), free(tmp);
 	free(byapi), free(acount);
 	return rc;
@@ -876,29 +837,29 @@ static void link_backward(struct work *w)
 static const struct gd_fw_op *g_ops;
 static const struct gd_fw_module *g_mods;
 
+/* The rows' order: the larger first time (then the larger second), a "(no …)" row after a real
+ * one of the same times; 0 when they tie. */
+static int by_time(double a1, double b1, double a2, double b2, int anone, int bnone)
+{
+	if (a1 != b1)
+		return a1 > b1 ? -1 : 1;
+	if (a2 != b2)
+		return a2 > b2 ? -1 : 1;
+	return anone - bnone;
+}
+
 static int cmp_op_idx(const void *x, const void *y)
 {
 	const struct gd_fw_op *a = &g_ops[*(const long *)x], *b = &g_ops[*(const long *)y];
-	if (a->self_ns != b->self_ns)
-		return a->self_ns > b->self_ns ? -1 : 1;
-	if (a->total_ns != b->total_ns)
-		return a->total_ns > b->total_ns ? -1 : 1;
-	if (a->none != b->none)
-		return a->none - b->none;
-	return strcmp(a->name, b->name);
+	int c = by_time(a->self_ns, b->self_ns, a->total_ns, b->total_ns, a->none, b->none);
+	return c ? c : strcmp(a->name, b->name);
 }
 
 static int cmp_mod_idx(const void *x, const void *y)
 {
 	const struct gd_fw_module *a = &g_mods[*(const long *)x], *b = &g_mods[*(const long *)y];
-	int c;
-	if (a->self_ns != b->self_ns)
-		return a->self_ns > b->self_ns ? -1 : 1;
-	if (a->total_ns != b->total_ns)
-		return a->total_ns > b->total_ns ? -1 : 1;
-	if (a->none != b->none)
-		return a->none - b->none;
-	if ((c = strcmp(a->path, b->path)))
+	int c = by_time(a->self_ns, b->self_ns, a->total_ns, b->total_ns, a->none, b->none);
+	if (c || (c = strcmp(a->path, b->path)))
 		return c;
 	return strcmp(a->cls ? a->cls : "", b->cls ? b->cls : "");
 }
@@ -913,13 +874,11 @@ static int cmp_path_len(const void *x, const void *y)
 static int cmp_child(const void *x, const void *y)
 {
 	const struct gd_fw_module *a = &g_mods[*(const long *)x], *b = &g_mods[*(const long *)y];
+	int c;
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	if (a->total_ns != b->total_ns)
-		return a->total_ns > b->total_ns ? -1 : 1;
-	if (a->none != b->none)
-		return a->none - b->none;
-	return strcmp(a->path, b->path);
+	c = by_time(a->total_ns, b->total_ns, 0, 0, a->none, b->none);
+	return c ? c : strcmp(a->path, b->path);
 }
 
 /* "a" is a dotted prefix of "b" ("" of any other path). */

@@ -38,30 +38,20 @@ static void td(FILE *f, const char *s, int right)
 
 static void ops_table(const struct gd_framework *fw, FILE *f)
 {
-	char b[6][48];
+	char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL];
 	fputs("<h3>Top ops</h3><p class='note'>By self time: the kernels the op launched itself; total: with the "
-	      "ops it called (torch.profiler's self and total device time).</p>\n<table><tr><th>op</th><th>calls</th>"
-	      "<th>kernels</th><th>per call</th><th>self</th><th>% kernel</th><th>total</th><th>direction</th></tr>\n",
+	      "ops it called (torch.profiler's self and total device time).</p>\n<table><tr>",
 	      f);
+	for (int c = 0; c < GD_REPORT_FW_OP_COLS; c++)
+		fprintf(f, "<th>%s</th>", gd_report_fw_op_head[c]);
+	fputs("</tr>\n", f);
 	for (long i = 0; i < fw->nops && i < TOP_OPS; i++) {
-		const struct gd_fw_op *o = &fw->ops[i];
-		const char *dir = gd_fw_dir_name(gd_fw_op_dir(o));
-		snprintf(b[0], 48, "%ld", o->calls);
-		snprintf(b[1], 48, "%ld", o->kernels);
-		if (o->calls)
-			snprintf(b[2], 48, "%.2f", (double)o->kernels / (double)o->calls);
-		else
-			snprintf(b[2], 48, "-");
+		gd_report_fw_op_row(fw, &fw->ops[i], cell);
 		fputs("<tr><td><code>", f);
-		esc(f, o->name);
+		esc(f, cell[0]);
 		fputs("</code></td>", f);
-		td(f, b[0], 1);
-		td(f, b[1], 1);
-		td(f, b[2], 1);
-		td(f, gd_fmt_time(b[3], 48, o->self_ns), 1);
-		td(f, gd_fmt_pct(b[4], 48, frac(o->self_ns, fw->kernel_ns)), 1);
-		td(f, gd_fmt_time(b[5], 48, o->total_ns), 1);
-		td(f, dir ? dir : "-", 0);
+		for (int c = 1; c < GD_REPORT_FW_OP_COLS; c++)
+			td(f, cell[c], c < GD_REPORT_FW_OP_COLS - 1);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -838,29 +838,44 @@ static const char *module_path(const struct gd_fw_module *m)
 	return m->none ? "(no module)" : m->path[0] ? m->path : "(root)";
 }
 
+const char *const gd_report_fw_op_head[GD_REPORT_FW_OP_COLS] = {"op",   "calls", "kernels", "per call",
+								  "self", "% kernel", "total", "direction"};
+
+void gd_report_fw_op_row(const struct gd_framework *fw, const struct gd_fw_op *o,
+			 char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL])
+{
+	const char *dir = gd_fw_dir_name(gd_fw_op_dir(o));
+	snprintf(cell[0], GD_REPORT_FW_CELL, "%s", o->name);
+	snprintf(cell[1], GD_REPORT_FW_CELL, "%ld", o->calls);
+	snprintf(cell[2], GD_REPORT_FW_CELL, "%ld", o->kernels);
+	if (o->calls)
+		snprintf(cell[3], GD_REPORT_FW_CELL, "%.2f", (double)o->kernels / (double)o->calls);
+	else
+		snprintf(cell[3], GD_REPORT_FW_CELL, "-");
+	gd_fmt_time(cell[4], GD_REPORT_FW_CELL, o->self_ns);
+	gd_fmt_pct(cell[5], GD_REPORT_FW_CELL, frac(o->self_ns, fw->kernel_ns));
+	gd_fmt_time(cell[6], GD_REPORT_FW_CELL, o->total_ns);
+	snprintf(cell[7], GD_REPORT_FW_CELL, "%s", dir ? dir : "-");
+}
+
 static void framework_ops(const struct gd_framework *fw, int top, FILE *out)
 {
 	struct gd_table tb;
-	char b[6][48], nm[96];
+	char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL], nm[96];
 	fprintf(out, "\n  %sTop ops%s (by self time; self: the kernels the op launched itself, total: with the ops it "
 		     "called; %% of summed kernel time)\n",
 		gd_bold(), gd_reset());
-	gd_table_init(&tb, 8);
+	gd_table_init(&tb, GD_REPORT_FW_OP_COLS);
 	for (int c = 1; c <= 6; c++)
 		gd_table_align_right(&tb, c);
-	gd_table_rowv(&tb, "op", "calls", "kernels", "per call", "self", "% kernel", "total", "direction");
+	gd_table_row(&tb, gd_report_fw_op_head);
 	for (long i = 0; i < fw->nops && i < top; i++) {
-		const struct gd_fw_op *o = &fw->ops[i];
-		const char *dir = gd_fw_dir_name(gd_fw_op_dir(o));
-		snprintf(b[0], 48, "%ld", o->calls);
-		snprintf(b[1], 48, "%ld", o->kernels);
-		if (o->calls)
-			snprintf(b[2], 48, "%.2f", (double)o->kernels / (double)o->calls);
-		else
-			snprintf(b[2], 48, "-");
-		gd_table_rowv(&tb, cut(nm, sizeof(nm), gd_tty(o->name), 64), b[0], b[1], b[2],
-			      gd_fmt_time(b[3], 48, o->self_ns), gd_fmt_pct(b[4], 48, frac(o->self_ns, fw->kernel_ns)),
-			      gd_fmt_time(b[5], 48, o->total_ns), dir ? dir : "-");
+		const char *row[GD_REPORT_FW_OP_COLS];
+		gd_report_fw_op_row(fw, &fw->ops[i], cell);
+		for (int c = 0; c < GD_REPORT_FW_OP_COLS; c++)
+			row[c] = cell[c];
+		row[0] = cut(nm, sizeof(nm), gd_tty(cell[0]), 64);
+		gd_table_row(&tb, row);
 	}
 	gd_table_print(&tb, out, 4);
 	gd_table_free(&tb);

@@ -40,6 +40,16 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f);
 /* The page's framework section (render/html_framework.c): top ops, the module tree, the fused
  * kernels; nothing for a profile without the framework view. */
 void gd_html_framework(FILE *f, const struct gd_analysis *a);
+/* The top ops table's columns and one op's cells (analysis/framework.h), one definition for the
+ * terminal (report.c) and the page (html_framework.c). The name cell is the op's name as
+ * recorded: the caller escapes it for its medium. */
+#define GD_REPORT_FW_OP_COLS 8
+#define GD_REPORT_FW_CELL 256
+struct gd_framework;
+struct gd_fw_op;
+extern const char *const gd_report_fw_op_head[GD_REPORT_FW_OP_COLS];
+void gd_report_fw_op_row(const struct gd_framework *fw, const struct gd_fw_op *o,
+			 char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL]);
 
 /* The convenience `gpudiag run` (after writing its profile), `gpudiag report FILE` and the
  * demo's no-GPU sample use: analyse the file, render it as ctx asks (ctx->json). Returns GD_OK,
