@@ -19,6 +19,9 @@ static const char MARK_PREFIX[] = "gpudiag.torch:";
 static const char ENGINE_PREFIX[] = "autograd::engine::evaluate_function:";
 static const char NO_OP[] = "(no op)";
 static const char NO_MODULE[] = "(no module)";
+/* A module path longer than this (real ones are tens of characters) gets no parent by prefix:
+ * only by the module range that enclosed it. */
+#define MAX_PREFIX_PATH 4096
 
 const char *gd_fw_dir_name(int dir)
 {
@@ -582,19 +585,29 @@ static int collect(struct work *w)
 	return GD_OK;
 }
 
-/* Ranges with the same start: the longer one encloses (insertion sort, stable: equal ends keep
- * the recorded order, which is the push order). */
-static void order_ties(const struct gd_profile *p, const struct fr *r, const int32_t *idx, int32_t *out, long n)
+/* Ranges with the same start: the longer one encloses; equal ends keep the recorded order,
+ * which is the push order. A run of equal starts is sorted by (end descending, index): a
+ * profile from anywhere may hold any number of them. */
+static const struct fr *g_r; /* for cmp_tie (qsort has no context argument) */
+
+static int cmp_tie(const void *x, const void *y)
 {
-	for (long i = 0; i < n; i++) {
-		int32_t x = idx[i];
-		long j = i;
-		int64_t s = p->nv[r[x].nv].start, e = r[x].end;
-		while (j > 0 && p->nv[r[out[j - 1]].nv].start == s && r[out[j - 1]].end < e) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = x;
+	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+	if (g_r[a].end != g_r[b].end)
+		return g_r[a].end > g_r[b].end ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static void order_ties(const struct gd_profile *p, const struct fr *r, int32_t *idx, long n)
+{
+	g_r = r;
+	for (long i = 0; i < n;) {
+		long j = i + 1;
+		while (j < n && p->nv[r[idx[j]].nv].start == p->nv[r[idx[i]].nv].start)
+			j++;
+		if (j - i > 1)
+			qsort(idx + i, (size_t)(j - i), sizeof(*idx), cmp_tie);
+		i = j;
 	}
 }
 
@@ -773,12 +786,10 @@ static int sweep(struct work *w)
 	}
 	free(calls), free(byapi), free(rg), free(kg);
 	calls = NULL, byapi = rg = kg = NULL;
-	if (!(rord = malloc(((size_t)w->nr + 1) * sizeof(*rord))))
-		goto out;
-	for (long g = 0; g < ng; g++)
-		order_ties(p, w->r, tmp + rstart[g], rord + rstart[g], rstart[g + 1] - rstart[g]);
-	free(tmp);
+	rord = tmp;
 	tmp = NULL;
+	for (long g = 0; g < ng; g++)
+		order_ties(p, w->r, rord + rstart[g], rstart[g + 1] - rstart[g]);
 
 	/* the sweep: a range that starts at a launch's time holds it, one that ends then too */
 	if (!(w->stack = malloc(((size_t)w->nr + 1) * sizeof(*w->stack))))
@@ -917,7 +928,10 @@ static int module_tree(struct work *w)
 			m[i].parent = e;
 			continue;
 		}
-		/* the longest existing proper prefix */
+		/* the longest existing proper prefix (of a path no longer than real ones get: a path
+		 * of a million dots would cost a million lookups of its prefixes) */
+		if (strlen(m[i].path) > MAX_PREFIX_PATH)
+			continue;
 		for (size_t l = strlen(m[i].path); l-- > 0;) {
 			long q;
 			if (m[i].path[l] != '.' && l)

@@ -508,6 +508,49 @@ static void test_compare(void)
 	gd_analysis_free(&b);
 }
 
+/* Profiles come from anywhere: many ranges with one start, a path of thousands of dots, odd
+ * messages. The figures stay right and the work stays O(n log n). */
+static void test_hostile(void)
+{
+	struct gd_profile p;
+	struct gd_framework fw;
+	char name[64], *path;
+	const long n = 10000; /* gd_profile_intern is linear: more would time the test helper */
+	gd_profile_init(&p);
+	g_corr = 0;
+	/* n op ranges starting together, the later recorded the shorter: the kernel's innermost op
+	 * is the shortest, and every one of them holds it */
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "aten::x, op_id = %ld", i + 1);
+		range(&p, 1, 10, name, 0, 100000 - i);
+	}
+	range(&p, 1, 10, "aten::inner, seq = 99999999999999999999999, op_id = 1", 0, 10);
+	range(&p, 1, 10, "gpudiag.module::", 0, 200000); /* empty class, the root */
+	path = malloc(20002);
+	for (int i = 0; i < 10000; i++)
+		path[2 * i] = 'a', path[2 * i + 1] = '.';
+	path[19999] = 0;
+	{
+		char *msg = malloc(20100);
+		snprintf(msg, 20100, "gpudiag.module:Deep:%s", path);
+		range(&p, 1, 10, msg, 300000, 300100);
+		free(msg);
+	}
+	launch(&p, 1, 10, 1, 7, "k");
+	launch(&p, 1, 10, 300050, 3, "k");
+	gd_profile_finish(&p);
+	CHECK_INT(gd_framework_compute(&p, &fw), GD_OK);
+	check_op(&fw, "aten::inner", 1, 1, 7, 7, GD_FW_FORWARD);
+	check_op(&fw, "aten::x", n, 0, 0, 7.0 * n, GD_FW_FORWARD);
+	check_op(&fw, "(no op)", 0, 1, 3, 3, GD_FW_DIR_UNKNOWN);
+	CHECK_INT(fw.nmodules, 2);
+	check_mod(&fw, "", "", 1, 1, 7, 7, 0, NULL, 0);
+	check_mod(&fw, path, "Deep", 1, 1, 3, 3, 0, NULL, 0); /* not inside the root: a root itself */
+	gd_framework_free(&fw);
+	gd_profile_free(&p);
+	free(path);
+}
+
 int main(void)
 {
 	test_attribution();
@@ -516,5 +559,6 @@ int main(void)
 	test_nvtx_table();
 	test_evidence();
 	test_compare();
+	test_hostile();
 	return TEST_DONE();
 }
