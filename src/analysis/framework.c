@@ -651,6 +651,14 @@ static void push(struct work *w, int32_t x, long *sp)
 	f->parent = par;
 	f->op = f->kind == R_OP ? x : pf ? pf->op : -1;
 	f->mod = f->kind == R_MODULE ? x : pf ? pf->mod : -1;
+	/* autograd's node range ("CopySlices, seq = 6") right inside the engine's ("autograd::
+	 * engine::evaluate_function: CopySlices", which PyTorch records without a seq) is backward
+	 * and carries the forward op's seq, whatever the node's name */
+	if (!f->bwdlike && f->kind == R_OP && pf && pf->kind == R_OP && pf->bwdlike) {
+		const char *en = w->fw->ops[pf->row].name;
+		size_t np = sizeof(ENGINE_PREFIX) - 1;
+		f->bwdlike = !strncmp(en, ENGINE_PREFIX, np) && en[np] == ' ' && !strcmp(en + np + 1, w->fw->ops[f->row].name);
+	}
 	f->in_bwd = f->bwdlike || (pf && pf->in_bwd);
 	f->bwd_seq = f->bwdlike && f->seq >= 0 ? f->seq : pf ? pf->bwd_seq : -1;
 	if (f->kind == R_OP) {

@@ -10,8 +10,11 @@
  *   op range      PyTorch's emit_nvtx form "<op name>, seq = N, op_id = M, ..." (a range whose
  *                 message carries ", seq = " or ", op_id = "); the op name is the text before
  *                 the first ", <key> = "
- *   backward      an op range named "autograd::engine::evaluate_function: …" or "…Backward<N>"
- *                 (an autograd node), and everything inside it
+ *   backward      an op range named "autograd::engine::evaluate_function: X" (the engine's),
+ *                 the node's own range X right inside it, any op range named "…Backward<N>",
+ *                 and everything inside them. PyTorch gives the node's range the seq of the
+ *                 forward op that made the node (the engine's has none): the innermost backward
+ *                 range with a seq names the forward op
  *   torch mark    "gpudiag.torch:<version>:<mode>", one per instrumented process
  * Every other range (a program's own, JAX/XLA's) is left to the NVTX table (tables.h).
  *

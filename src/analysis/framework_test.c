@@ -24,13 +24,15 @@
  *     eval AddmmBackward0 seq 8 [2000, 2100] > AddmmBackward0 seq 8 > aten::mm seq 500
  *                                                             launch 2020 → K9 80
  *     eval ReluBackward0 seq 9 [2200, 2300]                   launch 2250 → K10 10
+ *     eval CopySlices [2310, 2390] > CopySlices seq 10 (PyTorch's form: the engine's range
+ *       without a seq, the node's with it)                    launch 2330 → K16 4
  *     eval XBackward0 seq 999 (no forward op has it)          launch 2450 → K11 7
  *     eval AddmmBackward0 seq 6 [2600, never closed]          launch 2650 → K12 30
  *   pid 2: aten::addmm seq 8 (no module) thread 10            launch 150 → K13 40
  *          eval AddmmBackward0 seq 8, thread 30               launch 3050 → K14 20
  *            (seq 8 of pid 2, not pid 1's enc.layers.1.proj)
  *   pid 1: K15 3 ns whose launch call is not in the profile.
- * Kernel time in all: 486 ns. "eval X" is "autograd::engine::evaluate_function: X". */
+ * Kernel time in all: 490 ns. "eval X" is "autograd::engine::evaluate_function: X". */
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
 #include "analysis/framework.h"
@@ -106,6 +108,10 @@ static void build(struct gd_profile *p)
 	launch(p, 1, 20, 2020, 80, GEMM);                 /* K9 */
 	range(p, 1, 20, EVAL "ReluBackward0, seq = 9, op_id = 13", 2200, 2300);
 	launch(p, 1, 20, 2250, 10, "relu_bwd");           /* K10 */
+	/* as PyTorch records it: the engine's range without a seq, the node's (any name) with it */
+	range(p, 1, 20, EVAL "torch::autograd::CopySlices, op_id = 16", 2310, 2390);
+	range(p, 1, 20, "torch::autograd::CopySlices, seq = 10, op_id = 17", 2320, 2380);
+	launch(p, 1, 20, 2330, 4, "copy_slices");         /* K16 */
 	range(p, 1, 20, EVAL "XBackward0, seq = 999, op_id = 14", 2400, 2500);
 	launch(p, 1, 20, 2450, 7, "x_bwd");               /* K11 */
 	range(p, 1, 20, EVAL "AddmmBackward0, seq = 6, op_id = 15", 2600, -1);
@@ -192,7 +198,7 @@ static void test_attribution(void)
 {
 	struct gd_profile p;
 	struct gd_framework fw;
-	/* per kernel K1..K14 (correlation ids 1..14 in launch order): op, module, backward */
+	/* per kernel in launch order (correlation ids 1..15): op, module, backward */
 	static const struct {
 		int pid;
 		const char *op, *mod;
@@ -208,6 +214,7 @@ static void test_attribution(void)
 		{1, NULL, NULL, 0},
 		{1, "aten::mm", "enc.layers.1.proj", 1},
 		{1, EVAL "ReluBackward0", "act", 1},
+		{1, "torch::autograd::CopySlices", "act", 1}, /* K16: seq 10, the second act call's relu */
 		{1, EVAL "XBackward0", NULL, 1},
 		{1, EVAL "AddmmBackward0", "enc.layers.0.proj", 1},
 		{2, "aten::addmm", NULL, 0},
@@ -218,12 +225,12 @@ static void test_attribution(void)
 	CHECK_INT(fw.present, 1);
 	CHECK_STR(fw.mode, "ops");
 	CHECK_STR(fw.torch, "2.11.0");
-	CHECK_INT(fw.op_ranges, 15);
+	CHECK_INT(fw.op_ranges, 17);
 	CHECK_INT(fw.module_ranges, 8);
-	CHECK_INT(fw.bwd_ranges, 6); /* the engine's and the node's ranges; not aten::mm inside them */
-	CHECK_INT(fw.kernels, 15);
+	CHECK_INT(fw.bwd_ranges, 8); /* the engine's and the node's ranges; not aten::mm inside them */
+	CHECK_INT(fw.kernels, 16);
 	CHECK_INT(fw.no_launcher, 1);
-	CHECK_NEAR(fw.kernel_ns, 486, 0);
+	CHECK_NEAR(fw.kernel_ns, 490, 0);
 
 	for (int i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
 		long k = kidx(&p, want[i].pid, (uint32_t)(i + 1));
@@ -250,14 +257,16 @@ static void test_attribution(void)
 
 	/* ops, by self time (ties: total): self = innermost op's kernels, total = every kernel
 	 * inside each of its ranges; calls = its ranges (the never-closed one too) */
-	CHECK_INT(fw.nops, 10);
+	CHECK_INT(fw.nops, 12);
 	CHECK_STR(fw.ops[0].name, "aten::addmm");
 	CHECK_STR(fw.ops[1].name, "aten::mm");
 	CHECK_STR(fw.ops[2].name, "(no op)");
 	CHECK_STR(fw.ops[3].name, EVAL "AddmmBackward0");
 	CHECK_STR(fw.ops[4].name, "aten::linear"); /* self 20 like relu; total 220 > 20 */
 	CHECK_STR(fw.ops[5].name, "aten::relu");
-	CHECK_STR(fw.ops[9].name, "AddmmBackward0");
+	CHECK_STR(fw.ops[9].name, "torch::autograd::CopySlices");
+	CHECK_STR(fw.ops[10].name, "AddmmBackward0"); /* self 0: by total, 80 */
+	CHECK_STR(fw.ops[11].name, EVAL "torch::autograd::CopySlices");
 	check_op(&fw, "aten::addmm", 3, 3, 240, 240, GD_FW_FORWARD);
 	check_op(&fw, "aten::linear", 2, 1, 20, 220, GD_FW_FORWARD); /* (100 + 20) + 100 */
 	CHECK_INT(op(&fw, "aten::linear")->total_kernels, 3);
@@ -269,6 +278,8 @@ static void test_attribution(void)
 	check_op(&fw, EVAL "ReluBackward0", 1, 1, 10, 10, GD_FW_BACKWARD);
 	check_op(&fw, EVAL "XBackward0", 1, 1, 7, 7, GD_FW_BACKWARD);
 	check_op(&fw, "(no op)", 0, 3, 54, 54, GD_FW_DIR_UNKNOWN); /* K7, K8, K15 */
+	check_op(&fw, "torch::autograd::CopySlices", 1, 1, 4, 4, GD_FW_BACKWARD);
+	check_op(&fw, EVAL "torch::autograd::CopySlices", 1, 0, 0, 4, GD_FW_BACKWARD);
 	CHECK(op(&fw, "step") == NULL);                                /* not a framework range */
 
 	/* modules, by self time; backward kernels by their forward op's seq in the same process */
@@ -279,14 +290,14 @@ static void test_attribution(void)
 	CHECK_STR(fw.modules[6].path, "enc"); /* self 0, total 330 */
 	check_mod(&fw, "enc.layers.1.proj", "Linear", 1, 2, 180, 180, 80, "enc", 2);
 	check_mod(&fw, "enc.layers.0.proj", "Linear", 1, 3, 150, 150, 30, "enc", 2);
-	check_mod(&fw, "act", "ReLU", 2, 3, 30, 30, 10, "", 1); /* called twice */
+	check_mod(&fw, "act", "ReLU", 2, 4, 34, 34, 14, "", 1); /* called twice */
 	check_mod(&fw, "head", "Head", 1, 1, 5, 5, 0, "", 1);
-	check_mod(&fw, "", "Model", 1, 1, 1, 366, 120, NULL, 0);
+	check_mod(&fw, "", "Model", 1, 1, 1, 370, 124, NULL, 0);
 	check_mod(&fw, "enc", "Encoder", 1, 0, 0, 330, 110, "", 1);
 	check_mod(&fw, "enc.drop", "Dropout", 1, 0, 0, 0, 0, "enc", 2); /* inside head, under enc by path */
 	check_mod(&fw, "(no module)", NULL, 0, 5, 120, 120, 27, NULL, 0); /* K8, K11, K13, K14, K15 */
 	CHECK_INT(fw.modules[mod(&fw, "enc.layers.1.proj")].total_kernels, 2);
-	CHECK_INT(fw.modules[mod(&fw, "")].total_kernels, 10);
+	CHECK_INT(fw.modules[mod(&fw, "")].total_kernels, 11);
 
 	/* the tree, pre-order, children by total: Model > enc > (1.proj, 0.proj, drop), act, head;
 	 * then (no module) */
@@ -451,7 +462,7 @@ static void test_evidence(void)
 	f->state = GD_FIRED;
 	f->nev = 1;
 	snprintf(f->ev[0].key, sizeof(f->ev[0].key), "launch_api_median_ns");
-	f->ev[0].value = 15; /* short: K4, K5, K6, K7, K10, K11, K15 */
+	f->ev[0].value = 15; /* short: K4, K5, K6, K7, K10, K11, K15, K16 */
 	v.f[GD_R_MEMBOUND].state = GD_CLEAR;
 	snprintf(v.f[GD_R_MEMBOUND].kernel, sizeof(v.f[GD_R_MEMBOUND].kernel), "%s", "relu_kernel");
 	gd_verdicts_add_framework(&a.p, &a.s, &a.fw, &v);
@@ -463,12 +474,12 @@ static void test_evidence(void)
 	CHECK_NEAR(f->ev[0].value, 200.0 / 280, 1e-12);
 	CHECK_STR(f->ev[0].text, "launched by op `aten::addmm` (71.4 % of its time); in `enc.layers.*.proj` (Linear) "
 				 "(100.0 % of its time)");
-	/* act: K4, K5, K10 of the 7 short kernels; 3 kernels in 2 calls. aten::relu: K4, K5 */
+	/* act: K4, K5, K10, K16 of the 8 short kernels; 4 kernels in 2 calls. aten::relu: K4, K5 */
 	f = &v.f[GD_R_LAUNCH];
 	CHECK_INT(f->nev, 3);
 	CHECK_STR(f->ev[1].key, "module_kernels_per_call");
-	CHECK_NEAR(f->ev[1].value, 1.5, 1e-12);
-	CHECK_STR(f->ev[1].text, "launch-bound: `act` (ReLU) launches 1.5 kernels per call (3 of the 7 short kernels)");
+	CHECK_NEAR(f->ev[1].value, 2, 1e-12);
+	CHECK_STR(f->ev[1].text, "launch-bound: `act` (ReLU) launches 2 kernels per call (4 of the 8 short kernels)");
 	CHECK_STR(f->ev[2].key, "op_kernels_per_call");
 	CHECK_STR(f->ev[2].text, "op `aten::relu` launches 1 kernel per call (2 of the short kernels)");
 	CHECK_INT(v.f[GD_R_MEMBOUND].nev, 0); /* not fired: nothing added */
@@ -492,7 +503,7 @@ static void test_compare(void)
 	CHECK_INT(gd_compare_compute(&a.s, &b.s, &c), GD_OK);
 	CHECK_INT(gd_compare_framework(&a.fw, &b.fw, &c), GD_OK);
 	CHECK_INT(c.framework, 1);
-	CHECK_INT(c.nops, 10);
+	CHECK_INT(c.nops, 12);
 	CHECK_STR(c.ops[0].name, "aten::addmm");
 	CHECK_NEAR(c.ops[0].a, 240, 0);
 	CHECK_NEAR(c.ops[0].b, 340, 0);

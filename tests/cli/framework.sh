@@ -17,7 +17,7 @@ done
 # ---- terminal: the section after the summary, bounded by --top
 expect_rc 0 -- "$GD" report "$T/torch.sqlite" --top 3
 expect_out "FRAMEWORK  PyTorch 2.11.0+cu130, instrumented by gpudiag run --torch ops"
-expect_out "84 op ranges (36 in backward), 20 module ranges; 842.0 µs of kernel time in all"
+expect_out "84 op ranges (38 in backward), 20 module ranges; 842.0 µs of kernel time in all"
 grep -qE '^    aten::mm +8 +8 +1\.00 +320\.0 µs +38\.0 % +320\.0 µs +backward$' "$T/out" && ok || bad "aten::mm row"
 grep -qE '^    \(no op\) +0 +2 +- +60\.0 µs' "$T/out" && ok || bad "(no op) row"
 grep -qE '^    layers\.0\.fc +Linear +2 +6 +260\.0 µs +30\.9 % +260\.0 µs +100\.0 µs +160\.0 µs$' "$T/out" && ok ||
