@@ -1,6 +1,7 @@
 # Checks of an installed gpudiag, shared by install.sh (cmake --install into a staging
-# DESTDIR) and install_deb.sh (the .deb unpacked with dpkg-deb -x). Sourced after lib.sh;
-# not a test itself (CTest runs tests/cli/*.sh only).
+# DESTDIR) and install_deb.sh (the .deb unpacked with dpkg-deb -x); install_container.sh
+# takes make_deb and help_commands from here. Sourced after lib.sh; not a test itself
+# (CTest runs tests/cli/*.sh only).
 #
 # check_installed PREFIX: PREFIX/bin/gpudiag and what it ships, with the build tree out of
 # reach: it must find its injection library and sample profile inside PREFIX, relative to
@@ -8,6 +9,28 @@
 
 SRC=$(pwd)
 B=$(realpath "$BUILD")
+
+# make_deb DIR: `cpack -G DEB` of this build into DIR (cpack stages its own install there; the
+# build tree is not written); sets deb to the package. Returns 1, having said why, on failure.
+make_deb() {
+  deb=
+  if (cd "$T" && cpack -G DEB --config "$B/CPackConfig.cmake" -B "$1") >"$T/cpack.log" 2>&1; then ok; else
+    bad "cpack -G DEB failed: $(tail -5 "$T/cpack.log")"; return 1
+  fi
+  deb=$(ls "$1"/gpudiag_*.deb 2>/dev/null | head -1)
+  [ -f "$deb" ] && ok || { bad "no gpudiag_*.deb made"; return 1; }
+}
+
+# the installed manual page NAME (gpudiag, gpudiag-<command>) under PREFIX: gzip-compressed
+# where the build found gzip (cmake/gzip_pages.cmake), else plain; man_text prints it as roff
+man_page() {
+  local f
+  for f in "$1/share/man/man1/$2.1.gz" "$1/share/man/man1/$2.1"; do
+    [ -f "$f" ] && { echo "$f"; return 0; }
+  done
+  return 1
+}
+man_text() { case $1 in *.gz) gzip -dc "$1" ;; *) cat "$1" ;; esac; }
 
 # the commands `gpudiag help` lists
 help_commands() { "$1" help | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'; }
@@ -29,6 +52,11 @@ check_installed() {
   sample=$P/share/gpudiag/sample.gpudiag.sqlite
   [ -f "$sample" ] && ok || bad "no $sample"
   grep -qxF "sample profile: $(realpath "$sample")" "$T/v" && ok || bad "-V names another sample profile: $(grep sample "$T/v")"
+  # the Python instrumentation of `run --torch` (src/python/), likewise
+  [ -f "$P/share/gpudiag/python/sitecustomize.py" ] && [ -f "$P/share/gpudiag/python/_gpudiag_torch.py" ] && ok ||
+    bad "no share/gpudiag/python/{sitecustomize,_gpudiag_torch}.py under $P"
+  grep -qxF "python instrumentation: $(realpath "$P/share/gpudiag/python" 2>/dev/null)" "$T/v" && ok ||
+    bad "-V names another python folder: $(grep python "$T/v")"
   if [ $cuda = 1 ]; then
     lib=$(find "$P" -path '*/gpudiag/libgpudiag_inject.so' | head -1)
     [ -n "$lib" ] && ok || bad "no lib*/gpudiag/libgpudiag_inject.so under $P"
@@ -79,13 +107,23 @@ check_installed() {
   # -- a manual page per command: every line of `gpudiag help <command>`, rendered
   cmds=$(help_commands "$G")
   [ -n "$cmds" ] && ok || bad "gpudiag help lists no command"
-  [ -f "$P/share/man/man1/gpudiag.1" ] && ok || bad "no man1/gpudiag.1"
+  man_page "$P" gpudiag >/dev/null && ok || bad "no man1/gpudiag.1(.gz)"
+  # compressed as Debian wants (policy §12.1) when the build had gzip, with no name or time
+  # stamp in the gzip header (reproducible): FLG (byte 4) without FNAME, MTIME (5-8) zero
+  if grep -q '^GPUDIAG_GZIP:FILEPATH=/' "$B/CMakeCache.txt"; then
+    for page in "$P"/share/man/man1/gpudiag*.1*; do
+      case $page in
+        *.1.gz) [ "$(od -An -tx1 -j3 -N5 "$page" | tr -d ' ')" = 0000000000 ] && ok ||
+                  bad "${page##*/}: the gzip header holds a name or time stamp (gzip -n)" ;;
+        *) bad "${page##*/}: a manual page installed uncompressed" ;;
+      esac
+    done
+  fi
   for c in $cmds; do
-    page=$P/share/man/man1/gpudiag-$c.1
-    if [ ! -f "$page" ]; then bad "no manual page gpudiag-$c.1"; continue; fi
-    grep -q "^gpudiag\\\\-$c \\\\- ." "$page" && ok || bad "gpudiag-$c.1: no NAME line"
+    if ! page=$(man_page "$P" "gpudiag-$c"); then bad "no manual page gpudiag-$c.1(.gz)"; continue; fi
+    man_text "$page" | grep -q "^gpudiag\\\\-$c \\\\- ." && ok || bad "gpudiag-$c.1: no NAME line"
     if command -v groff >/dev/null; then
-      groff -k -man -Tutf8 -P-cbou "$page" 2>"$T/groff_err" | sed 's/^ *//' >"$T/page"
+      man_text "$page" | groff -k -man -Tutf8 -P-cbou 2>"$T/groff_err" | sed 's/^ *//' >"$T/page"
       [ -s "$T/groff_err" ] && bad "gpudiag-$c.1: groff says $(head -2 "$T/groff_err")"
       n=0
       while IFS= read -r line; do
@@ -96,8 +134,8 @@ check_installed() {
       [ $n -eq 0 ] && ok || bad "gpudiag-$c.1: $n line(s) of 'gpudiag help $c' missing from the rendered page"
     fi
   done
-  for page in "$P"/share/man/man1/gpudiag-*.1; do
-    c=${page##*/gpudiag-}; c=${c%.1}
+  for page in "$P"/share/man/man1/gpudiag-*.1*; do
+    c=${page##*/gpudiag-}; c=${c%.gz}; c=${c%.1}
     echo "$cmds" | grep -qx "$c" && ok || bad "manual page for '$c', which gpudiag help does not list"
   done
 

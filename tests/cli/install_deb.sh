@@ -2,8 +2,8 @@
 # shared library the binary needs comes from a package that Depends names; no dependency on
 # CUDA, which is loaded at run time and said so in the description), its file list
 # (dpkg-deb -c), and the files unpacked with dpkg-deb -x into a temporary root, checked as
-# install.sh checks a staged install (tests/cli/install_checks.bash). Installing the package
-# into a clean container is not possible here (no container runtime in CI): docs/install.md.
+# install.sh checks a staged install (tests/cli/install_checks.bash). Installing it with apt
+# into a clean Debian system: install_container.sh.
 # Skips (77) on a machine without cpack's DEB tools (dpkg-deb).
 source "$(dirname "$0")/lib.sh" "$@"
 source "$(dirname "$0")/install_checks.bash"
@@ -11,12 +11,7 @@ source "$(dirname "$0")/install_checks.bash"
 for t in cpack dpkg-deb; do
   command -v $t >/dev/null || { echo "SKIP: $t is not installed"; exit 77; }
 done
-# cpack installs the build into its own staging folder under -B; the build tree is not written
-if (cd "$T" && cpack -G DEB --config "$B/CPackConfig.cmake" -B "$T/pkg") >"$T/cpack.log" 2>&1; then ok; else
-  bad "cpack -G DEB failed: $(tail -5 "$T/cpack.log")"; finish; exit
-fi
-deb=$(ls "$T"/pkg/gpudiag_*.deb 2>/dev/null | head -1)
-[ -f "$deb" ] && ok || { bad "no gpudiag_*.deb made"; finish; exit; }
+make_deb "$T/pkg" || { finish; exit; }
 
 dpkg-deb -f "$deb" Package Version Architecture Depends >"$T/fields"
 grep -qx "Package: gpudiag" "$T/fields" && ok || bad "Package: $(cat "$T/fields")"
@@ -33,10 +28,31 @@ for p in libc6 libsqlite3-0; do
 done
 echo "$depends" | grep -qi "cuda\|nvidia\|cupti" && bad "Depends names CUDA: $depends" || ok
 dpkg-deb -f "$deb" Description | grep -q "loaded at run time" && ok || bad "the description does not say CUDA is loaded at run time"
+# the other fields, as lintian would check them (lintian itself is too large a download for
+# every CI run; docs/install.md records what it says): Maintainer "Name <address>" (policy
+# §5.6.2), the configured one; Section and Priority; a synopsis of at most 80 characters that
+# is no sentence and does not repeat the name; description lines of at most 80 columns
+maint=$(sed -n 's/^GPUDIAG_DEB_MAINTAINER:STRING=//p' "$B/CMakeCache.txt")
+[ "$(dpkg-deb -f "$deb" Maintainer)" = "$maint" ] && ok || bad "Maintainer: $(dpkg-deb -f "$deb" Maintainer), configured: $maint"
+dpkg-deb -f "$deb" Maintainer | grep -qE '^[^<>@]*[^<>@ ] <[^<>@ ]+@[^<>@ ]+\.[^<>@ ]+>$' && ok ||
+  bad "Maintainer is not 'Name <address>': $(dpkg-deb -f "$deb" Maintainer)"
+[ "$(dpkg-deb -f "$deb" Section)|$(dpkg-deb -f "$deb" Priority)" = "devel|optional" ] && ok ||
+  bad "Section|Priority: $(dpkg-deb -f "$deb" Section)|$(dpkg-deb -f "$deb" Priority)"
+syn=$(dpkg-deb -f "$deb" Description | head -1)
+[ ${#syn} -le 80 ] && [ "${syn%.}" = "$syn" ] && [ "${syn#gpudiag}" = "$syn" ] && [ "${syn#[Aa] }" = "$syn" ] && ok ||
+  bad "synopsis: '$syn' (at most 80 characters, no full stop, not starting with the name or an article)"
+dpkg-deb -f "$deb" Description | awk 'NR > 1 && length($0) > 80 { bad = 1; print } END { exit bad }' >"$T/long" && ok ||
+  bad "description lines over 80 columns: $(head -2 "$T/long")"
 
 rm -rf "$T/root"
 dpkg-deb -x "$deb" "$T/root" && ok || bad "dpkg-deb -x failed"
 G=$T/root/usr/bin/gpudiag
+# the packaged binaries are stripped (CPACK_STRIP_FILES; lintian: unstripped-binary-or-object)
+if command -v readelf >/dev/null; then
+  for f in "$G" $(find "$T/root" -name '*.so'); do
+    readelf -S "$f" | grep -qE ' \.(symtab|debug_info) ' && bad "${f#"$T/root"} is not stripped" || ok
+  done
+fi
 # every library the binary needs (NEEDED: what it links itself; ldd says where each is), by
 # the package that holds it, is in Depends
 if command -v dpkg >/dev/null && command -v ldd >/dev/null && command -v readelf >/dev/null; then
@@ -56,7 +72,7 @@ if command -v dpkg >/dev/null && command -v ldd >/dev/null && command -v readelf
 fi
 # the file list: what docs/install.md says goes where
 dpkg-deb -c "$deb" | awk '{ print $NF }' >"$T/files"
-for f in ./usr/bin/gpudiag ./usr/share/gpudiag/sample.gpudiag.sqlite ./usr/share/man/man1/gpudiag.1 \
+for f in ./usr/bin/gpudiag ./usr/share/gpudiag/sample.gpudiag.sqlite ./usr/share/man/man1/gpudiag.1.gz \
          ./usr/share/bash-completion/completions/gpudiag ./usr/share/zsh/vendor-completions/_gpudiag; do
   grep -qxF "$f" "$T/files" && ok || bad "the package lacks $f"
 done
