@@ -30,7 +30,7 @@ const char cmd_report_usage[] =
 	"  --html FILE   also write a self-contained HTML report (no network needed to view it)\n"
 	"  --top N       rows of the ranked tables (kernels, API calls, NVTX ranges, streams,\n"
 	"                threads, ops, modules, fused kernels); default 10 in the terminal and\n"
-	"                JSON, every row in CSV/TSV\n"
+	"                JSON (ops, modules and fused: every row in JSON), every row in CSV/TSV\n"
 	"  --format F    terminal (default), json, csv or tsv; csv and tsv write the tables\n"
 	"                (docs/scripting.md): summary, findings, kernels, kinds, libraries, copies,\n"
 	"                api, nvtx, streams, threads, and ops, modules, fused with the framework\n"

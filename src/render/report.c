@@ -1628,7 +1628,9 @@ static void json_run(struct gd_json *j, const struct gd_run_exit *r)
 	gd_json_obj_end(j);
 }
 
-static void print_json(const struct gd_analysis *a, int top, FILE *out)
+/* fw_top: the framework's rows (every one unless --top was given: the contract with the GPU
+ * tier's comparison, which reads every op) */
+static void print_json(const struct gd_analysis *a, int top, int fw_top, FILE *out)
 {
 	struct gd_json j;
 	struct gd_tw w;
@@ -1639,7 +1641,7 @@ static void print_json(const struct gd_analysis *a, int top, FILE *out)
 	json_run(&j, &a->run);
 	json_verdicts(&w, &a->v);
 	json_summary(&w, a, top);
-	json_framework(&w, &a->fw, top);
+	json_framework(&w, &a->fw, fw_top);
 	gd_json_obj_end(&j);
 	gd_json_end(&j);
 }
@@ -1740,7 +1742,7 @@ static void report_text(const struct gd_analysis *a, int top, FILE *out)
 
 void gd_report_text(const struct gd_analysis *a, FILE *out) { report_text(a, GD_REPORT_TOP, out); }
 
-void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, GD_REPORT_TOP, out); }
+void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, GD_REPORT_TOP, INT_MAX, out); }
 
 void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out)
 {
@@ -1748,7 +1750,7 @@ void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *
 	if (o && (o->format == GD_FMT_CSV || o->format == GD_FMT_TSV))
 		print_tables(a, o->format, o->table, o->top > 0 ? o->top : INT_MAX, out);
 	else if (o && (o->json || o->format == GD_FMT_JSON))
-		print_json(a, top, out);
+		print_json(a, top, o->top > 0 ? o->top : INT_MAX, out);
 	else
 		report_text(a, top, out);
 }

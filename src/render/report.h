@@ -19,7 +19,8 @@ struct gd_render_opts {
 			      tables (docs/scripting.md); 0 (terminal) follows `json` */
 	const char *table; /* --table: the one CSV/TSV table to write; NULL every table */
 	int top;           /* --top: rows of the ranked tables; 0 = the default (GD_REPORT_TOP in
-			      the terminal and JSON, every row in CSV/TSV) */
+			      the terminal and JSON, every row in CSV/TSV and in JSON's framework
+			      ops, modules and fused kernels) */
 };
 
 /* The rows the ranked tables (kernels, API calls, NVTX ranges, streams, threads) show in the

@@ -54,8 +54,11 @@ json_check '{m["path"]: m["total_gpu_ns"] for m in d["framework"]["modules"]}["l
 json_check '[(round(e["value"], 12), e["text"]) for f in d["findings"] if f["id"] == "memory_bound" for e in f["evidence"] if e["key"] == "op_module"] == [(round(40 / 150, 12), "launched by op `GeluBackward0` (26.7 % of its time); in `act` (GELU) (53.3 % of its time)")]'
 json_check 'd["framework"]["fused"] == [{"kernel": "triton_poi_fused_add_native_layer_norm_0", "kind": "pointwise", "ops": "add, native_layer_norm", "kernels": 2, "gpu_ns": 40000}, {"kernel": "triton_red_fused__log_softmax_mul_1", "kind": "reduction", "ops": "_log_softmax, mul", "kernels": 2, "gpu_ns": 16000}]'
 json_check 'next(r for r in d["summary"]["nvtx_ranges"] if r["name"] == "aten::addmm")["count"] == 4'
+# every row by default (the GPU tier compares them all with torch.profiler's); --top bounds them
 expect_rc 0 -- "$GD" report "$T/torch.sqlite" --json
-json_check 'len(d["framework"]["ops"]) == 10 and len(d["framework"]["modules"]) == 10'
+json_check 'len(d["framework"]["ops"]) == 26 and len(d["framework"]["modules"]) == 10 and len(d["summary"]["nvtx_ranges"]) == 10'
+expect_rc 0 -- "$GD" report "$T/torch.sqlite" --json --top 3
+json_check 'len(d["framework"]["ops"]) == 3 and len(d["framework"]["modules"]) == 3 and len(d["framework"]["fused"]) == 2'
 expect_rc 0 -- "$GD" report tests/fixtures/nvtx.gpudiag.sqlite --json
 json_check '"framework" not in d'
 
