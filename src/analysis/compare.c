@@ -80,7 +80,7 @@ static struct gd_delta *fw_row(struct gd_delta *r, long *n, const char *name, co
 {
 	for (long q = 0; q < *n; q++)
 		if (path ? r[q].path && !strcmp(r[q].path, path) && (r[q].cls == cls || (r[q].cls && cls && !strcmp(r[q].cls, cls)))
-			 : !strcmp(r[q].name, name))
+			 : name && r[q].name && !strcmp(r[q].name, name))
 			return &r[q];
 	r[*n] = (struct gd_delta){name, 0, 0, 0, 0, path, cls};
 	return &r[(*n)++];
