@@ -1,9 +1,11 @@
-/* The analysis of one profile: the profile itself, its summary, its verdicts and its
- * statistics tables, computed once, in that order. Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
+/* The analysis of one profile: the profile itself, its summary, its verdicts, its statistics
+ * tables and its framework view, computed once, in that order (the framework view then adds
+ * the op and module to the verdicts' evidence). Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
  * computes none of it again; `gpudiag diff` compares two of them (analysis/compare.h). */
 #ifndef GPUDIAG_ANALYSIS_H
 #define GPUDIAG_ANALYSIS_H
 
+#include "analysis/framework.h"
 #include "analysis/steady.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
@@ -30,6 +32,7 @@ struct gd_analysis {
 	struct gd_verdicts v; /* of p and s */
 	struct gd_run_exit run;
 	struct gd_stat_tables t; /* API, NVTX, stream and thread tables of p (tables.h) */
+	struct gd_framework fw;  /* the PyTorch op and module view of p (framework.h) */
 	struct gd_loop_view loop; /* the main loop iteration by iteration, NVML in it (steady.h) */
 };
 

@@ -684,17 +684,20 @@ struct section {
 	const char *id, *title;
 	gd_html_section_fn *write;
 	int (*shown)(const struct gd_analysis *a); /* NULL: always */
+	int own_heading; /* the function writes its <h2> itself */
 };
 
+static int has_framework(const struct gd_analysis *a) { return a->fw.present; }
+
 static const struct section sections[] = {
-	{"sec-verdict", "Verdict", sec_verdict, NULL},
-	{"sec-timeline", "Timeline", gd_html_timeline, NULL},
-	{"sec-kernels", "Kernels", sec_kernels, has_kernels},
-	/* the framework view (issue 21) goes here: {"sec-framework", "Framework", gd_html_framework, ...} */
-	{"sec-host", "Host: API, NVTX, streams, threads", sec_host, has_host},
-	{"sec-kernel-counters", "Kernel counters", gd_html_kcounters, gd_html_has_kcounters},
-	{"sec-roofline", "Roofline", gd_html_roofline, NULL},
-	{"sec-nvml", "NVML", sec_nvml, NULL},
+	{"sec-verdict", "Verdict", sec_verdict, NULL, 0},
+	{"sec-timeline", "Timeline", gd_html_timeline, NULL, 0},
+	{"sec-kernels", "Kernels", sec_kernels, has_kernels, 0},
+	{"sec-framework", "Framework", gd_html_framework, has_framework, 1}, /* issue 21, html_framework.c */
+	{"sec-host", "Host: API, NVTX, streams, threads", sec_host, has_host, 0},
+	{"sec-kernel-counters", "Kernel counters", gd_html_kcounters, gd_html_has_kcounters, 0},
+	{"sec-roofline", "Roofline", gd_html_roofline, NULL, 0},
+	{"sec-nvml", "NVML", sec_nvml, NULL, 0},
 };
 #define NSECTIONS ((int)(sizeof(sections) / sizeof(sections[0])))
 
@@ -711,7 +714,9 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f)
 	for (int i = 0; i < NSECTIONS; i++) {
 		if (sections[i].shown && !sections[i].shown(a))
 			continue;
-		fprintf(f, "<section id='%s'>\n<h2>%s</h2>\n", sections[i].id, sections[i].title);
+		fprintf(f, "<section id='%s'>\n", sections[i].id);
+		if (!sections[i].own_heading)
+			fprintf(f, "<h2>%s</h2>\n", sections[i].title);
 		sections[i].write(f, a);
 		fputs("</section>\n", f);
 	}

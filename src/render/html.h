@@ -10,10 +10,10 @@
  *      in gd_html_num cells, names in gd_html_name cells;
  *   2. declare it below;
  *   3. add one row to sections[] in html.c: its anchor id, its title (its <h2> and its entry in
- *      the page's contents) and, when it has nothing to show for some profiles, a `shown`
- *      predicate (NULL: always shown).
- * The page writes the section's <section id=...><h2> around the call; the function writes
- * what goes inside (<h3> for its parts). The page fits 1280 px: a table wider than its section
+ *      the page's contents), when it has nothing to show for some profiles a `shown` predicate
+ *      (NULL: always shown), and own_heading = 1 if it writes its <h2> itself.
+ * The page writes the section's <section id=...> (and its <h2>) around the call; the function
+ * writes what goes inside (<h3> for its parts). The page fits 1280 px: a table wider than its section
  * scrolls inside its box (tests/cli/html_chromium.sh fails it), so keep tables to what reads
  * at that width. docs/html-report.md describes the page. */
 #ifndef GPUDIAG_HTML_H
@@ -46,6 +46,8 @@ const char *gd_html_kind_color(int kind);
 const char *gd_html_copy_color(int cls);
 
 /* ---- the sections written outside html.c ---- */
+/* The framework view (issue 21) is render/html_framework.c's gd_html_framework, declared in
+ * render/report.h; it writes its own <h2>. */
 /* The timeline (html_timeline.c): the whole run as an overview strip, the steady window zoomed
  * with NVML and the GPU-metrics tracks on its time axis, the legend, and the main loop
  * iteration by iteration. */

@@ -5,8 +5,10 @@
 #   OUT=dir [GD=build/gpudiag] [PARTS="gpt2 torchrun other compile resnet50 cost"] [ROUNDS=5]
 #   bash tests/gpu/framework/run.sh          (or: tests/gpu/run.sh framework)
 # Parts (docs/framework.md, "GPU tier", says what each shows):
-#  gpt2      Hugging Face GPT-2 (GPT2Config(), random weights, offline), 3 training steps under
-#            `gpudiag run --torch ops --no-counters` -> $OUT/framework/h200_torch_gpt2.gpudiag.sqlite
+#  gpt2      Hugging Face GPT-2 (GPT2Config(), random weights, offline), 1 warm-up step, then 3
+#            training steps kept with --capture-range nvtx:measure (the first step's lazy module
+#            loading is torch.profiler's "Lazy Function Loading" pseudo-op: left out on both sides)
+#            under `gpudiag run --torch ops --no-counters` -> $OUT/framework/h200_torch_gpt2.gpudiag.sqlite
 #            (the CPU tier's fixture: small), and the same 3 steps under torch.profiler in a
 #            second process; compare.py: per-op self GPU time of `gpudiag report --json`'s
 #            framework.ops against torch.profiler's, for the ops making >= 90 % of its kernel
@@ -21,7 +23,8 @@
 #            unchanged, no mark; the NVTX ranges JAX emits, listed
 #  cost      ROUNDS (>= 5) interleaved rounds of tests/gpu/progs/train_step.py (the overhead
 #            benchmark's transformer step): alone, gpudiag run --torch off|modules|ops,
-#            torch.profiler; median step times and ratios
+#            torch.profiler (COST_CONFIGS picks among "plain off modules ops torch.profiler");
+#            median step times and ratios
 # Output: $OUT/framework/ framework.log (everything, the summary table last), at most three
 # small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB) and
 # h200_torch_gpt2.torch_profiler.json (torch.profiler's per-op figures of the same steps);
@@ -122,7 +125,7 @@ agree() {
 		return
 	fi
 	describe "$prof"
-	"$GD" report "$prof" --json >"$W/$name.report.json" 2>"$W/$name.report.err"
+	"$GD" report "$prof" --json --top 100000 >"$W/$name.report.json" 2>"$W/$name.report.err"
 	say "report --json exit $?: $(head -c 300 "$W/$name.report.err")"
 	python3 "$C" "$name" "$W/$name.report.json" "$W/$name.torch.json" 2>&1 | tee -a "$LOG"
 	rc3=${PIPESTATUS[0]}
@@ -133,7 +136,7 @@ agree() {
 	esac
 	# GPT-2's torch.profiler figures go with its profile: the CPU tier can check the analysis
 	# of the fixture against them
-	[ "$name" = gpt2 ] && cp "$W/$name.torch.json" "$D/h200_torch_gpt2.torch_profiler.json" 2>/dev/null
+	cp "$W/$name.torch.json" "$D/h200_torch_$name.torch_profiler.json" 2>/dev/null
 	if [ "$model" = compile ]; then
 		say "graph breaks: with the instrumentation $(rfield "$W/$name.gd.out" graph_breaks), under torch.profiler (no hooks) $(rfield "$W/$name.tp.out" graph_breaks); unique graphs $(rfield "$W/$name.gd.out" unique_graphs) / $(rfield "$W/$name.tp.out" unique_graphs)"
 		SUM[$name]="${SUM[$name]}; graph breaks $(rfield "$W/$name.gd.out" graph_breaks) vs $(rfield "$W/$name.tp.out" graph_breaks)"
@@ -147,8 +150,8 @@ agree() {
 
 for part in $PARTS; do
 	case $part in
-	gpt2) agree gpt2 gpt2 0 3 ;;
-	resnet50) agree resnet50 resnet50 0 3 ;;
+	gpt2) agree gpt2 gpt2 1 3 --capture-range nvtx:measure ;;
+	resnet50) agree resnet50 resnet50 1 3 --capture-range nvtx:measure ;;
 	compile) agree compile compile 3 3 --capture-range nvtx:measure ;;
 	torchrun)
 		fits torchrun 25 || continue
@@ -215,7 +218,7 @@ sys.exit(5)'
 		fits cost 60 || continue
 		P="tests/gpu/progs/train_step.py --steps ${STEPS:-30}"
 		PIN=${PIN:-taskset -c 2-5}
-		CONFIGS="plain off modules ops torch.profiler"
+		CONFIGS=${COST_CONFIGS:-"plain off modules ops torch.profiler"}
 		declare -A T
 		say "== cost: up to $ROUNDS interleaved rounds of train_step.py (median step time of each process, ms)"
 		done_rounds=0
