@@ -31,7 +31,8 @@
  * were made inside, as CUPTI does for driver calls inside a runtime call, instead of their own;
  * FAKE_CUPTI_NESTED_CORR=2 gives them that launch's driver call's id (and the test gives the
  * program's kernel record that id too): ids alone cannot tell the replays from the program. FAKE_CUPTI_CKPT_FAIL=save|restore
- * makes that checkpoint call fail. fake_cupti_replay_counts: saves, restores, frees, replayed
+ * makes that checkpoint call fail; FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
+ * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (must be 0). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -684,7 +685,10 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 		g_flush_inside += g_rp_started;
 		g_kname = "gpudiag_l2_flush";
 	} else {
+		const char *f = getenv("FAKE_CUPTI_REPLAY_FAIL"); /* N: the Nth replay fails; "all" */
 		g_replays++;
+		if (f && (!strcmp(f, "all") || atoi(f) == g_replays))
+			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 		g_kname = "(replayed)";
 	}
 	drv_call(cbid, g_kname, params, kernel_body);

@@ -6,11 +6,13 @@
  * exit. A session around the whole run would profile every kernel of the program; bracketing
  * only the selected launches bounds the cost (at most GPUDIAG_METRICS_MAX launches, by default
  * the first 3 of each kernel name) and makes the selection (regex, names file, skip/count)
- * exact. The session is auto range + kernel replay: CUPTI makes one range of the kernel, saves
- * the device memory the kernel may write, runs the kernel once per pass (the metrics need
- * `passes` passes of the counters, each pass a different counter set), restoring memory before
- * each replay, so the program sees the effect of one launch. The launch becomes synchronous
- * and takes passes × its duration plus the save/restore. Other launches only take this
+ * exact. The session is auto range with user replay (user_enter/user_exit, replay.h: the
+ * program's launch is the first pass, gpudiag replays the others from the memory it saved, L2
+ * flushed before each) or with CUPTI's kernel replay (GPUDIAG_METRICS_REPLAY=kernel, or where
+ * user replay cannot be set up): the metrics need `passes` passes of the counters, each pass a
+ * different counter set, each from the same memory, so the program sees the effect of one
+ * launch. The launch becomes synchronous and takes passes × its duration plus the save and
+ * restores. Other launches only take this
  * module's locks (rangeprof.h): none runs on another thread while a profiled one is in flight,
  * since auto range would count it in the same session.
  *
@@ -100,11 +102,11 @@ static struct {
  * again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
  * callbacks like the program's own, and the GPU work they start gives activity records. The
  * profile must show the program's launch once, as the program made it:
- *   - kernels by time: a replay window per profiled launch, from the moment the context's
- *     earlier work was done (its first synchronisation) to the moment the program's own launch
- *     goes on. No kernel of the program can begin on that context inside the window — its
- *     earlier ones were finished, and every other launch of the process waits on g_rp_rw —
- *     so a kernel record of that context that began inside it is the replay's. Correlation ids
+ *   - kernels by time: a replay window per profiled launch, from the moment the program's
+ *     kernel (the first pass) has finished to the end of the last replay, both waited for
+ *     with a context synchronisation. No kernel of the program can begin on that context
+ *     inside the window — its launch is over, and every other launch of the process waits on
+ *     g_rp_rw — so a kernel record of that context that began inside it is a replay. Correlation ids
  *     cannot tell them: a driver call made inside the program's runtime launch call is given
  *     ids CUPTI ties to that call (on an H100, 2026-12-06, a rule by ids took the program's own
  *     kernel records out of the trace), and the L2 flush is recognised by its name as well;
@@ -168,13 +170,21 @@ static void drop_add(uint32_t corr)
 	pthread_mutex_unlock(&g_drop_mu);
 }
 
-/* A replay window opens on context ctx (the program's launch id: own). */
-static void window_open(uint32_t ctx, uint32_t own)
+/* The program's launch being profiled by user replay: a copy, memset, sync or allocation
+ * record with its id is the replay's (a launch call makes none). */
+static void own_add(uint32_t own)
+{
+	pthread_mutex_lock(&g_drop_mu);
+	id_add(g_own, OWN_SLOTS, &g_own_n, own);
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* A replay window opens on context ctx. */
+static void window_open(uint32_t ctx)
 {
 	uint64_t now = 0;
 	cuptiGetTimestamp(&now);
 	pthread_mutex_lock(&g_drop_mu);
-	id_add(g_own, OWN_SLOTS, &g_own_n, own);
 	if (g_nwin == g_capwin) {
 		long cap = g_capwin ? g_capwin * 2 : 64;
 		struct window *w = realloc(g_win, (size_t)cap * sizeof(*w));
@@ -1255,18 +1265,69 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 	return 0;
 }
 
-/* User replay, in the enter callback of the program's launch, holding g_rp_rw for writing:
- * every pass but the last is replayed here (restore, flush, Start, the launch again, Stop),
- * then memory is restored, L2 flushed and the last pass started around the program's own
- * launch. 1: the program's launch is the last pass (launch_exit stops and decodes); 0: nothing
- * is left to do around it (the record is written: CUPTI needed fewer passes, or a failure,
- * after which the context profiles no more). The program sees one launch: its memory is
- * restored before its own launch runs, also after a failure. */
-static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
+/* User replay, part 1, in the enter callback of the program's launch, holding g_rp_rw for
+ * writing: wait for the context's earlier work, save its memory (when there is more than one
+ * pass), flush L2 and start the first pass, which the program's own launch then runs as —
+ * undisturbed: none of gpudiag's driver calls is made between its start and its submission.
+ * 1: bracketed (user_exit replays the other passes); 0: not profiled (an error record is
+ * written and the context profiles no more). */
+static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
-	size_t passes = d->passes, pass = 0, replays = 0;
-	int pushed = 0, done = 0, entered = 0, windowed = 0;
+	int pushed = 0;
+	char why[600];
+	CUresult cr;
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = c->obj;
+	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
+	t_internal = 1;
+	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
+		goto fail;
+	}
+	/* the memory the launch starts from: everything before it done */
+	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
+		goto fail_ctx;
+	}
+	if (d->passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
+		goto fail_ctx;
+	}
+	if (flush_l2(c, why, sizeof(why)) < 0)
+		goto fail_ctx;
+	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		goto fail_ctx;
+	}
+	gd_ctx_leave(pushed);
+	t_internal = 0;
+	return 1;
+fail_ctx:
+	gd_ctx_leave(pushed);
+fail:
+	gd_ckpt_free(&c->ck);
+	t_internal = 0;
+	c->broken = 1;
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	return 0;
+}
+
+/* User replay, part 2, in the exit callback: the first pass (the program's launch) is stopped;
+ * then, while CUPTI asks for more, restore the memory saved before the launch, flush L2, start,
+ * launch the kernel again with the program's arguments, stop. Each replay starts from the
+ * memory the program's launch started from and leaves what it left, so after the last the
+ * program sees the effect of one launch. Then decode and record. On a failure after a restore,
+ * the kernel is run once more, unprofiled, to leave that effect; where that fails too, the
+ * record says the program's results may be affected. The replays' kernels begin inside a
+ * window opened after the program's kernel has finished (rangeprof.c, "user replay's own
+ * work"). */
+static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
+{
+	const struct rp_dev *d = dev_find(c->dev);
+	size_t pass = 1, replays = 0;
+	int pushed = 0, done, restored = 0, rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	char why[600];
 	CUresult cr;
 	CUptiResult r;
@@ -1274,30 +1335,42 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	st.pRangeProfilerObject = c->obj;
 	sp.pRangeProfilerObject = c->obj;
-	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
+	if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+		gd_ckpt_free(&c->ck);
+		c->broken = 1;
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		return;
+	}
+	done = sp.isAllPassSubmitted;
+	if (rv != CUDA_SUCCESS) {
+		/* the program's launch failed: nothing ran that could be measured or replayed */
+		gd_ckpt_free(&c->ck);
+		c->broken = 1; /* the session is mid-way */
+		snprintf(why, sizeof(why), "the launch itself failed (CUDA error %d): not replayed", rv);
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		return;
+	}
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
 		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
 		goto fail;
 	}
-	entered = 1;
-	/* the memory the launch starts from: everything before it done */
-	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
-		goto fail;
+	if (!done) {
+		/* the program's kernel done: from here every kernel that begins on this context
+		 * is a replay's, until the window closes */
+		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+			snprintf(why, sizeof(why), "the launch: %s", gd_cu_text(cr));
+			goto fail;
+		}
+		window_open(l->context);
 	}
-	/* from here every kernel that begins on this context is ours, until the window closes */
-	window_open(l->context, l->correlation);
-	windowed = 1;
-	if (passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
-		goto fail;
-	}
-	for (; pass + 1 < passes && !done; pass++) {
-		if (pass > 0 && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
+	for (; !done; pass++) {
+		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
 			why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
 			goto fail;
 		}
+		restored = 1;
 		if (flush_l2(c, why, sizeof(why)) < 0)
 			goto fail;
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
@@ -1305,7 +1378,6 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 			goto fail;
 		}
 		cr = gd_replay_launch(cbid, cb->functionParams);
-		replays++;
 		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
 			why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
 			goto fail;
@@ -1314,67 +1386,54 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 			snprintf(why, sizeof(why), "launching the kernel again for pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
-		done = sp.isAllPassSubmitted;
+		replays++, restored = 0;
 		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
 			snprintf(why, sizeof(why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
+		done = sp.isAllPassSubmitted;
+		if (!done && pass + 1 >= d->passes + 2) {
+			snprintf(why, sizeof(why), "CUPTI asked for more than the %zu passes it announced", d->passes);
+			goto fail;
+		}
 	}
-	/* the replays are over (each waited for): the window closes here, a restore and a flush
-	 * before the program's launch, so that no error of the GPU clock's conversion can put
-	 * that launch's kernel inside it (the last pass's flush kernel goes by its name) */
 	window_close();
-	if (replays && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
-		goto fail;
-	}
-	if (done) {
-		/* CUPTI had every pass before the last: the program's launch runs unprofiled */
-		window_close();
-		gd_ckpt_free(&c->ck);
-		gd_ctx_leave(pushed);
-		t_internal = 0;
-		finish(c, d, l, 1, 0);
-		return 0;
-	}
-	if (flush_l2(c, why, sizeof(why)) < 0)
-		goto fail;
-	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
-		goto fail;
-	}
 	gd_ctx_leave(pushed);
 	t_internal = 0;
-	window_close();
-	return 1;
-fail:
-	/* the program's memory as before the launch, whatever the replays did to it */
-	if (replays && gd_ckpt_restore(&c->ck) != CUPTI_SUCCESS) {
-		size_t len = strlen(why);
-		snprintf(why + len, sizeof(why) - len, "; the memory could not be restored after %zu replays of the "
-			 "kernel: the program's results may be affected", replays);
-	}
-	if (windowed)
-		window_close();
 	gd_ckpt_free(&c->ck);
-	if (entered)
-		gd_ctx_leave(pushed);
+	finish(c, d, l, 1, rv);
+	return;
+fail:
+	if (restored) {
+		/* the memory is as before the launch: run the kernel once more to leave its effect */
+		cr = gd_replay_launch(cbid, cb->functionParams);
+		if (cr != CUDA_SUCCESS || gd_ctx_sync() != CUDA_SUCCESS) {
+			size_t len = strlen(why);
+			snprintf(why + len, sizeof(why) - len, "; the kernel could not be run again after the memory was "
+				 "restored: the program's results may be affected");
+		}
+	}
+	window_close();
+	gd_ctx_leave(pushed);
 	t_internal = 0;
+	gd_ckpt_free(&c->ck);
 	c->broken = 1; /* the session may be mid-way: no more profiling on this context */
-	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)passes, NULL, NULL, 0);
-	return 0;
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	(void)replays;
 }
 
-/* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay)
- * or replay all passes but the last (user replay). 1 when the program's launch is to be
- * bracketed (launch_exit finishes). */
-static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct launch *l)
+/* Holding g_rp_rw for writing: set up (first time on the context) and start the first pass
+ * (kernel replay: CUPTI replays inside the launch; user replay: user_enter). 1 when the
+ * program's launch is bracketed (launch_exit finishes). */
+static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 {
 	char why[600];
 	struct rp_ctx *c;
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	t_own_corr = l->correlation;
+	if (cfg.user_replay)
+		own_add(l->correlation);
 	t_internal = 1; /* the first launch on a context sets the flush up: its driver calls are ours */
 	c = ctx_get(l, cb->context, why, sizeof(why));
 	t_internal = 0;
@@ -1385,7 +1444,7 @@ static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, st
 	}
 	t_rp.c = c;
 	if (c->user)
-		return user_passes(cbid, cb, c, l);
+		return user_enter(cb, c, l);
 	sp.pRangeProfilerObject = c->obj;
 	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
@@ -1413,7 +1472,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	t_rp.cbid = cbid;
 	if (prof) {
 		pthread_rwlock_wrlock(&g_rp_rw);
-		if (start_session(cbid, cb, &l)) {
+		if (start_session(cb, &l)) {
 			t_rp.active = 1;
 			t_rp.l = l;
 			return;
@@ -1424,8 +1483,9 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	t_rp.reading = 1;
 }
 
-/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
-static void launch_exit(const CUpti_CallbackData *cb)
+/* Exit of the profiled launch: stop (user replay: replay the other passes), decode, evaluate,
+ * record, release the session. */
+static void launch_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	struct rp_ctx *c = t_rp.c;
 	const struct rp_dev *d = dev_find(c->dev);
@@ -1434,9 +1494,13 @@ static void launch_exit(const CUpti_CallbackData *cb)
 	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	t_rp.active = 0;
+	if (c->user) {
+		user_exit(cbid, cb, c, &t_rp.l);
+		pthread_rwlock_unlock(&g_rp_rw);
+		return;
+	}
 	sp.pRangeProfilerObject = c->obj;
 	r = cuptiRangeProfilerStop(&sp);
-	gd_ckpt_free(&c->ck); /* user replay: the passes are over */
 	if (r != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
 		c->broken = 1;
@@ -1482,7 +1546,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 		if (!t_rp.active && !t_rp.reading) /* not re-entered from inside a launch */
 			launch_enter(cbid, cb);
 	} else if (t_rp.cbid == cbid && t_rp.active) {
-		launch_exit(cb);
+		launch_exit(cbid, cb);
 	} else if (t_rp.cbid == cbid && t_rp.reading) {
 		t_rp.reading = 0;
 		pthread_rwlock_unlock(&g_rp_rw);
