@@ -7,6 +7,7 @@
 #include "profile/dbcheck.h"
 #include "profile/schema.h"
 
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,12 +19,14 @@ struct gd_trace {
 	struct gd_db_guard guard;
 	long long meta_t0;   /* meta.start_ns when plausible, else 0: anchors gd_time_ok */
 	long long bad_rows;  /* rows skipped for impossible times */
+	sqlite3_stmt *str, *ctx; /* gd_trace_string, gd_trace_null_stream */
 };
 
 struct gd_trace_q {
 	sqlite3_stmt *s;
 	struct gd_trace *t;
 	int rc;              /* the last sqlite3_step result */
+	int kind;            /* enum gd_trace_kind, or -1 (gd_trace_calls_query) */
 };
 
 static const char *const sql[] = {
@@ -56,6 +59,11 @@ static const char *const sql[] = {
 	[GD_TQ_NVML] = "SELECT t, device, util_gpu, util_mem, sm_mhz, mem_mhz, power_mw, temp_c, mem_used, pcie_tx_kbps, "
 		       "pcie_rx_kbps, clock_reasons FROM nvml_samples ORDER BY device, t",
 	[GD_TQ_PM] = NULL, /* built by pm_sql from the columns the table has */
+	[GD_TQ_NVTX_T] = "SELECT pid, tid, kind, start, end, name, domain FROM nvtx WHERE start IS NOT NULL "
+			 "ORDER BY start, end DESC",
+	[GD_TQ_NVML_T] = "SELECT t, device, util_gpu, util_mem, sm_mhz, mem_mhz, power_mw, temp_c, mem_used, "
+			 "pcie_tx_kbps, pcie_rx_kbps, clock_reasons FROM nvml_samples ORDER BY t",
+	[GD_TQ_PM_T] = NULL,
 };
 
 /* The first column of the first row of text into *v (dflt when none or NULL). GD_OK, or
@@ -142,6 +150,8 @@ void gd_trace_close(struct gd_trace *t)
 {
 	if (!t)
 		return;
+	sqlite3_finalize(t->str);
+	sqlite3_finalize(t->ctx);
 	sqlite3_close(t->db);
 	free(t);
 }
@@ -169,7 +179,7 @@ static int pm_has_column(sqlite3 *db, const char *c)
  * a query without rows. GD_OK, or GD_EDATA (a view in the table's place, a missing time
  * column, a read error) with the reason in why. The column names are the contract's
  * constants, never text from the file. */
-static int pm_sql(struct gd_trace *t, char *buf, size_t cap, char *why, size_t n)
+static int pm_sql(struct gd_trace *t, char *buf, size_t cap, const char *order, char *why, size_t n)
 {
 	static const char *const need[] = {"device", "t_start", "t_end"};
 	size_t len;
@@ -206,7 +216,7 @@ static int pm_sql(struct gd_trace *t, char *buf, size_t cap, char *why, size_t n
 	}
 	if (len < cap)
 		len += (size_t)snprintf(buf + len, cap - len,
-					" FROM gpu_metrics WHERE t_start IS NOT NULL AND t_end IS NOT NULL ORDER BY device, t_start");
+					" FROM gpu_metrics WHERE t_start IS NOT NULL AND t_end IS NOT NULL ORDER BY %s", order);
 	if (len >= cap) {
 		snprintf(why, n, "gpu_metrics query too long");
 		return GD_EDATA;
@@ -220,8 +230,8 @@ int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_
 	const char *text = sql[kind];
 	struct gd_trace_q *q;
 	*out = NULL;
-	if (kind == GD_TQ_PM) {
-		if (pm_sql(t, pm, sizeof(pm), why, n))
+	if (kind == GD_TQ_PM || kind == GD_TQ_PM_T) {
+		if (pm_sql(t, pm, sizeof(pm), kind == GD_TQ_PM ? "device, t_start" : "t_start", why, n))
 			return GD_EDATA;
 		text = pm;
 	}
@@ -232,6 +242,7 @@ int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_
 	}
 	q->t = t;
 	q->rc = SQLITE_OK;
+	q->kind = (int)kind;
 	if (sqlite3_prepare_v2(t->db, text, -1, &q->s, NULL) != SQLITE_OK) {
 		gd_db_errmsg(t->db, &t->guard, why, n);
 		sqlite3_finalize(q->s);
@@ -346,9 +357,12 @@ int gd_trace_next_gpu(struct gd_trace_q *q, struct gd_trace_gpu *r)
 	return 1;
 }
 
+static long long id_or(sqlite3_stmt *s, int i) { return is_null(s, i) ? GD_TRACE_NO_STRING : I64(i); }
+
 int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r)
 {
 	sqlite3_stmt *s = q->s;
+	int by_id = q->kind == GD_TQ_NVTX_T;
 	do
 		if (!next_row(q))
 			return 0;
@@ -356,7 +370,13 @@ int gd_trace_next_nvtx(struct gd_trace_q *q, struct gd_trace_nvtx *r)
 	r->pid = I64(0), r->tid = I64(1), r->mark = INT(2), r->start = I64(3);
 	r->has_end = !is_null(s, 4);
 	r->end = r->has_end ? I64(4) : r->start;
-	r->name = txt(s, 5), r->domain = txt(s, 6);
+	if (by_id) { /* GD_TQ_NVTX_T */
+		r->name = r->domain = "";
+		r->name_id = id_or(s, 5), r->domain_id = id_or(s, 6);
+	} else {
+		r->name = txt(s, 5), r->domain = txt(s, 6);
+		r->name_id = r->domain_id = GD_TRACE_NO_STRING;
+	}
 	return 1;
 }
 
@@ -390,5 +410,243 @@ int gd_trace_next_pm(struct gd_trace_q *q, struct gd_pm_sample *r)
 		double v = ty == SQLITE_FLOAT || ty == SQLITE_INTEGER ? sqlite3_column_double(s, 3 + m) : NAN;
 		r->v[m] = isfinite(v) ? v : NAN;
 	}
+	return 1;
+}
+
+/* ---- The native export's time-ordered rows (trace_rows.h) ---- */
+
+void gd_trace_time_bounds(const struct gd_trace *t, long long *lo, long long *hi)
+{
+	/* gd_time_ok as two bounds, for SQL: 0 <= start <= end < GD_TIME_MAX, within
+	 * GD_TIME_SPREAD of a plausible t0 */
+	*lo = 0, *hi = GD_TIME_MAX - 1;
+	if (t->meta_t0 > 0 && t->meta_t0 < GD_TIME_MAX) {
+		if (t->meta_t0 > GD_TIME_SPREAD)
+			*lo = t->meta_t0 - GD_TIME_SPREAD;
+		if (t->meta_t0 < GD_TIME_MAX - 1 - GD_TIME_SPREAD)
+			*hi = t->meta_t0 + GD_TIME_SPREAD;
+	}
+}
+
+/* An event of table X kept by the export (gd_time_ok in SQL; ?1 and ?2 are the bounds). */
+#define KEPT(x) x ".start BETWEEN ?1 AND ?2 AND " x ".end BETWEEN " x ".start AND ?2"
+/* The GPU work's side of a flow: an API call of the same process and correlation that the
+ * export keeps (one probe of api_corr, then the row for its times). */
+/* (The test of the correlation stays outside the subquery: inside, SQLite takes it for a range
+ * on api_corr and scans every call of the process for each row.) */
+#define HAS_API(x)                                                                                                  \
+	"(" x ".correlation > 0 AND EXISTS(SELECT 1 FROM api a WHERE a.pid = " x ".pid AND a.correlation = " x        \
+	".correlation AND " KEPT("a") "))"
+
+static const char *const op_sql[3] = {
+	[GD_TG_KERNEL] = "SELECT k.rowid, k.pid, k.stream, k.start, k.end, k.correlation, k.device, k.context, k.name, "
+			 "k.short_name, k.demangled, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.regs, "
+			 "k.static_smem, k.dyn_smem, k.graph_id, " HAS_API("k") " FROM kernels k WHERE " KEPT("k")
+			 " ORDER BY k.start",
+	[GD_TG_MEMCPY] = "SELECT m.rowid, m.pid, m.stream, m.start, m.end, m.correlation, m.device, m.context, "
+			 "m.copy_kind, m.src_kind, m.dst_kind, m.bytes, m.is_async, " HAS_API("m")
+			 " FROM memcpy m WHERE " KEPT("m") " ORDER BY m.start",
+	[GD_TG_MEMSET] = "SELECT m.rowid, m.pid, m.stream, m.start, m.end, m.correlation, m.device, m.context, "
+			 "m.bytes, m.value, " HAS_API("m") " FROM memset m WHERE " KEPT("m") " ORDER BY m.start",
+};
+
+struct gd_trace_ops {
+	struct gd_trace *t;
+	sqlite3_stmt *s[3];
+	int rc[3];   /* the last sqlite3_step result of each */
+	int have[3]; /* s[i] holds a row not yet handed out */
+};
+
+static int ops_step(struct gd_trace_ops *q, int i)
+{
+	q->rc[i] = sqlite3_step(q->s[i]);
+	q->have[i] = q->rc[i] == SQLITE_ROW;
+	return q->have[i];
+}
+
+int gd_trace_ops_open(struct gd_trace *t, struct gd_trace_ops **out, char *why, size_t n)
+{
+	struct gd_trace_ops *q = calloc(1, sizeof(*q));
+	long long lo, hi;
+	*out = NULL;
+	if (!q) {
+		snprintf(why, n, "out of memory");
+		return GD_EFAIL;
+	}
+	q->t = t;
+	gd_trace_time_bounds(t, &lo, &hi);
+	for (int i = 0; i < 3; i++) {
+		if (sqlite3_prepare_v2(t->db, op_sql[i], -1, &q->s[i], NULL) != SQLITE_OK) {
+			gd_db_errmsg(t->db, &t->guard, why, n);
+			gd_trace_ops_end(q, NULL, 0);
+			return GD_EDATA;
+		}
+		sqlite3_bind_int64(q->s[i], 1, lo);
+		sqlite3_bind_int64(q->s[i], 2, hi);
+	}
+	for (int i = 0; i < 3; i++)
+		ops_step(q, i);
+	*out = q;
+	return GD_OK;
+}
+
+int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
+{
+	int best = -1;
+	sqlite3_stmt *s;
+	/* the earliest start of the three; on a tie kernels, then copies, then memsets */
+	for (int i = 0; i < 3; i++)
+		if (q->have[i] && (best < 0 || sqlite3_column_int64(q->s[i], 3) < sqlite3_column_int64(q->s[best], 3)))
+			best = i;
+	if (best < 0)
+		return 0;
+	s = q->s[best];
+	memset(r, 0, sizeof(*r));
+	r->kind = best;
+	r->rowid = I64(0), r->pid = I64(1), r->stream = I64(2), r->start = I64(3), r->end = I64(4);
+	r->correlation = I64(5), r->device = I64(6), r->context = I64(7);
+	r->name = r->short_name = r->demangled = GD_TRACE_NO_STRING;
+	if (best == GD_TG_KERNEL) {
+		r->name = id_or(s, 8), r->short_name = id_or(s, 9), r->demangled = id_or(s, 10);
+		for (int i = 0; i < 3; i++)
+			r->grid[i] = I64(11 + i), r->block[i] = I64(14 + i);
+		r->regs = I64(17), r->static_smem = I64(18), r->dyn_smem = I64(19);
+		r->has_graph = !is_null(s, 20);
+		r->graph_id = I64(20);
+		r->has_api = INT(21);
+	} else if (best == GD_TG_MEMCPY) {
+		r->copy_kind = INT(8), r->src_kind = INT(9), r->dst_kind = INT(10);
+		r->bytes = I64(11), r->is_async = INT(12);
+		r->has_api = INT(13);
+	} else {
+		r->bytes = I64(8), r->value = I64(9);
+		r->has_api = INT(10);
+	}
+	/* the SQL kept only plausible times: gd_time_ok cannot refuse these, but says so if the
+	 * two ever disagree */
+	if (!gd_time_ok(q->t->meta_t0, r->start, r->end))
+		q->t->bad_rows++;
+	ops_step(q, best);
+	return 1;
+}
+
+int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n)
+{
+	int rc = GD_OK;
+	if (!q)
+		return GD_OK;
+	for (int i = 0; i < 3; i++) {
+		if (q->s[i] && why && rc == GD_OK && q->rc[i] != SQLITE_DONE) {
+			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+			rc = GD_EDATA;
+		}
+		sqlite3_finalize(q->s[i]);
+	}
+	free(q);
+	return rc;
+}
+
+/* 1 when table tb has a row, 0 when not, -1 on an error. */
+static int has_rows(sqlite3 *db, const char *tb)
+{
+	char text[128];
+	sqlite3_stmt *s;
+	int r, v = 0;
+	snprintf(text, sizeof(text), "SELECT EXISTS(SELECT 1 FROM %s)", tb);
+	if (sqlite3_prepare_v2(db, text, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	r = sqlite3_step(s);
+	if (r == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return r == SQLITE_ROW ? v : -1;
+}
+
+int gd_trace_calls_query(struct gd_trace *t, struct gd_trace_q **out, char *why, size_t n)
+{
+	/* the GPU work a call launched, by table; a table without rows is not probed (a probe
+	 * costs as much as reading the call) */
+#define LAUNCHED(tb)                                                                                                \
+	"CASE WHEN a.correlation > 0 THEN (SELECT group_concat(x.rowid) FROM " tb " x WHERE x.pid = a.pid AND "       \
+	"x.correlation = a.correlation AND " KEPT("x") ") END"
+	static const char *const probe[3] = {LAUNCHED("kernels"), LAUNCHED("memcpy"), LAUNCHED("memset")};
+	static const char *const tb[3] = {"kernels", "memcpy", "memset"};
+	char text[2048];
+	size_t len;
+	long long lo, hi;
+	struct gd_trace_q *q;
+	*out = NULL;
+	len = (size_t)snprintf(text, sizeof(text),
+			       "SELECT a.id, a.pid, a.tid, a.start, a.end, a.name, a.cbid, a.correlation, a.return_value");
+	for (int i = 0; i < 3; i++) {
+		int h = has_rows(t->db, tb[i]);
+		if (h < 0) {
+			gd_db_errmsg(t->db, &t->guard, why, n);
+			return GD_EDATA;
+		}
+		len += (size_t)snprintf(text + len, sizeof(text) - len, ", %s", h ? probe[i] : "NULL");
+	}
+	snprintf(text + len, sizeof(text) - len, " FROM api a WHERE " KEPT("a") " ORDER BY a.start");
+#undef LAUNCHED
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		snprintf(why, n, "out of memory");
+		return GD_EFAIL;
+	}
+	q->t = t;
+	q->rc = SQLITE_OK;
+	q->kind = -1;
+	if (sqlite3_prepare_v2(t->db, text, -1, &q->s, NULL) != SQLITE_OK) {
+		gd_db_errmsg(t->db, &t->guard, why, n);
+		gd_trace_done(q);
+		return GD_EDATA;
+	}
+	gd_trace_time_bounds(t, &lo, &hi);
+	sqlite3_bind_int64(q->s, 1, lo);
+	sqlite3_bind_int64(q->s, 2, hi);
+	*out = q;
+	return GD_OK;
+}
+
+int gd_trace_next_call(struct gd_trace_q *q, struct gd_trace_call *r)
+{
+	sqlite3_stmt *s = q->s;
+	if (!next_row(q))
+		return 0;
+	r->id = I64(0), r->pid = I64(1), r->tid = I64(2), r->start = I64(3), r->end = I64(4);
+	r->name = id_or(s, 5);
+	r->cbid = I64(6), r->correlation = I64(7), r->return_value = I64(8);
+	for (int i = 0; i < 3; i++)
+		r->ops[i] = (const char *)sqlite3_column_text(s, 9 + i);
+	return 1;
+}
+
+/* A cached one-row lookup: the statement stays prepared; its row is valid until the next
+ * call. NULL when the lookup cannot be prepared or finds nothing. */
+static sqlite3_stmt *lookup(struct gd_trace *t, sqlite3_stmt **st, const char *text, long long a, long long b)
+{
+	if (!*st && sqlite3_prepare_v2(t->db, text, -1, st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+		return NULL;
+	}
+	sqlite3_reset(*st);
+	sqlite3_bind_int64(*st, 1, a);
+	sqlite3_bind_int64(*st, 2, b);
+	return sqlite3_step(*st) == SQLITE_ROW && !is_null(*st, 0) ? *st : NULL;
+}
+
+const char *gd_trace_string(struct gd_trace *t, long long id)
+{
+	sqlite3_stmt *s = id == GD_TRACE_NO_STRING ? NULL : lookup(t, &t->str, "SELECT value FROM strings WHERE id = ?1 AND ?2 = 0", id, 0);
+	return s ? (const char *)sqlite3_column_text(s, 0) : NULL;
+}
+
+int gd_trace_null_stream(struct gd_trace *t, long long pid, long long context, long long *stream)
+{
+	sqlite3_stmt *s = lookup(t, &t->ctx, "SELECT null_stream FROM contexts WHERE pid = ?1 AND context = ?2", pid, context);
+	if (!s)
+		return 0;
+	*stream = sqlite3_column_int64(s, 0);
 	return 1;
 }
