@@ -102,7 +102,8 @@ int gd_trace_open(const char *path, struct gd_trace **out, long long *t0, long l
 	struct gd_trace *t;
 	sqlite3 *db = NULL;
 	*out = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+	/* one connection per thread (the native export reads on two): no SQLite locking per call */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		snprintf(why, n, "cannot open '%s': %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return GD_EDATA;
@@ -430,24 +431,174 @@ void gd_trace_time_bounds(const struct gd_trace *t, long long *lo, long long *hi
 
 /* An event of table X kept by the export (gd_time_ok in SQL; ?1 and ?2 are the bounds). */
 #define KEPT(x) x ".start BETWEEN ?1 AND ?2 AND " x ".end BETWEEN " x ".start AND ?2"
-/* The GPU work's side of a flow: an API call of the same process and correlation that the
- * export keeps (one probe of api_corr, then the row for its times). */
-/* (The test of the correlation stays outside the subquery: inside, SQLite takes it for a range
- * on api_corr and scans every call of the process for each row.) */
-#define HAS_API(x)                                                                                                  \
-	"(" x ".correlation > 0 AND EXISTS(SELECT 1 FROM api a WHERE a.pid = " x ".pid AND a.correlation = " x        \
-	".correlation AND " KEPT("a") "))"
+
+/* ---- Matching API calls and GPU work by (pid, correlation) ----
+ * The two sides of a flow find each other in the (pid, correlation) indexes (api_corr,
+ * kernels_corr, memcpy_corr, memset_corr), without reading the rows: an API call or a piece
+ * of GPU work whose times the export refuses (a corrupt profile) leaves its partner's arrow
+ * unbound, which Perfetto ignores.
+ *
+ * A probe per row would cost as much as reading the row. But CUPTI's correlation ids grow
+ * with the calls, so rows met in time order ask for correlations that mostly grow too: a
+ * walk keeps, per process, a cursor on the other table's index in correlation order and a
+ * window of the entries it passed last; a row is answered from the window, after moving the
+ * cursor up to its correlation, and only a row further back than the window (a stream that
+ * ran long after its launch) costs a probe. Memory: the window, per process walked. */
+#define WALK_WINDOW 8192 /* entries kept behind a cursor (a power of two) */
+#define WALK_PIDS 16     /* processes walked per table; the others are probed */
+
+struct walk_cur {
+	long long pid;
+	sqlite3_stmt *s;
+	int done;              /* the cursor is past the last entry */
+	long long next_c, next_r; /* the entry under the cursor (not yet in the window) */
+	long long ring_c[WALK_WINDOW], ring_r[WALK_WINDOW];
+	size_t head, n;        /* the window: the n entries before head, oldest first */
+	int trimmed;           /* entries have left the window */
+};
+struct walk {
+	struct gd_trace *t;
+	const char *table;
+	struct walk_cur *cur[WALK_PIDS];
+	int ncur;
+	sqlite3_stmt *probe;
+	long long *found;      /* the last answer's rowids */
+	size_t nfound, capfound;
+	int err;               /* a statement failed: GD_EDATA */
+};
+
+static void walk_free(struct walk *w)
+{
+	for (int i = 0; i < w->ncur; i++) {
+		sqlite3_finalize(w->cur[i]->s);
+		free(w->cur[i]);
+	}
+	sqlite3_finalize(w->probe);
+	free(w->found);
+	memset(w, 0, sizeof(*w));
+}
+
+static int walk_add(struct walk *w, long long rowid)
+{
+	if (w->nfound == w->capfound) {
+		size_t cap = w->capfound ? w->capfound * 2 : 16;
+		long long *f = realloc(w->found, cap * sizeof(*f));
+		if (!f)
+			return 0;
+		w->found = f, w->capfound = cap;
+	}
+	w->found[w->nfound++] = rowid;
+	return 1;
+}
+
+static void cur_step(struct walk *w, struct walk_cur *c)
+{
+	int r = sqlite3_step(c->s);
+	if (r == SQLITE_ROW) {
+		c->next_c = sqlite3_column_int64(c->s, 0);
+		c->next_r = sqlite3_column_int64(c->s, 1);
+	} else {
+		c->done = 1;
+		if (r != SQLITE_DONE)
+			w->err = 1;
+	}
+}
+
+static struct walk_cur *cur_get(struct walk *w, long long pid)
+{
+	char text[160];
+	struct walk_cur *c;
+	for (int i = 0; i < w->ncur; i++)
+		if (w->cur[i]->pid == pid)
+			return w->cur[i];
+	if (w->ncur == WALK_PIDS || !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	snprintf(text, sizeof(text), "SELECT correlation, rowid FROM %s WHERE pid = ?1 AND correlation > 0 "
+		 "ORDER BY correlation, rowid", w->table);
+	if (sqlite3_prepare_v2(w->t->db, text, -1, &c->s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(c->s);
+		free(c);
+		w->err = 1;
+		return NULL;
+	}
+	sqlite3_bind_int64(c->s, 1, pid);
+	c->pid = pid;
+	cur_step(w, c);
+	w->cur[w->ncur++] = c;
+	return c;
+}
+
+/* The rowids of w's table with (pid, corr) into w->found; GD_OK or GD_EDATA/GD_EFAIL. */
+static int walk_find(struct walk *w, long long pid, long long corr)
+{
+	struct walk_cur *c;
+	w->nfound = 0;
+	if (corr <= 0)
+		return GD_OK;
+	c = cur_get(w, pid);
+	if (w->err)
+		return GD_EDATA;
+	if (c) {
+		size_t lo = 0, hi, cap = WALK_WINDOW;
+		/* move up: every entry up to corr enters the window */
+		while (!c->done && c->next_c <= corr) {
+			c->ring_c[c->head] = c->next_c, c->ring_r[c->head] = c->next_r;
+			c->head = (c->head + 1) & (cap - 1);
+			if (c->n < cap)
+				c->n++;
+			else
+				c->trimmed = 1;
+			cur_step(w, c);
+		}
+		if (w->err)
+			return GD_EDATA;
+#define AT(i) ((c->head + cap - c->n + (i)) & (cap - 1)) /* the i-th oldest */
+		/* answered here unless the window may have lost some of corr's entries */
+		if (!c->trimmed || (c->n && c->ring_c[AT(0)] < corr)) {
+			hi = c->n;
+			while (lo < hi) { /* the first entry >= corr */
+				size_t mid = (lo + hi) / 2;
+				if (c->ring_c[AT(mid)] < corr)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < c->n && c->ring_c[AT(lo)] == corr; lo++)
+				if (!walk_add(w, c->ring_r[AT(lo)]))
+					return GD_EFAIL;
+			return GD_OK;
+		}
+#undef AT
+	}
+	if (!w->probe) {
+		char text[128];
+		snprintf(text, sizeof(text), "SELECT rowid FROM %s WHERE pid = ?1 AND correlation = ?2", w->table);
+		if (sqlite3_prepare_v2(w->t->db, text, -1, &w->probe, NULL) != SQLITE_OK)
+			return GD_EDATA;
+	}
+	sqlite3_reset(w->probe);
+	sqlite3_bind_int64(w->probe, 1, pid);
+	sqlite3_bind_int64(w->probe, 2, corr);
+	{
+		int r;
+		while ((r = sqlite3_step(w->probe)) == SQLITE_ROW)
+			if (!walk_add(w, sqlite3_column_int64(w->probe, 0)))
+				return GD_EFAIL;
+		if (r != SQLITE_DONE)
+			return GD_EDATA;
+	}
+	return GD_OK;
+}
 
 static const char *const op_sql[3] = {
 	[GD_TG_KERNEL] = "SELECT k.rowid, k.pid, k.stream, k.start, k.end, k.correlation, k.device, k.context, k.name, "
 			 "k.short_name, k.demangled, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.regs, "
-			 "k.static_smem, k.dyn_smem, k.graph_id, " HAS_API("k") " FROM kernels k WHERE " KEPT("k")
-			 " ORDER BY k.start",
+			 "k.static_smem, k.dyn_smem, k.graph_id FROM kernels k WHERE " KEPT("k") " ORDER BY k.start",
 	[GD_TG_MEMCPY] = "SELECT m.rowid, m.pid, m.stream, m.start, m.end, m.correlation, m.device, m.context, "
-			 "m.copy_kind, m.src_kind, m.dst_kind, m.bytes, m.is_async, " HAS_API("m")
-			 " FROM memcpy m WHERE " KEPT("m") " ORDER BY m.start",
+			 "m.copy_kind, m.src_kind, m.dst_kind, m.bytes, m.is_async FROM memcpy m WHERE " KEPT("m")
+			 " ORDER BY m.start",
 	[GD_TG_MEMSET] = "SELECT m.rowid, m.pid, m.stream, m.start, m.end, m.correlation, m.device, m.context, "
-			 "m.bytes, m.value, " HAS_API("m") " FROM memset m WHERE " KEPT("m") " ORDER BY m.start",
+			 "m.bytes, m.value FROM memset m WHERE " KEPT("m") " ORDER BY m.start",
 };
 
 struct gd_trace_ops {
@@ -455,6 +606,8 @@ struct gd_trace_ops {
 	sqlite3_stmt *s[3];
 	int rc[3];   /* the last sqlite3_step result of each */
 	int have[3]; /* s[i] holds a row not yet handed out */
+	struct walk api;
+	int err;     /* the walk failed */
 };
 
 static int ops_step(struct gd_trace_ops *q, int i)
@@ -474,6 +627,7 @@ int gd_trace_ops_open(struct gd_trace *t, struct gd_trace_ops **out, char *why, 
 		return GD_EFAIL;
 	}
 	q->t = t;
+	q->api.t = t, q->api.table = "api";
 	gd_trace_time_bounds(t, &lo, &hi);
 	for (int i = 0; i < 3; i++) {
 		if (sqlite3_prepare_v2(t->db, op_sql[i], -1, &q->s[i], NULL) != SQLITE_OK) {
@@ -498,7 +652,7 @@ int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
 	for (int i = 0; i < 3; i++)
 		if (q->have[i] && (best < 0 || sqlite3_column_int64(q->s[i], 3) < sqlite3_column_int64(q->s[best], 3)))
 			best = i;
-	if (best < 0)
+	if (best < 0 || q->err)
 		return 0;
 	s = q->s[best];
 	memset(r, 0, sizeof(*r));
@@ -513,19 +667,15 @@ int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
 		r->regs = I64(17), r->static_smem = I64(18), r->dyn_smem = I64(19);
 		r->has_graph = !is_null(s, 20);
 		r->graph_id = I64(20);
-		r->has_api = INT(21);
 	} else if (best == GD_TG_MEMCPY) {
 		r->copy_kind = INT(8), r->src_kind = INT(9), r->dst_kind = INT(10);
 		r->bytes = I64(11), r->is_async = INT(12);
-		r->has_api = INT(13);
 	} else {
 		r->bytes = I64(8), r->value = I64(9);
-		r->has_api = INT(10);
 	}
-	/* the SQL kept only plausible times: gd_time_ok cannot refuse these, but says so if the
-	 * two ever disagree */
-	if (!gd_time_ok(q->t->meta_t0, r->start, r->end))
-		q->t->bad_rows++;
+	if ((q->err = walk_find(&q->api, r->pid, r->correlation)) != GD_OK)
+		return 0;
+	r->has_api = q->api.nfound > 0;
 	ops_step(q, best);
 	return 1;
 }
@@ -535,6 +685,13 @@ int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n)
 	int rc = GD_OK;
 	if (!q)
 		return GD_OK;
+	if (q->err && why) {
+		if (q->err == GD_EFAIL)
+			snprintf(why, n, "out of memory");
+		else
+			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		rc = q->err;
+	}
 	for (int i = 0; i < 3; i++) {
 		if (q->s[i] && why && rc == GD_OK && q->rc[i] != SQLITE_DONE) {
 			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
@@ -542,63 +699,37 @@ int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n)
 		}
 		sqlite3_finalize(q->s[i]);
 	}
+	walk_free(&q->api);
 	free(q);
 	return rc;
 }
 
-/* 1 when table tb has a row, 0 when not, -1 on an error. */
-static int has_rows(sqlite3 *db, const char *tb)
-{
-	char text[128];
+struct gd_trace_calls {
+	struct gd_trace *t;
 	sqlite3_stmt *s;
-	int r, v = 0;
-	snprintf(text, sizeof(text), "SELECT EXISTS(SELECT 1 FROM %s)", tb);
-	if (sqlite3_prepare_v2(db, text, -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	r = sqlite3_step(s);
-	if (r == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return r == SQLITE_ROW ? v : -1;
-}
+	int rc, err;
+	struct walk ops[3];
+};
 
-int gd_trace_calls_query(struct gd_trace *t, struct gd_trace_q **out, char *why, size_t n)
+int gd_trace_calls_open(struct gd_trace *t, struct gd_trace_calls **out, char *why, size_t n)
 {
-	/* the GPU work a call launched, by table; a table without rows is not probed (a probe
-	 * costs as much as reading the call) */
-#define LAUNCHED(tb)                                                                                                \
-	"CASE WHEN a.correlation > 0 THEN (SELECT group_concat(x.rowid) FROM " tb " x WHERE x.pid = a.pid AND "       \
-	"x.correlation = a.correlation AND " KEPT("x") ") END"
-	static const char *const probe[3] = {LAUNCHED("kernels"), LAUNCHED("memcpy"), LAUNCHED("memset")};
 	static const char *const tb[3] = {"kernels", "memcpy", "memset"};
-	char text[2048];
-	size_t len;
+	struct gd_trace_calls *q = calloc(1, sizeof(*q));
 	long long lo, hi;
-	struct gd_trace_q *q;
 	*out = NULL;
-	len = (size_t)snprintf(text, sizeof(text),
-			       "SELECT a.id, a.pid, a.tid, a.start, a.end, a.name, a.cbid, a.correlation, a.return_value");
-	for (int i = 0; i < 3; i++) {
-		int h = has_rows(t->db, tb[i]);
-		if (h < 0) {
-			gd_db_errmsg(t->db, &t->guard, why, n);
-			return GD_EDATA;
-		}
-		len += (size_t)snprintf(text + len, sizeof(text) - len, ", %s", h ? probe[i] : "NULL");
-	}
-	snprintf(text + len, sizeof(text) - len, " FROM api a WHERE " KEPT("a") " ORDER BY a.start");
-#undef LAUNCHED
-	q = calloc(1, sizeof(*q));
 	if (!q) {
 		snprintf(why, n, "out of memory");
 		return GD_EFAIL;
 	}
 	q->t = t;
-	q->rc = SQLITE_OK;
-	q->kind = -1;
-	if (sqlite3_prepare_v2(t->db, text, -1, &q->s, NULL) != SQLITE_OK) {
+	for (int i = 0; i < 3; i++)
+		q->ops[i].t = t, q->ops[i].table = tb[i];
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT a.id, a.pid, a.tid, a.start, a.end, a.name, a.cbid, a.correlation, a.return_value "
+			       "FROM api a WHERE " KEPT("a") " ORDER BY a.start",
+			       -1, &q->s, NULL) != SQLITE_OK) {
 		gd_db_errmsg(t->db, &t->guard, why, n);
-		gd_trace_done(q);
+		gd_trace_calls_end(q, NULL, 0);
 		return GD_EDATA;
 	}
 	gd_trace_time_bounds(t, &lo, &hi);
@@ -608,17 +739,43 @@ int gd_trace_calls_query(struct gd_trace *t, struct gd_trace_q **out, char *why,
 	return GD_OK;
 }
 
-int gd_trace_next_call(struct gd_trace_q *q, struct gd_trace_call *r)
+int gd_trace_calls_next(struct gd_trace_calls *q, struct gd_trace_call *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (!next_row(q))
+	if (q->err || (q->rc = sqlite3_step(s)) != SQLITE_ROW)
 		return 0;
 	r->id = I64(0), r->pid = I64(1), r->tid = I64(2), r->start = I64(3), r->end = I64(4);
 	r->name = id_or(s, 5);
 	r->cbid = I64(6), r->correlation = I64(7), r->return_value = I64(8);
-	for (int i = 0; i < 3; i++)
-		r->ops[i] = (const char *)sqlite3_column_text(s, 9 + i);
+	for (int i = 0; i < 3; i++) {
+		if ((q->err = walk_find(&q->ops[i], r->pid, r->correlation)) != GD_OK)
+			return 0;
+		r->ops[i] = q->ops[i].found;
+		r->nops[i] = q->ops[i].nfound;
+	}
 	return 1;
+}
+
+int gd_trace_calls_end(struct gd_trace_calls *q, char *why, size_t n)
+{
+	int rc = GD_OK;
+	if (!q)
+		return GD_OK;
+	if (why && q->err) {
+		if (q->err == GD_EFAIL)
+			snprintf(why, n, "out of memory");
+		else
+			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		rc = q->err;
+	} else if (why && q->s && q->rc != SQLITE_DONE) {
+		gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		rc = GD_EDATA;
+	}
+	sqlite3_finalize(q->s);
+	for (int i = 0; i < 3; i++)
+		walk_free(&q->ops[i]);
+	free(q);
+	return rc;
 }
 
 /* A cached one-row lookup: the statement stays prepared; its row is valid until the next

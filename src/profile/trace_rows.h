@@ -101,9 +101,11 @@ struct gd_trace_nvml {
  * written). */
 
 /* ---- The native export's time-ordered queries (render/perfetto_pb.c) ----
- * Kernels, copies and memsets merged in start order (three index scans, no sort), and API
- * calls in start order, each with the GPU work it launched, so that the two passes can run
- * on two connections at once (gd_trace_open once per thread) and still agree on every flow.
+ * Kernels, copies and memsets merged in start order (three index scans, no sort), each saying
+ * whether its API call is in the profile, and API calls in start order, each with the GPU
+ * work it launched (matched by (pid, correlation): trace_rows.c says how), so that the two
+ * passes can run on two connections at once (gd_trace_open once per thread) and still agree
+ * on every flow.
  * Strings come as ids of the strings table: the export interns them by id and reads a text
  * once (gd_trace_string). */
 #define GD_TRACE_NO_STRING LLONG_MIN /* a string id that was NULL */
@@ -123,8 +125,9 @@ struct gd_trace_call {
 	long long name;      /* string id; GD_TRACE_NO_STRING: "api <cbid>" */
 	long long cbid, correlation, return_value;
 	/* the rowids of the kernels, copies and memsets ([GD_TG_*]) with this call's (pid,
-	 * correlation > 0), comma-separated ("12,57"), NULL when none; valid until the next row */
-	const char *ops[3];
+	 * correlation > 0); valid until the next row */
+	const long long *ops[3];
+	size_t nops[3];
 };
 struct gd_trace_ops;
 /* GD_OK, or GD_EDATA with SQLite's message in why. */
@@ -132,8 +135,10 @@ int gd_trace_ops_open(struct gd_trace *t, struct gd_trace_ops **q, char *why, si
 int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r);
 /* As gd_trace_end; also frees q. */
 int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n);
-int gd_trace_calls_query(struct gd_trace *t, struct gd_trace_q **q, char *why, size_t n);
-int gd_trace_next_call(struct gd_trace_q *q, struct gd_trace_call *r);
+struct gd_trace_calls;
+int gd_trace_calls_open(struct gd_trace *t, struct gd_trace_calls **q, char *why, size_t n);
+int gd_trace_calls_next(struct gd_trace_calls *q, struct gd_trace_call *r);
+int gd_trace_calls_end(struct gd_trace_calls *q, char *why, size_t n);
 /* The text of string id (NULL when there is none, or for GD_TRACE_NO_STRING), valid until
  * the next call. */
 const char *gd_trace_string(struct gd_trace *t, long long id);

@@ -55,8 +55,8 @@ enum {
 	F_TIMESTAMP = 8, F_TIMESTAMP_CLOCK_ID = 58, F_SEQ_ID = 10, F_TRACK_EVENT = 11, F_INTERNED_DATA = 12,
 	F_SEQ_FLAGS = 13, F_CLOCK_SNAPSHOT = 6, F_PACKET_DEFAULTS = 59, F_TRACK_DESCRIPTOR = 60,
 	SEQ_INCREMENTAL_STATE_CLEARED = 1, SEQ_NEEDS_INCREMENTAL_STATE = 2,
-	/* TracePacketDefaults */
-	F_DEFAULTS_CLOCK_ID = 58,
+	/* TracePacketDefaults, TrackEventDefaults */
+	F_DEFAULTS_CLOCK_ID = 58, F_DEFAULTS_TRACK_EVENT = 11, F_TED_TRACK = 11,
 	/* ClockSnapshot, ClockSnapshot.Clock */
 	F_CLOCKS = 1, F_CLOCK_ID = 1, F_CLOCK_TIMESTAMP = 2, F_CLOCK_INCREMENTAL = 3,
 	PB_CLOCK_BOOTTIME = 6, PB_CLOCK_DELTA = 64, /* 64..127: clocks of one sequence */
@@ -76,12 +76,11 @@ enum {
 };
 
 /* The fixed argument names and categories: iid = index + 1, defined when a sequence starts. */
-enum { A_CORRELATION = 1, A_RETURN, A_CUPTI_NAME, A_GRID, A_BLOCK, A_REGISTERS, A_STATIC_SMEM, A_DYNAMIC_SMEM,
-       A_GRAPH, A_FULL_NAME, A_BYTES, A_SRC, A_DST, A_ASYNC, A_VALUE, A_DOMAIN, A_UNCLOSED, A_RECORDED_END,
-       A_COUNT };
+enum { A_CORRELATION = 1, A_RETURN, A_CUPTI_NAME, A_LAUNCH, A_GRAPH, A_FULL_NAME, A_BYTES, A_SRC, A_DST, A_ASYNC,
+       A_VALUE, A_DOMAIN, A_UNCLOSED, A_RECORDED_END, A_COUNT };
 static const char *const ann_name[A_COUNT] = {
-	"", "correlation", "return", "cupti_name", "grid", "block", "registers", "static_smem", "dynamic_smem",
-	"graph", "full_name", "bytes", "src", "dst", "async", "value", "domain", "unclosed", "recorded_end_ns",
+	"", "correlation", "return", "cupti_name", "launch", "graph", "full_name", "bytes", "src", "dst", "async",
+	"value", "domain", "unclosed", "recorded_end_ns",
 };
 enum { C_API = 1, C_KERNEL, C_MEMCPY, C_MEMSET, C_NVTX, C_COUNT };
 static const char *const cat_name[C_COUNT] = {"", "api", "kernel", "memcpy", "memset", "nvtx"};
@@ -90,6 +89,7 @@ static const char *const cat_name[C_COUNT] = {"", "api", "kernel", "memcpy", "me
 #define DEPTH 64     /* nesting kept per lane; deeper events on the last lane are cut */
 #define FLUSH_AT (1u << 20)
 #define INTERN_MAX (1u << 16) /* entries of one interning table before the sequence is cleared */
+
 
 /* ---- output: one buffer of whole packets per thread, written under a lock ---- */
 struct out {
@@ -184,14 +184,13 @@ static void map_clear(struct map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* ---- a packet sequence ---- */
-struct end {
-	long long t;
-	uint64_t uuid, order;
-};
+/* ---- packet sequences ---- */
 
+/* A packet sequence: one per slice track (its events name no track: TrackEventDefaults
+ * does) and one per counter pass. */
 struct seq {
 	uint32_t id;
+	uint64_t track;       /* the default track of its events; 0 for a counter pass */
 	struct out *o;
 	struct gd_trace *db;
 	int started;          /* its first packet (state cleared, clock) is written */
@@ -200,8 +199,18 @@ struct seq {
 	struct map names, strs; /* interned event names and argument strings → iid */
 	uint64_t next_name, next_str;
 	struct gd_pb pend;    /* this packet's new InternedData entries */
-	struct end *heap;     /* slice ends not written yet, earliest first */
-	size_t nheap, capheap;
+	int oom;
+};
+
+/* A pass's slice ends not written yet, earliest first. */
+struct end {
+	long long t;
+	struct seq *q;
+	uint64_t order;
+};
+struct pass {
+	struct end *heap;
+	size_t n, cap;
 	uint64_t order;
 	int oom;
 };
@@ -212,43 +221,44 @@ static int end_before(const struct end *x, const struct end *y)
 	return x->t < y->t || (x->t == y->t && x->order > y->order);
 }
 
-static int heap_push(struct seq *q, long long t, uint64_t uuid)
+static void heap_push(struct pass *p, long long t, struct seq *q)
 {
 	size_t i;
-	if (q->nheap == q->capheap) {
-		size_t cap = q->capheap ? q->capheap * 2 : 64;
-		struct end *h = realloc(q->heap, cap * sizeof(*h));
-		if (!h)
-			return q->oom = 1, 0;
-		q->heap = h, q->capheap = cap;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct end *h = realloc(p->heap, cap * sizeof(*h));
+		if (!h) {
+			p->oom = 1;
+			return;
+		}
+		p->heap = h, p->cap = cap;
 	}
-	i = q->nheap++;
-	q->heap[i] = (struct end){t, uuid, q->order++};
-	while (i && end_before(&q->heap[i], &q->heap[(i - 1) / 2])) {
-		struct end tmp = q->heap[i];
-		q->heap[i] = q->heap[(i - 1) / 2];
-		q->heap[(i - 1) / 2] = tmp;
+	i = p->n++;
+	p->heap[i] = (struct end){t, q, p->order++};
+	while (i && end_before(&p->heap[i], &p->heap[(i - 1) / 2])) {
+		struct end tmp = p->heap[i];
+		p->heap[i] = p->heap[(i - 1) / 2];
+		p->heap[(i - 1) / 2] = tmp;
 		i = (i - 1) / 2;
 	}
-	return 1;
 }
 
-static struct end heap_pop(struct seq *q)
+static struct end heap_pop(struct pass *p)
 {
-	struct end top = q->heap[0];
+	struct end top = p->heap[0];
 	size_t i = 0;
-	q->heap[0] = q->heap[--q->nheap];
+	p->heap[0] = p->heap[--p->n];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < q->nheap && end_before(&q->heap[l], &q->heap[m]))
+		if (l < p->n && end_before(&p->heap[l], &p->heap[m]))
 			m = l;
-		if (r < q->nheap && end_before(&q->heap[r], &q->heap[m]))
+		if (r < p->n && end_before(&p->heap[r], &p->heap[m]))
 			m = r;
 		if (m == i)
 			break;
-		struct end tmp = q->heap[i];
-		q->heap[i] = q->heap[m];
-		q->heap[m] = tmp;
+		struct end tmp = p->heap[i];
+		p->heap[i] = p->heap[m];
+		p->heap[m] = tmp;
 		i = m;
 	}
 	return top;
@@ -263,7 +273,8 @@ static void interned_entry(struct gd_pb *b, unsigned field, uint64_t iid, const 
 }
 
 /* The sequence's first packet (and the first after a clear): incremental state cleared,
- * timestamps on clock 64, clock 64 = BOOTTIME = t, the fixed interned names. */
+ * timestamps on clock 64 and events on the sequence's track by default, clock 64 = BOOTTIME
+ * = t, the fixed interned names. */
 static void seq_start(struct seq *q, long long t)
 {
 	struct gd_pb *b = &q->o->b;
@@ -272,6 +283,11 @@ static void seq_start(struct seq *q, long long t)
 	gd_pb_uint(b, F_SEQ_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	at = gd_pb_open(b, F_PACKET_DEFAULTS);
 	gd_pb_uint(b, F_DEFAULTS_CLOCK_ID, PB_CLOCK_DELTA);
+	if (q->track) {
+		c = gd_pb_open(b, F_DEFAULTS_TRACK_EVENT);
+		gd_pb_uint(b, F_TED_TRACK, q->track);
+		gd_pb_close(b, c);
+	}
 	gd_pb_close(b, at);
 	at = gd_pb_open(b, F_CLOCK_SNAPSHOT);
 	c = gd_pb_open(b, F_CLOCKS);
@@ -315,6 +331,8 @@ static size_t pkt_open(struct seq *q, long long t)
 		gd_pb_uint(b, F_TIMESTAMP_CLOCK_ID, PB_CLOCK_BOOTTIME);
 	}
 	gd_pb_uint(b, F_SEQ_ID, q->id);
+	/* every packet after the first relies on the sequence's state: its clock, its defaults,
+	 * its interned strings */
 	gd_pb_uint(b, F_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	q->pend.n = 0;
 	return pk;
@@ -325,29 +343,28 @@ static void pkt_close(struct seq *q, size_t pk)
 	struct gd_pb *b = &q->o->b;
 	if (q->pend.n)
 		gd_pb_bytes(b, F_INTERNED_DATA, q->pend.p, q->pend.n);
-	if (q->pend.oom)
+	if (q->pend.oom || q->oom)
 		b->oom = 1;
 	gd_pb_close(b, pk);
 }
 
-/* Writes the slice ends up to time t (all of them: LLONG_MAX). */
-static void ends_until(struct seq *q, long long t)
+/* Writes the pass's slice ends up to time t (all of them: LLONG_MAX). */
+static void ends_until(struct pass *p, long long t)
 {
-	struct gd_pb *b = &q->o->b;
-	while (q->nheap && q->heap[0].t <= t) {
-		struct end e = heap_pop(q);
-		size_t pk = pkt_open(q, e.t), te;
+	while (p->n && p->heap[0].t <= t) {
+		struct end e = heap_pop(p);
+		struct gd_pb *b = &e.q->o->b;
+		size_t pk = pkt_open(e.q, e.t), te;
 		te = gd_pb_open(b, F_TRACK_EVENT);
 		gd_pb_uint(b, F_TE_TYPE, TYPE_SLICE_END);
-		gd_pb_uint(b, F_TE_TRACK, e.uuid);
 		gd_pb_close(b, te);
-		pkt_close(q, pk);
+		pkt_close(e.q, pk);
 	}
 }
 
-/* The iid of an interned string, keyed by (ns, a, b, c); text(ctx) gives its text the first
+/* The iid of an interned string, keyed by (ns, a, b, c); fn(ctx) gives its text the first
  * time. field: F_ID_EVENT_NAMES or F_ID_STRING_VALUES. */
-enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_DIM, NS_COPY, NS_FIXED };
+enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_LAUNCH, NS_COPY, NS_FIXED };
 typedef const char *(*text_fn)(struct seq *q, const void *ctx, char *buf, size_t n);
 
 static uint64_t intern(struct seq *q, unsigned field, uint32_t ns, uint64_t a, uint64_t b, uint64_t c, text_fn fn,
@@ -355,7 +372,7 @@ static uint64_t intern(struct seq *q, unsigned field, uint32_t ns, uint64_t a, u
 {
 	struct map *m = field == F_ID_EVENT_NAMES ? &q->names : &q->strs;
 	uint64_t *next = field == F_ID_EVENT_NAMES ? &q->next_name : &q->next_str;
-	char buf[512];
+	char buf[1024];
 	const char *text;
 	int found;
 	struct slot *s = map_find(m, ns, a, b, c, &found);
@@ -370,9 +387,19 @@ static uint64_t intern(struct seq *q, unsigned field, uint32_t ns, uint64_t a, u
 	return (*next)++;
 }
 
+static void seq_free(struct seq *q)
+{
+	if (!q)
+		return;
+	map_clear(&q->names);
+	map_clear(&q->strs);
+	gd_pb_free(&q->pend);
+	free(q);
+}
+
 /* ---- tracks ---- */
 struct lane {
-	uint64_t uuid;        /* 0: not described yet */
+	struct seq *q;        /* NULL: not described yet */
 	int depth;
 	long long open[DEPTH]; /* ends of the slices open on it, innermost last */
 };
@@ -388,7 +415,7 @@ struct ctx {
 	struct gd_trace *db;
 	struct out o;
 	uint64_t next_uuid, uuid_step;
-	struct map tracks;    /* (kind, pid, key) → index + 1 into tr */
+	struct map tracks;    /* (kind, pid, key) → index + 1 into tr; counters → uuid */
 	struct track *tr;
 	size_t ntr, captr;
 	struct map procs;     /* pids described by this thread */
@@ -493,11 +520,17 @@ static void describe(struct ctx *x, uint64_t uuid, uint64_t parent, const char *
 	gd_pb_close(b, pk);
 }
 
-static uint64_t new_uuid(struct ctx *x)
+/* A new sequence, with an id (and track uuid) small and unique across the two threads. */
+static struct seq *seq_new(struct ctx *x, int with_track)
 {
-	uint64_t u = x->next_uuid;
+	struct seq *q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->id = (uint32_t)x->next_uuid;
+	q->track = with_track ? x->next_uuid : 0;
+	q->o = &x->o, q->db = x->db;
 	x->next_uuid += x->uuid_step;
-	return u;
+	return q;
 }
 
 /* Picks the lane of a slice [s, *e] on track t. API calls and GPU work take the first lane
@@ -536,6 +569,24 @@ static int lane_pick(struct track *t, int nest, long long s, long long *e, int *
 	return i;
 }
 
+/* The sequence of a lane, its track described the first time under the process. */
+static struct seq *lane_seq(struct ctx *x, struct track *t, int lane, const char *base)
+{
+	char nm[600];
+	if (!t->lane[lane].q) {
+		struct seq *q = seq_new(x, 1);
+		if (!q)
+			return NULL;
+		if (lane)
+			snprintf(nm, sizeof(nm), "%s #%d", base, lane + 1);
+		else
+			snprintf(nm, sizeof(nm), "%s", base);
+		describe(x, q->track, process_track(x, t->pid), nm, 0);
+		t->lane[lane].q = q;
+	}
+	return t->lane[lane].q;
+}
+
 /* ---- events ---- */
 static void ann_int(struct gd_pb *b, int name, long long v)
 {
@@ -561,45 +612,30 @@ static void ann_bool(struct gd_pb *b, int name)
 	gd_pb_close(b, at);
 }
 
-/* Opens a slice's (or instant's) packet and track event: ends due before s are written first,
- * so the sequence's times only grow. Returns the packet; *te the track event. */
-static size_t ev_open(struct seq *q, long long s, int type, uint64_t uuid, int cat, size_t *te)
+/* Opens a slice's (or instant's) packet and track event on q's track: the pass's ends due
+ * by s are written first, so every sequence's times only grow. Returns the packet; *te the
+ * track event. */
+static size_t ev_open(struct pass *p, struct seq *q, long long s, int type, int cat, size_t *te)
 {
 	struct gd_pb *b = &q->o->b;
 	size_t pk;
-	ends_until(q, s);
+	ends_until(p, s);
 	pk = pkt_open(q, s);
 	*te = gd_pb_open(b, F_TRACK_EVENT);
 	gd_pb_uint(b, F_TE_TYPE, (uint64_t)type);
-	gd_pb_uint(b, F_TE_TRACK, uuid);
 	gd_pb_uint(b, F_TE_CATEGORY_IIDS, (uint64_t)cat);
 	return pk;
 }
 
 /* Closes an event opened by ev_open; a slice's end goes to the heap. */
-static void ev_close(struct seq *q, size_t pk, size_t te, int type, uint64_t uuid, long long e)
+static void ev_close(struct pass *p, struct seq *q, size_t pk, size_t te, int type, long long e)
 {
 	gd_pb_close(&q->o->b, te);
 	pkt_close(q, pk);
 	if (type == TYPE_SLICE_BEGIN)
-		heap_push(q, e, uuid);
+		heap_push(p, e, q);
 	if (q->o->b.n >= FLUSH_AT)
 		out_flush(q->o);
-}
-
-/* The lane's track uuid, described the first time. */
-static uint64_t lane_uuid(struct ctx *x, struct track *t, int lane, const char *base)
-{
-	char nm[600];
-	if (!t->lane[lane].uuid) {
-		t->lane[lane].uuid = new_uuid(x);
-		if (lane)
-			snprintf(nm, sizeof(nm), "%s #%d", base, lane + 1);
-		else
-			snprintf(nm, sizeof(nm), "%s", base);
-		describe(x, t->lane[lane].uuid, process_track(x, t->pid), nm, 0);
-	}
-	return t->lane[lane].uuid;
 }
 
 /* Texts for intern(): the strings table, with the JSON's fallbacks. */
@@ -639,11 +675,15 @@ static const char *t_api(struct seq *q, const void *ctx, char *buf, size_t n)
 	snprintf(buf, n, "%s", s);
 	return buf;
 }
-static const char *t_dim(struct seq *q, const void *ctx, char *buf, size_t n)
+/* A kernel's launch configuration, one argument: a loop's launches share one interned text
+ * where five arguments would cost five fields each time (docs/perfetto.md). */
+static const char *t_launch(struct seq *q, const void *ctx, char *buf, size_t n)
 {
-	const long long *d = ctx;
+	const struct gd_trace_op *r = ctx;
 	(void)q;
-	snprintf(buf, n, "%lld,%lld,%lld", d[0], d[1], d[2]);
+	snprintf(buf, n, "grid %lld,%lld,%lld · block %lld,%lld,%lld · %lld registers · shared memory %lld B static + %lld B dynamic",
+		 r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->regs, r->static_smem,
+		 r->dyn_smem);
 	return buf;
 }
 
@@ -663,234 +703,226 @@ static uint64_t flow_id(int kind, long long rowid) { return ((uint64_t)rowid << 
 
 static int stopped(struct ctx *x) { return atomic_load(x->stop) != 0; }
 
-/* Ends a pass: its open slices end, its buffer goes out. */
-static int pass_end(struct ctx *x, struct seq *q, int rc)
-{
-	if (rc == GD_OK) {
-		ends_until(q, LLONG_MAX);
-		if (q->oom || x->o.b.oom || !out_flush(&x->o))
-			rc = x->o.b.oom || q->oom ? GD_EFAIL : GD_OK; /* a write error: the commit reports it */
-		if (rc)
-			snprintf(x->why, sizeof(x->why), "out of memory");
-	}
-	map_clear(&q->names);
-	map_clear(&q->strs);
-	gd_pb_free(&q->pend);
-	free(q->heap);
-	return rc;
-}
-
-static void seq_init(struct seq *q, struct ctx *x, uint32_t id)
-{
-	memset(q, 0, sizeof(*q));
-	q->id = id, q->o = &x->o, q->db = x->db;
-}
-
 static int query_failed(struct ctx *x, const char *why)
 {
 	snprintf(x->why, sizeof(x->why), "%s", why);
 	return GD_EDATA;
 }
 
+/* Ends a pass: its open slices end, its buffer goes out (a write error is the commit's to
+ * report). */
+static int pass_end(struct ctx *x, struct pass *p, int rc)
+{
+	if (rc == GD_OK) {
+		ends_until(p, LLONG_MAX);
+		if (p->oom || x->o.b.oom) {
+			snprintf(x->why, sizeof(x->why), "out of memory");
+			rc = GD_EFAIL;
+		} else {
+			out_flush(&x->o);
+		}
+	}
+	free(p->heap);
+	return rc;
+}
+
 /* ---- the passes ---- */
 
 static int pass_gpu(struct ctx *x)
 {
-	struct seq q;
+	struct pass p = {0};
 	struct gd_trace_ops *ops;
 	struct gd_trace_op r;
 	struct gd_pb *b = &x->o.b;
 	char why[512];
 	long long rows = 0;
 	int rc;
-	seq_init(&q, x, 1);
 	if ((rc = gd_trace_ops_open(x->db, &ops, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &q, query_failed(x, why));
+		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
 	while (gd_trace_ops_next(ops, &r)) {
 		struct track *t = track_get(x, K_GPU, r.pid, r.stream);
+		struct seq *q;
 		long long e = r.end;
 		int clipped, lane;
-		uint64_t uuid, name;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
 		if (!t || (lane = lane_pick(t, 0, r.start, &e, &clipped)) < 0) {
-			q.oom = 1;
+			p.oom = 1;
 			break;
 		}
-		if (!t->lane[lane].uuid) {
+		if (!(q = t->lane[lane].q)) {
 			char nm[160];
 			long long ns;
 			int is_null = gd_trace_null_stream(x->db, r.pid, r.context, &ns) && ns == r.stream;
 			snprintf(nm, sizeof(nm), "GPU %lld stream %lld%s", r.device, r.stream, is_null ? " (legacy default)" : "");
-			lane_uuid(x, t, lane, nm);
+			if (!(q = lane_seq(x, t, lane, nm))) {
+				p.oom = 1;
+				break;
+			}
 		}
-		uuid = t->lane[lane].uuid;
-		pk = ev_open(&q, r.start, TYPE_SLICE_BEGIN, uuid,
+		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN,
 			     r.kind == GD_TG_MEMCPY ? C_MEMCPY : r.kind == GD_TG_MEMSET ? C_MEMSET : C_KERNEL, &te);
 		if (r.kind == GD_TG_MEMCPY) {
 			int pageable = r.src_kind == 1 || r.dst_kind == 1;
 			char nm[96];
 			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(r.copy_kind), pageable ? " (pageable)" : "");
-			name = intern(&q, F_ID_EVENT_NAMES, NS_COPY, (uint64_t)r.copy_kind, (uint64_t)pageable, 0, t_plain, nm);
-			gd_pb_uint(b, F_TE_NAME_IID, name);
+			gd_pb_uint(b, F_TE_NAME_IID,
+				   intern(q, F_ID_EVENT_NAMES, NS_COPY, (uint64_t)r.copy_kind, (uint64_t)pageable, 0, t_plain, nm));
 			ann_int(b, A_BYTES, r.bytes);
-			ann_str(b, A_SRC, intern(&q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.src_kind, 0, t_plain, mem_kind(r.src_kind)));
-			ann_str(b, A_DST, intern(&q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.dst_kind, 0, t_plain, mem_kind(r.dst_kind)));
+			ann_str(b, A_SRC, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.src_kind, 0, t_plain, mem_kind(r.src_kind)));
+			ann_str(b, A_DST, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.dst_kind, 0, t_plain, mem_kind(r.dst_kind)));
 			ann_int(b, A_ASYNC, r.is_async);
 			ann_int(b, A_CORRELATION, r.correlation);
 		} else if (r.kind == GD_TG_MEMSET) {
-			gd_pb_uint(b, F_TE_NAME_IID, intern(&q, F_ID_EVENT_NAMES, NS_FIXED, 2, 0, 0, t_plain, "memset"));
+			gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_FIXED, 2, 0, 0, t_plain, "memset"));
 			ann_int(b, A_BYTES, r.bytes);
 			ann_int(b, A_VALUE, r.value);
 			ann_int(b, A_CORRELATION, r.correlation);
 		} else {
 			struct kname kn = {r.short_name, r.name, "?"}, fn = {r.demangled, r.name, ""};
-			gd_pb_uint(b, F_TE_NAME_IID, intern(&q, F_ID_EVENT_NAMES, NS_KNAME, (uint64_t)r.short_name,
-							    (uint64_t)r.name, 0, t_ids, &kn));
-			ann_str(b, A_GRID, intern(&q, F_ID_STRING_VALUES, NS_DIM, (uint64_t)r.grid[0], (uint64_t)r.grid[1],
-						  (uint64_t)r.grid[2], t_dim, r.grid));
-			ann_str(b, A_BLOCK, intern(&q, F_ID_STRING_VALUES, NS_DIM, (uint64_t)r.block[0], (uint64_t)r.block[1],
-						   (uint64_t)r.block[2], t_dim, r.block));
-			ann_int(b, A_REGISTERS, r.regs);
-			ann_int(b, A_STATIC_SMEM, r.static_smem);
-			ann_int(b, A_DYNAMIC_SMEM, r.dyn_smem);
+			/* the launch's nine numbers as two 64-bit hashes: a key for its text */
+			uint64_t h1 = 0, h2 = 0x9e3779b97f4a7c15ULL;
+			long long v[9] = {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2],
+					  r.regs, r.static_smem, r.dyn_smem};
+			for (int i = 0; i < 9; i++)
+				h1 = mix(h1 ^ (uint64_t)v[i]), h2 = mix(h2 + (uint64_t)v[i] * 0xff51afd7ed558ccdULL);
+			gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_KNAME, (uint64_t)r.short_name, (uint64_t)r.name, 0,
+							    t_ids, &kn));
+			ann_str(b, A_LAUNCH, intern(q, F_ID_STRING_VALUES, NS_LAUNCH, h1, h2, 0, t_launch, &r));
 			ann_int(b, A_CORRELATION, r.correlation);
 			if (r.has_graph)
 				ann_int(b, A_GRAPH, r.graph_id);
-			ann_str(b, A_FULL_NAME, intern(&q, F_ID_STRING_VALUES, NS_FULL, (uint64_t)r.demangled, (uint64_t)r.name, 0,
-						       t_ids, &fn));
+			ann_str(b, A_FULL_NAME,
+				intern(q, F_ID_STRING_VALUES, NS_FULL, (uint64_t)r.demangled, (uint64_t)r.name, 0, t_ids, &fn));
 		}
 		if (clipped)
 			ann_int(b, A_RECORDED_END, r.end);
 		if (r.has_api)
 			gd_pb_fixed64(b, F_TE_TERMINATING_FLOW_IDS, flow_id(r.kind, r.rowid));
-		ev_close(&q, pk, te, TYPE_SLICE_BEGIN, uuid, e);
+		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
 	}
 	rc = gd_trace_ops_end(ops, why, sizeof(why));
 	if (rc)
 		rc = query_failed(x, why);
-	return pass_end(x, &q, rc);
+	return pass_end(x, &p, rc);
 }
 
 static int pass_api(struct ctx *x)
 {
-	struct seq q;
-	struct gd_trace_q *cq;
+	struct pass p = {0};
+	struct gd_trace_calls *cq;
 	struct gd_trace_call r;
 	struct gd_pb *b = &x->o.b;
 	char why[512];
 	long long rows = 0;
 	int rc;
-	seq_init(&q, x, 4);
-	if ((rc = gd_trace_calls_query(x->db, &cq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &q, rc == GD_EDATA ? query_failed(x, why) : rc);
-	while (gd_trace_next_call(cq, &r)) {
+	if ((rc = gd_trace_calls_open(x->db, &cq, why, sizeof(why))) != GD_OK)
+		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
+	while (gd_trace_calls_next(cq, &r)) {
 		struct track *t = track_get(x, K_API, r.pid, r.tid);
 		struct apiname an = {r.name, r.name == GD_TRACE_NO_STRING ? r.cbid : 0, 1};
+		struct seq *q;
 		long long e = r.end;
 		int clipped, lane;
-		uint64_t uuid;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
 		if (!t || (lane = lane_pick(t, 0, r.start, &e, &clipped)) < 0) {
-			q.oom = 1;
+			p.oom = 1;
 			break;
 		}
-		if (!t->lane[lane].uuid) {
+		if (!(q = t->lane[lane].q)) {
 			char nm[96];
 			snprintf(nm, sizeof(nm), "CPU thread %lld (API)", r.tid);
-			lane_uuid(x, t, lane, nm);
+			if (!(q = lane_seq(x, t, lane, nm))) {
+				p.oom = 1;
+				break;
+			}
 		}
-		uuid = t->lane[lane].uuid;
-		pk = ev_open(&q, r.start, TYPE_SLICE_BEGIN, uuid, C_API, &te);
+		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN, C_API, &te);
 		/* the function as users write it (cudaLaunchKernel); CUPTI's name in cupti_name */
-		gd_pb_uint(b, F_TE_NAME_IID, intern(&q, F_ID_EVENT_NAMES, NS_API, (uint64_t)an.id, (uint64_t)an.cbid, 0, t_api, &an));
+		gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_API, (uint64_t)an.id, (uint64_t)an.cbid, 0, t_api, &an));
 		ann_int(b, A_CORRELATION, r.correlation);
 		ann_int(b, A_RETURN, r.return_value);
 		an.display = 0;
-		ann_str(b, A_CUPTI_NAME, intern(&q, F_ID_STRING_VALUES, NS_CUPTI, (uint64_t)an.id, (uint64_t)an.cbid, 0, t_api, &an));
+		ann_str(b, A_CUPTI_NAME, intern(q, F_ID_STRING_VALUES, NS_CUPTI, (uint64_t)an.id, (uint64_t)an.cbid, 0, t_api, &an));
 		if (clipped)
 			ann_int(b, A_RECORDED_END, r.end);
 		/* an arrow to each kernel, copy and memset it launched */
 		for (int k = 0; k < 3; k++)
-			for (const char *p = r.ops[k]; p && *p;) {
-				char *next;
-				long long rowid = strtoll(p, &next, 10);
-				if (next == p)
-					break;
-				gd_pb_fixed64(b, F_TE_FLOW_IDS, flow_id(k, rowid));
-				p = *next == ',' ? next + 1 : next;
-			}
-		ev_close(&q, pk, te, TYPE_SLICE_BEGIN, uuid, e);
+			for (size_t i = 0; i < r.nops[k]; i++)
+				gd_pb_fixed64(b, F_TE_FLOW_IDS, flow_id(k, r.ops[k][i]));
+		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
 	}
-	rc = gd_trace_end(cq, why, sizeof(why));
+	rc = gd_trace_calls_end(cq, why, sizeof(why));
 	if (rc)
 		rc = query_failed(x, why);
-	return pass_end(x, &q, rc);
+	return pass_end(x, &p, rc);
 }
 
 static int pass_nvtx(struct ctx *x)
 {
-	struct seq q;
+	struct pass p = {0};
 	struct gd_trace_q *nq;
 	struct gd_trace_nvtx r;
 	struct gd_pb *b = &x->o.b;
 	char why[512];
 	long long rows = 0;
 	int rc;
-	seq_init(&q, x, 5);
 	if ((rc = gd_trace_query(x->db, GD_TQ_NVTX_T, &nq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &q, rc == GD_EDATA ? query_failed(x, why) : rc);
+		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
 	while (gd_trace_next_nvtx(nq, &r)) {
 		struct track *t = track_get(x, K_NVTX, r.pid, r.tid);
 		struct kname kn = {r.name_id, GD_TRACE_NO_STRING, ""}, dn = {r.domain_id, GD_TRACE_NO_STRING, ""};
+		struct seq *q;
 		long long e = r.end;
 		int clipped = 0, lane = 0, type = r.mark ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
-		uint64_t uuid;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
 		if (!t) {
-			q.oom = 1;
+			p.oom = 1;
 			break;
 		}
 		/* a mark goes on the first lane and keeps nothing open; a range nests */
 		if (r.mark) {
-			if (!t->nlanes && lane_pick(t, 1, r.start, &e, &clipped) == 0)
-				t->lane[0].depth--; /* only to create the lane */
+			if (!t->nlanes) {
+				if (lane_pick(t, 1, r.start, &e, &clipped) != 0) {
+					p.oom = 1;
+					break;
+				}
+				t->lane[0].depth = 0; /* the lane only had to exist */
+			}
 			clipped = 0;
 		} else if ((lane = lane_pick(t, 1, r.start, &e, &clipped)) < 0) {
-			q.oom = 1;
+			p.oom = 1;
 			break;
 		}
-		if (!t->nlanes) {
-			q.oom = 1;
-			break;
-		}
-		if (!t->lane[lane].uuid) {
+		if (!(q = t->lane[lane].q)) {
 			char nm[96];
 			snprintf(nm, sizeof(nm), "NVTX thread %lld", r.tid);
-			lane_uuid(x, t, lane, nm);
+			if (!(q = lane_seq(x, t, lane, nm))) {
+				p.oom = 1;
+				break;
+			}
 		}
-		uuid = t->lane[lane].uuid;
-		pk = ev_open(&q, r.start, type, uuid, C_NVTX, &te);
-		gd_pb_uint(b, F_TE_NAME_IID, intern(&q, F_ID_EVENT_NAMES, NS_RAW, (uint64_t)r.name_id, 0, 0, t_ids, &kn));
-		ann_str(b, A_DOMAIN, intern(&q, F_ID_STRING_VALUES, NS_RAW, (uint64_t)r.domain_id, 0, 0, t_ids, &dn));
+		pk = ev_open(&p, q, r.start, type, C_NVTX, &te);
+		gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_RAW, (uint64_t)r.name_id, 0, 0, t_ids, &kn));
+		ann_str(b, A_DOMAIN, intern(q, F_ID_STRING_VALUES, NS_RAW, (uint64_t)r.domain_id, 0, 0, t_ids, &dn));
 		if (!r.has_end && !r.mark)
 			ann_bool(b, A_UNCLOSED);
 		if (clipped)
 			ann_int(b, A_RECORDED_END, r.end);
-		ev_close(&q, pk, te, type, uuid, e);
+		ev_close(&p, q, pk, te, type, e);
 	}
 	rc = gd_trace_end(nq, why, sizeof(why));
 	if (rc)
 		rc = query_failed(x, why);
-	return pass_end(x, &q, rc);
+	return pass_end(x, &p, rc);
 }
 
-/* A counter value on uuid at t. */
+/* A counter value on uuid at t, in q (a sequence without a default track). */
 static void counter(struct seq *q, long long t, uint64_t uuid, double v)
 {
 	struct gd_pb *b = &q->o->b;
@@ -921,7 +953,8 @@ static uint64_t counter_track(struct ctx *x, int group, long long dev, int i, co
 		if (!map_put(&x->tracks, (uint32_t)(10 + group), (uint64_t)dev, UINT64_MAX, 0, parent))
 			x->o.b.oom = 1;
 	}
-	uuid = new_uuid(x);
+	uuid = x->next_uuid;
+	x->next_uuid += x->uuid_step;
 	describe(x, uuid, parent, name, 1);
 	if (!map_put(&x->tracks, (uint32_t)(10 + group), (uint64_t)dev, (uint64_t)i, 0, uuid))
 		x->o.b.oom = 1;
@@ -936,51 +969,60 @@ static int pass_nvml(struct ctx *x)
 		"temperature (C)", "memory used (GiB)", "PCIe TX (MB/s)", "PCIe RX (MB/s)", "clock event reasons (mask)",
 	};
 	static const double scale[GD_TN_COUNT] = {1, 1, 1, 1, 1e-3, 1, 1.0 / 1073741824.0, 1e-3, 1e-3, 1};
-	struct seq q;
+	struct pass p = {0};
+	struct seq *q = seq_new(x, 0);
 	struct gd_trace_q *nq;
 	struct gd_trace_nvml r;
 	char why[512];
 	int rc;
-	seq_init(&q, x, 2);
-	if ((rc = gd_trace_query(x->db, GD_TQ_NVML_T, &nq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &q, rc == GD_EDATA ? query_failed(x, why) : rc);
-	while (gd_trace_next_nvml(nq, &r) && !stopped(x))
-		for (int i = 0; i < GD_TN_COUNT; i++)
-			if (r.has[i]) {
-				uint64_t uuid = counter_track(x, 0, r.device, i, names[i]);
-				counter(&q, r.t, uuid, (double)r.v[i] * scale[i]);
-			}
-	rc = gd_trace_end(nq, why, sizeof(why));
+	if (!q) {
+		snprintf(x->why, sizeof(x->why), "out of memory");
+		return GD_EFAIL;
+	}
+	if ((rc = gd_trace_query(x->db, GD_TQ_NVML_T, &nq, why, sizeof(why))) == GD_OK) {
+		while (gd_trace_next_nvml(nq, &r) && !stopped(x))
+			for (int i = 0; i < GD_TN_COUNT; i++)
+				if (r.has[i])
+					counter(q, r.t, counter_track(x, 0, r.device, i, names[i]), (double)r.v[i] * scale[i]);
+		rc = gd_trace_end(nq, why, sizeof(why));
+	}
 	if (rc)
-		rc = query_failed(x, why);
-	return pass_end(x, &q, rc);
+		rc = rc == GD_EDATA ? query_failed(x, why) : rc;
+	rc = pass_end(x, &p, rc);
+	seq_free(q);
+	return rc;
 }
 
 static int pass_pm(struct ctx *x)
 {
-	struct seq q;
+	struct pass p = {0};
+	struct seq *q = seq_new(x, 0);
 	struct gd_trace_q *pq;
 	struct gd_pm_sample r;
 	char why[512];
 	int rc;
-	seq_init(&q, x, 3);
-	if ((rc = gd_trace_query(x->db, GD_TQ_PM_T, &pq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &q, rc == GD_EDATA ? query_failed(x, why) : rc);
-	while (gd_trace_next_pm(pq, &r) && !stopped(x))
-		for (int m = 0; m < GD_PM_COUNT; m++) {
-			char nm[96];
-			if (!isfinite(r.v[m]))
-				continue; /* not carried by this sample: left out, never 0 */
-			snprintf(nm, sizeof(nm), "GPU %d · %s %s", r.device, gd_pm_metrics[m].label, gd_pm_metrics[m].unit);
-			counter(&q, r.t_start, counter_track(x, 1, r.device, m, nm), r.v[m]);
-		}
-	rc = gd_trace_end(pq, why, sizeof(why));
+	if (!q) {
+		snprintf(x->why, sizeof(x->why), "out of memory");
+		return GD_EFAIL;
+	}
+	if ((rc = gd_trace_query(x->db, GD_TQ_PM_T, &pq, why, sizeof(why))) == GD_OK) {
+		while (gd_trace_next_pm(pq, &r) && !stopped(x))
+			for (int m = 0; m < GD_PM_COUNT; m++) {
+				char nm[96];
+				if (!isfinite(r.v[m]))
+					continue; /* not carried by this sample: left out, never 0 */
+				snprintf(nm, sizeof(nm), "GPU %d · %s %s", r.device, gd_pm_metrics[m].label, gd_pm_metrics[m].unit);
+				counter(q, r.t_start, counter_track(x, 1, r.device, m, nm), r.v[m]);
+			}
+		rc = gd_trace_end(pq, why, sizeof(why));
+	}
 	if (rc)
-		rc = query_failed(x, why);
-	return pass_end(x, &q, rc);
+		rc = rc == GD_EDATA ? query_failed(x, why) : rc;
+	rc = pass_end(x, &p, rc);
+	seq_free(q);
+	return rc;
 }
 
-/* ---- the two threads ---- */
 struct job {
 	struct ctx x;
 	const char *profile;
@@ -1015,8 +1057,11 @@ static void *run_job(void *arg)
 
 static void ctx_free(struct ctx *x)
 {
-	for (size_t i = 0; i < x->ntr; i++)
+	for (size_t i = 0; i < x->ntr; i++) {
+		for (int l = 0; l < x->tr[i].nlanes; l++)
+			seq_free(x->tr[i].lane[l].q);
 		free(x->tr[i].lane);
+	}
 	free(x->tr);
 	map_clear(&x->tracks);
 	map_clear(&x->procs);

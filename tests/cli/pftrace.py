@@ -145,7 +145,8 @@ class Trace:
                 self.err("packet %d: defaults before the sequence %d was cleared" % (order, seq))
             else:
                 dd = msg(one(d, P_DEFAULTS))
-                st["defaults"] = {"clock": one(dd, 58)}
+                ted = msg(one(dd, 11)) if 11 in dd else {}
+                st["defaults"] = {"clock": one(dd, 58), "track": one(ted, 11) if ted else None}
         if P_INTERNED in d:
             if st is None:
                 self.err("packet %d: interned data before the sequence %d was cleared" % (order, seq))
@@ -219,7 +220,7 @@ class Trace:
 
     def event(self, te, ts, order, seq, st, events, size):
         typ = one(te, 9, 0)
-        track = one(te, 11)
+        track = one(te, 11, st["defaults"].get("track"))
         if track is None:
             self.err("packet %d: event without a track" % order)
             return
@@ -379,11 +380,20 @@ def compare_json(tr, path):
     def norm_args(a):
         return {k: v for k, v in a.items() if k != "recorded_end_ns"}
 
+    def launch(a):
+        """the JSON's five launch arguments as the trace's one"""
+        if "grid" not in a:
+            return a
+        a = dict(a)
+        a["launch"] = "grid %s · block %s · %d registers · shared memory %d B static + %d B dynamic" % (
+            a.pop("grid"), a.pop("block"), a.pop("registers"), a.pop("static_smem"), a.pop("dynamic_smem"))
+        return a
+
     jset = collections.Counter()
     for e in js:
         dur = us_ns(e["dur"]) if e["ph"] == "X" else 0
         jset[(jkey(e["pid"]), tname.get((e["pid"], e["tid"])), us_ns(e["ts"]) + off, dur, e["name"], e.get("cat", ""),
-              json.dumps(e.get("args", {}), sort_keys=True))] += 1
+              json.dumps(launch(e.get("args", {})), sort_keys=True))] += 1
     pset = collections.Counter()
     for s in tr.slices + tr.instants:
         p, t = tr.path(s["track"])
