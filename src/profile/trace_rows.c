@@ -465,6 +465,7 @@ struct walk {
 	long long *found;      /* the last answer's rowids */
 	size_t nfound, capfound;
 	int err;               /* a statement failed: GD_EDATA */
+	char why[256];         /* its message, taken when it failed */
 };
 
 static void walk_free(struct walk *w)
@@ -499,8 +500,10 @@ static void cur_step(struct walk *w, struct walk_cur *c)
 		c->next_r = sqlite3_column_int64(c->s, 1);
 	} else {
 		c->done = 1;
-		if (r != SQLITE_DONE)
+		if (r != SQLITE_DONE && !w->err) {
 			w->err = 1;
+			gd_db_errmsg(w->t->db, &w->t->guard, w->why, sizeof(w->why));
+		}
 	}
 }
 
@@ -516,6 +519,7 @@ static struct walk_cur *cur_get(struct walk *w, long long pid)
 	snprintf(text, sizeof(text), "SELECT correlation, rowid FROM %s WHERE pid = ?1 AND correlation > 0 "
 		 "ORDER BY correlation, rowid", w->table);
 	if (sqlite3_prepare_v2(w->t->db, text, -1, &c->s, NULL) != SQLITE_OK) {
+		gd_db_errmsg(w->t->db, &w->t->guard, w->why, sizeof(w->why));
 		sqlite3_finalize(c->s);
 		free(c);
 		w->err = 1;
@@ -573,8 +577,10 @@ static int walk_find(struct walk *w, long long pid, long long corr)
 	if (!w->probe) {
 		char text[128];
 		snprintf(text, sizeof(text), "SELECT rowid FROM %s WHERE pid = ?1 AND correlation = ?2", w->table);
-		if (sqlite3_prepare_v2(w->t->db, text, -1, &w->probe, NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v2(w->t->db, text, -1, &w->probe, NULL) != SQLITE_OK) {
+			gd_db_errmsg(w->t->db, &w->t->guard, w->why, sizeof(w->why));
 			return GD_EDATA;
+		}
 	}
 	sqlite3_reset(w->probe);
 	sqlite3_bind_int64(w->probe, 1, pid);
@@ -584,8 +590,10 @@ static int walk_find(struct walk *w, long long pid, long long corr)
 		while ((r = sqlite3_step(w->probe)) == SQLITE_ROW)
 			if (!walk_add(w, sqlite3_column_int64(w->probe, 0)))
 				return GD_EFAIL;
-		if (r != SQLITE_DONE)
+		if (r != SQLITE_DONE) {
+			gd_db_errmsg(w->t->db, &w->t->guard, w->why, sizeof(w->why));
 			return GD_EDATA;
+		}
 	}
 	return GD_OK;
 }
@@ -607,13 +615,18 @@ struct gd_trace_ops {
 	int rc[3];   /* the last sqlite3_step result of each */
 	int have[3]; /* s[i] holds a row not yet handed out */
 	struct walk api;
-	int err;     /* the walk failed */
+	int err;     /* a statement or the walk failed: GD_EDATA, or GD_EFAIL (memory) */
+	char why[256]; /* the first failure's message, taken when it happened */
 };
 
 static int ops_step(struct gd_trace_ops *q, int i)
 {
 	q->rc[i] = sqlite3_step(q->s[i]);
 	q->have[i] = q->rc[i] == SQLITE_ROW;
+	if (q->rc[i] != SQLITE_ROW && q->rc[i] != SQLITE_DONE && !q->err) {
+		q->err = GD_EDATA;
+		gd_db_errmsg(q->t->db, &q->t->guard, q->why, sizeof(q->why));
+	}
 	return q->have[i];
 }
 
@@ -673,8 +686,10 @@ int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
 	} else {
 		r->bytes = I64(8), r->value = I64(9);
 	}
-	if ((q->err = walk_find(&q->api, r->pid, r->correlation)) != GD_OK)
+	if ((q->err = walk_find(&q->api, r->pid, r->correlation)) != GD_OK) {
+		snprintf(q->why, sizeof(q->why), "%s", q->err == GD_EFAIL ? "out of memory" : q->api.why);
 		return 0;
+	}
 	r->has_api = q->api.nfound > 0;
 	ops_step(q, best);
 	return 1;
@@ -686,15 +701,12 @@ int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n)
 	if (!q)
 		return GD_OK;
 	if (q->err && why) {
-		if (q->err == GD_EFAIL)
-			snprintf(why, n, "out of memory");
-		else
-			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		snprintf(why, n, "%s", q->why);
 		rc = q->err;
 	}
 	for (int i = 0; i < 3; i++) {
-		if (q->s[i] && why && rc == GD_OK && q->rc[i] != SQLITE_DONE) {
-			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		if (q->s[i] && why && rc == GD_OK && q->rc[i] != SQLITE_DONE) { /* rows left unread */
+			snprintf(why, n, "stopped before the last row");
 			rc = GD_EDATA;
 		}
 		sqlite3_finalize(q->s[i]);
@@ -708,6 +720,7 @@ struct gd_trace_calls {
 	struct gd_trace *t;
 	sqlite3_stmt *s;
 	int rc, err;
+	char why[256]; /* the failure's message, taken when it happened */
 	struct walk ops[3];
 };
 
@@ -742,14 +755,23 @@ int gd_trace_calls_open(struct gd_trace *t, struct gd_trace_calls **out, char *w
 int gd_trace_calls_next(struct gd_trace_calls *q, struct gd_trace_call *r)
 {
 	sqlite3_stmt *s = q->s;
-	if (q->err || (q->rc = sqlite3_step(s)) != SQLITE_ROW)
+	if (q->err)
 		return 0;
+	if ((q->rc = sqlite3_step(s)) != SQLITE_ROW) {
+		if (q->rc != SQLITE_DONE) {
+			q->err = GD_EDATA;
+			gd_db_errmsg(q->t->db, &q->t->guard, q->why, sizeof(q->why));
+		}
+		return 0;
+	}
 	r->id = I64(0), r->pid = I64(1), r->tid = I64(2), r->start = I64(3), r->end = I64(4);
 	r->name = id_or(s, 5);
 	r->cbid = I64(6), r->correlation = I64(7), r->return_value = I64(8);
 	for (int i = 0; i < 3; i++) {
-		if ((q->err = walk_find(&q->ops[i], r->pid, r->correlation)) != GD_OK)
+		if ((q->err = walk_find(&q->ops[i], r->pid, r->correlation)) != GD_OK) {
+			snprintf(q->why, sizeof(q->why), "%s", q->err == GD_EFAIL ? "out of memory" : q->ops[i].why);
 			return 0;
+		}
 		r->ops[i] = q->ops[i].found;
 		r->nops[i] = q->ops[i].nfound;
 	}
@@ -762,13 +784,10 @@ int gd_trace_calls_end(struct gd_trace_calls *q, char *why, size_t n)
 	if (!q)
 		return GD_OK;
 	if (why && q->err) {
-		if (q->err == GD_EFAIL)
-			snprintf(why, n, "out of memory");
-		else
-			gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+		snprintf(why, n, "%s", q->why);
 		rc = q->err;
-	} else if (why && q->s && q->rc != SQLITE_DONE) {
-		gd_db_errmsg(q->t->db, &q->t->guard, why, n);
+	} else if (why && q->s && q->rc != SQLITE_DONE) { /* rows left unread */
+		snprintf(why, n, "stopped before the last row");
 		rc = GD_EDATA;
 	}
 	sqlite3_finalize(q->s);

@@ -422,6 +422,7 @@ struct ctx {
 	const long long *known_pids; /* described before the threads started, sorted */
 	size_t nknown;
 	atomic_int *stop;     /* set by a thread that failed */
+	const char *profile;
 	char why[1024];
 	int rc;
 };
@@ -703,10 +704,20 @@ static uint64_t flow_id(int kind, long long rowid) { return ((uint64_t)rowid << 
 
 static int stopped(struct ctx *x) { return atomic_load(x->stop) != 0; }
 
-static int query_failed(struct ctx *x, const char *why)
+/* A pass cut short because the other thread failed: STOPPED, and that thread's error is the
+ * one reported (this one's would only say that rows were left unread). */
+#define STOPPED (-1)
+static int unless_stopped(struct ctx *x, int rc) { return rc && stopped(x) ? STOPPED : rc; }
+
+/* A query that stopped at an error (GD_EDATA: the profile is corrupt, as the JSON export says
+ * it) or ran out of memory (GD_EFAIL): rc, with the reason kept for main to print. */
+static int failed(struct ctx *x, int rc, const char *why)
 {
-	snprintf(x->why, sizeof(x->why), "%s", why);
-	return GD_EDATA;
+	if (rc == GD_EDATA)
+		snprintf(x->why, sizeof(x->why), "'%s' is corrupt: %s", x->profile, why);
+	else
+		snprintf(x->why, sizeof(x->why), "%s", why);
+	return rc;
 }
 
 /* Ends a pass: its open slices end, its buffer goes out (a write error is the commit's to
@@ -738,7 +749,7 @@ static int pass_gpu(struct ctx *x)
 	long long rows = 0;
 	int rc;
 	if ((rc = gd_trace_ops_open(x->db, &ops, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
+		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_ops_next(ops, &r)) {
 		struct track *t = track_get(x, K_GPU, r.pid, r.stream);
 		struct seq *q;
@@ -804,7 +815,8 @@ static int pass_gpu(struct ctx *x)
 	}
 	rc = gd_trace_ops_end(ops, why, sizeof(why));
 	if (rc)
-		rc = query_failed(x, why);
+		rc = failed(x, rc, why);
+	rc = unless_stopped(x, rc);
 	return pass_end(x, &p, rc);
 }
 
@@ -818,7 +830,7 @@ static int pass_api(struct ctx *x)
 	long long rows = 0;
 	int rc;
 	if ((rc = gd_trace_calls_open(x->db, &cq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
+		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_calls_next(cq, &r)) {
 		struct track *t = track_get(x, K_API, r.pid, r.tid);
 		struct apiname an = {r.name, r.name == GD_TRACE_NO_STRING ? r.cbid : 0, 1};
@@ -857,7 +869,8 @@ static int pass_api(struct ctx *x)
 	}
 	rc = gd_trace_calls_end(cq, why, sizeof(why));
 	if (rc)
-		rc = query_failed(x, why);
+		rc = failed(x, rc, why);
+	rc = unless_stopped(x, rc);
 	return pass_end(x, &p, rc);
 }
 
@@ -871,7 +884,7 @@ static int pass_nvtx(struct ctx *x)
 	long long rows = 0;
 	int rc;
 	if ((rc = gd_trace_query(x->db, GD_TQ_NVTX_T, &nq, why, sizeof(why))) != GD_OK)
-		return pass_end(x, &p, rc == GD_EDATA ? query_failed(x, why) : rc);
+		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_next_nvtx(nq, &r)) {
 		struct track *t = track_get(x, K_NVTX, r.pid, r.tid);
 		struct kname kn = {r.name_id, GD_TRACE_NO_STRING, ""}, dn = {r.domain_id, GD_TRACE_NO_STRING, ""};
@@ -918,8 +931,8 @@ static int pass_nvtx(struct ctx *x)
 	}
 	rc = gd_trace_end(nq, why, sizeof(why));
 	if (rc)
-		rc = query_failed(x, why);
-	return pass_end(x, &p, rc);
+		rc = failed(x, rc, why);
+	return pass_end(x, &p, unless_stopped(x, rc));
 }
 
 /* A counter value on uuid at t, in q (a sequence without a default track). */
@@ -987,8 +1000,8 @@ static int pass_nvml(struct ctx *x)
 		rc = gd_trace_end(nq, why, sizeof(why));
 	}
 	if (rc)
-		rc = rc == GD_EDATA ? query_failed(x, why) : rc;
-	rc = pass_end(x, &p, rc);
+		rc = failed(x, rc, why);
+	rc = pass_end(x, &p, unless_stopped(x, rc));
 	seq_free(q);
 	return rc;
 }
@@ -1017,8 +1030,8 @@ static int pass_pm(struct ctx *x)
 		rc = gd_trace_end(pq, why, sizeof(why));
 	}
 	if (rc)
-		rc = rc == GD_EDATA ? query_failed(x, why) : rc;
-	rc = pass_end(x, &p, rc);
+		rc = failed(x, rc, why);
+	rc = pass_end(x, &p, unless_stopped(x, rc));
 	seq_free(q);
 	return rc;
 }
@@ -1048,7 +1061,7 @@ static void *run_job(void *arg)
 				rc = pass_nvtx(x);
 		}
 	}
-	if (rc != GD_OK)
+	if (rc > 0)
 		atomic_store(x->stop, 1);
 	gd_trace_close(x->db);
 	x->rc = rc;
@@ -1140,6 +1153,7 @@ int gd_export_perfetto_pb(const char *profile, const char *out_path)
 		job[i].x.next_uuid = (uint64_t)i + 1, job[i].x.uuid_step = 2; /* disjoint small uuids */
 		job[i].x.known_pids = pids, job[i].x.nknown = np;
 		job[i].x.stop = &stop;
+		job[i].x.profile = profile;
 	}
 	/* the GPU work on a second thread; without one (no thread left), one after the other */
 	started = pthread_create(&th, NULL, run_job, &job[0]) == 0;
@@ -1148,10 +1162,12 @@ int gd_export_perfetto_pb(const char *profile, const char *out_path)
 		pthread_join(th, NULL);
 	else
 		run_job(&job[0]);
-	rc = job[0].x.rc ? job[0].x.rc : job[1].x.rc;
+	rc = job[0].x.rc > 0 ? job[0].x.rc : job[1].x.rc;
 	if (rc) {
-		const struct ctx *bad = job[0].x.rc ? &job[0].x : &job[1].x;
+		const struct ctx *bad = job[0].x.rc > 0 ? &job[0].x : &job[1].x;
 		gd_atomic_abort(&at);
+		if (rc < 0) /* stopped without a reason: cannot happen, but never a success */
+			rc = GD_EFAIL;
 		gd_error(rc, "export: %s", bad->why);
 	} else {
 		rc = gd_atomic_commit(&at);

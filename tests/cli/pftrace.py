@@ -7,8 +7,8 @@ structure. Optionally it compares the trace with the JSON export of the same pro
 with the profile itself (SQL).
 
 usage: pftrace.py TRACE [--json TRACE.json] [--profile P.sqlite] [--summary] [--dump]
-                        [kernels=N] [flows=N] [slices=N] [counters=N] [lanes=1]
-                        [name=SUBSTRING] [counter=SUBSTRING] [track=SUBSTRING]
+                        [kernels=N] [flows=N] [unbound=N] [slices=N] [counters=N] [lanes=1]
+                        [name=SUBSTRING] [counter=SUBSTRING] [track=SUBSTRING] [arg=KEY]
 exit 0 when every check passes; 1 with one line per failure.
 
 Checks (always): the file is a sequence of Trace.packet fields; every packet of a sequence
@@ -18,9 +18,11 @@ packet that uses them, since the last clear; timestamps on clock 64 only after a
 snapshot of it; every track an event uses described earlier in the file, its parent
 described; counter values only on counter tracks, slices never on them; per track, slice
 ends balance the begins and slices nest (an end closes the innermost open slice, which must
-have begun no later); every flow begun on one slice and terminated on one later slice."""
+have begun no later); every flow begun on one slice and terminated on one later slice (but
+unbound=N: N flows begun and never terminated, as a corrupt profile's refused rows leave)."""
 import collections
 import json
+import re
 import sqlite3
 import struct
 import sys
@@ -333,15 +335,16 @@ class Trace:
                 self.err("a slice with a negative duration")
         # nesting: a slice inside its parent (an end closes the innermost open slice)
         self.unbound = len(flows)
-        if flows:
-            self.err("%d flows begun and never terminated" % len(flows))
         self.nflows = len(ended)
 
     def path(self, uuid):
         """(process pid or top track name, track name)"""
         t = self.tracks.get(uuid, {})
         p = self.tracks.get(t.get("parent"), {}) if t.get("parent") is not None else {}
-        return (p.get("pid") if p.get("pid") is not None else p.get("name"), t.get("name"))
+        if p.get("pid") is not None:
+            return (p["pid"], t.get("name"))
+        m = re.search(r"\(pid (-?\d+)", p.get("name") or "")  # a pid no ProcessDescriptor holds
+        return (int(m.group(1)) if m else p.get("name"), t.get("name"))
 
 
 # ---- comparisons ----
@@ -500,6 +503,9 @@ def main():
             want.append(a.split("=", 1))
         i += 1
     kernels = [s for s in tr.slices if s["cat"] == "kernel"]
+    unbound = dict(want).get("unbound", "0")
+    if not tr.fail and str(getattr(tr, "unbound", 0)) != unbound:
+        fail.append("%d flows begun and never terminated, expected %s" % (tr.unbound, unbound))
     names = [s["name"] or "" for s in tr.slices + tr.instants] + [t["name"] for t in tr.tracks.values()] + \
         [v for s in tr.slices for v in s["args"].values() if isinstance(v, str)]
     for k, v in want:
@@ -519,7 +525,9 @@ def main():
             fail.append("no counter track %r" % v)
         elif k == "track" and not any(v in t["name"] for t in tr.tracks.values()):
             fail.append("no track %r" % v)
-        elif k not in ("kernels", "flows", "slices", "counters", "lanes", "name", "counter", "track"):
+        elif k == "arg" and not any(v in s["args"] for s in tr.slices + tr.instants):
+            fail.append("no slice has an argument %r" % v)
+        elif k not in ("kernels", "flows", "unbound", "slices", "counters", "lanes", "name", "counter", "track", "arg"):
             fail.append("unknown expectation %r" % k)
     if not tr.fail:
         if jpath:
