@@ -26,8 +26,8 @@
  * interning table that grows past its limit clears the sequence's incremental state and
  * starts again, so memory stays bounded by the open slices and tracks, whatever the profile's
  * size. Two threads, each with its own connection, write the passes (GPU work + counters on
- * one, API calls + NVTX on the other) into one file, a buffer of whole packets at a time,
- * since the sequences may interleave.
+ * one, API calls + NVTX on the other); the second's packets follow the first's in the file
+ * (a scratch file holds them meanwhile), so the bytes are the same at every run.
  *
  * Field numbers are Perfetto's public protos (protos/perfetto/trace/trace_packet.proto,
  * track_event/, interned_data/interned_data.proto, clock_snapshot.proto). */
@@ -39,6 +39,7 @@
 #include "profile/trace_rows.h"
 #include "render/perfetto_wire.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -47,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- field numbers ---- */
 enum {
@@ -91,26 +93,18 @@ static const char *const cat_name[C_COUNT] = {"", "api", "kernel", "memcpy", "me
 #define INTERN_MAX (1u << 16) /* entries of one interning table before the sequence is cleared */
 
 
-/* ---- output: one buffer of whole packets per thread, written under a lock ---- */
+/* ---- output: a buffer of whole packets per thread, and the file it goes to ---- */
 struct out {
 	struct gd_pb b;
 	FILE *f;
-	pthread_mutex_t *mu;
 };
 
-static int out_flush(struct out *o)
+static void out_flush(struct out *o)
 {
-	int ok = 1;
-	if (o->b.oom)
-		return 0;
-	if (!o->b.n)
-		return 1;
-	pthread_mutex_lock(o->mu);
-	if (fwrite(o->b.p, 1, o->b.n, o->f) != o->b.n)
-		ok = 0;
-	pthread_mutex_unlock(o->mu);
+	/* a write error stays on the stream, for gd_atomic_commit (or the copy) to report */
+	if (!o->b.oom && o->b.n)
+		fwrite(o->b.p, 1, o->b.n, o->f);
 	o->b.n = 0;
-	return ok;
 }
 
 /* ---- small open-addressing maps ---- */
@@ -1117,21 +1111,71 @@ static int processes(const char *profile, struct out *o, long long **pids, size_
 	return rc;
 }
 
+/* A file for the second thread's packets, unlinked at once (it goes with the process), whose
+ * content follows the first thread's when both are done: the trace's bytes then do not depend
+ * on how the threads were scheduled. */
+static FILE *scratch(char *why, size_t n)
+{
+	const char *d = getenv("TMPDIR");
+	char path[4096];
+	FILE *f;
+	int fd;
+	snprintf(path, sizeof(path), "%s/gpudiag-export.XXXXXX", d && *d ? d : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		snprintf(why, n, "cannot create a temporary file in '%s': %s", d && *d ? d : "/tmp", strerror(errno));
+		return NULL;
+	}
+	unlink(path);
+	if (!(f = fdopen(fd, "w+b"))) {
+		snprintf(why, n, "cannot open a temporary file: %s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+/* Appends the scratch file to f: GD_OK, or GD_EFAIL with the reason (a write error on f is
+ * left for the commit to report). */
+static int append(FILE *tmp, FILE *f, char *why, size_t n)
+{
+	char *buf = malloc(FLUSH_AT);
+	size_t k;
+	int rc = GD_OK;
+	if (!buf) {
+		snprintf(why, n, "out of memory");
+		return GD_EFAIL;
+	}
+	if (fflush(tmp) || ferror(tmp) || fseek(tmp, 0, SEEK_SET)) {
+		snprintf(why, n, "cannot write a temporary file: %s", strerror(errno));
+		rc = GD_EFAIL;
+	}
+	while (rc == GD_OK && (k = fread(buf, 1, FLUSH_AT, tmp)) > 0)
+		if (fwrite(buf, 1, k, f) != k)
+			break;
+	if (rc == GD_OK && ferror(tmp)) {
+		snprintf(why, n, "cannot read a temporary file back: %s", strerror(errno));
+		rc = GD_EFAIL;
+	}
+	free(buf);
+	return rc;
+}
+
 int gd_export_perfetto_pb(const char *profile, const char *out_path)
 {
 	struct gd_atomic at;
-	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	atomic_int stop = 0;
 	struct job job[2];
-	struct out head = {{0}, NULL, &mu};
+	struct out head = {{0}, NULL};
 	long long *pids = NULL;
 	size_t np = 0;
 	pthread_t th;
 	char why[1400];
 	int rc, started;
-	FILE *f;
+	FILE *f, *tmp;
 	/* the profile is checked before the output is created: a bad profile leaves no file */
 	rc = processes(profile, &head, &pids, &np, why, sizeof(why));
+	if (rc == GD_OK && !(tmp = scratch(why, sizeof(why))))
+		rc = GD_EFAIL;
 	if (rc) {
 		free(pids);
 		gd_pb_free(&head.b);
@@ -1139,6 +1183,7 @@ int gd_export_perfetto_pb(const char *profile, const char *out_path)
 	}
 	f = gd_atomic_open(&at, out_path);
 	if (!f) {
+		fclose(tmp);
 		free(pids);
 		gd_pb_free(&head.b);
 		return GD_EFAIL;
@@ -1149,7 +1194,7 @@ int gd_export_perfetto_pb(const char *profile, const char *out_path)
 	for (int i = 0; i < 2; i++) {
 		memset(&job[i], 0, sizeof(job[i]));
 		job[i].profile = profile, job[i].which = i;
-		job[i].x.o.f = f, job[i].x.o.mu = &mu;
+		job[i].x.o.f = i ? tmp : f;
 		job[i].x.next_uuid = (uint64_t)i + 1, job[i].x.uuid_step = 2; /* disjoint small uuids */
 		job[i].x.known_pids = pids, job[i].x.nknown = np;
 		job[i].x.stop = &stop;
@@ -1169,9 +1214,13 @@ int gd_export_perfetto_pb(const char *profile, const char *out_path)
 		if (rc < 0) /* stopped without a reason: cannot happen, but never a success */
 			rc = GD_EFAIL;
 		gd_error(rc, "export: %s", bad->why);
+	} else if ((rc = append(tmp, f, why, sizeof(why))) != GD_OK) {
+		gd_atomic_abort(&at);
+		gd_error(rc, "export: %s", why);
 	} else {
 		rc = gd_atomic_commit(&at);
 	}
+	fclose(tmp);
 	ctx_free(&job[0].x);
 	ctx_free(&job[1].x);
 	free(pids);
