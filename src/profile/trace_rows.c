@@ -560,6 +560,14 @@ static int walk_find(struct walk *w, long long pid, long long corr)
 		/* answered here unless the window may have lost some of corr's entries */
 		if (!c->trimmed || (c->n && c->ring_c[AT(0)] < corr)) {
 			hi = c->n;
+			/* mostly the newest entries: look there before searching */
+			if (hi && c->ring_c[AT(hi - 1)] <= corr) {
+				if (c->ring_c[AT(hi - 1)] < corr)
+					return GD_OK;
+				for (lo = hi - 1; lo > 0 && c->ring_c[AT(lo - 1)] == corr; lo--)
+					;
+				hi = lo; /* the search below starts at lo */
+			}
 			while (lo < hi) { /* the first entry >= corr */
 				size_t mid = (lo + hi) / 2;
 				if (c->ring_c[AT(mid)] < corr)
@@ -614,6 +622,7 @@ struct gd_trace_ops {
 	sqlite3_stmt *s[3];
 	int rc[3];   /* the last sqlite3_step result of each */
 	int have[3]; /* s[i] holds a row not yet handed out */
+	long long start[3]; /* its start */
 	struct walk api;
 	int err;     /* a statement or the walk failed: GD_EDATA, or GD_EFAIL (memory) */
 	char why[256]; /* the first failure's message, taken when it happened */
@@ -623,6 +632,8 @@ static int ops_step(struct gd_trace_ops *q, int i)
 {
 	q->rc[i] = sqlite3_step(q->s[i]);
 	q->have[i] = q->rc[i] == SQLITE_ROW;
+	if (q->have[i])
+		q->start[i] = sqlite3_column_int64(q->s[i], 3);
 	if (q->rc[i] != SQLITE_ROW && q->rc[i] != SQLITE_DONE && !q->err) {
 		q->err = GD_EDATA;
 		gd_db_errmsg(q->t->db, &q->t->guard, q->why, sizeof(q->why));
@@ -663,7 +674,7 @@ int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
 	sqlite3_stmt *s;
 	/* the earliest start of the three; on a tie kernels, then copies, then memsets */
 	for (int i = 0; i < 3; i++)
-		if (q->have[i] && (best < 0 || sqlite3_column_int64(q->s[i], 3) < sqlite3_column_int64(q->s[best], 3)))
+		if (q->have[i] && (best < 0 || q->start[i] < q->start[best]))
 			best = i;
 	if (best < 0 || q->err)
 		return 0;
@@ -738,7 +749,7 @@ int gd_trace_calls_open(struct gd_trace *t, struct gd_trace_calls **out, char *w
 	for (int i = 0; i < 3; i++)
 		q->ops[i].t = t, q->ops[i].table = tb[i];
 	if (sqlite3_prepare_v2(t->db,
-			       "SELECT a.id, a.pid, a.tid, a.start, a.end, a.name, a.cbid, a.correlation, a.return_value "
+			       "SELECT a.pid, a.tid, a.start, a.end, a.name, a.cbid, a.correlation, a.return_value "
 			       "FROM api a WHERE " KEPT("a") " ORDER BY a.start",
 			       -1, &q->s, NULL) != SQLITE_OK) {
 		gd_db_errmsg(t->db, &t->guard, why, n);
@@ -764,9 +775,9 @@ int gd_trace_calls_next(struct gd_trace_calls *q, struct gd_trace_call *r)
 		}
 		return 0;
 	}
-	r->id = I64(0), r->pid = I64(1), r->tid = I64(2), r->start = I64(3), r->end = I64(4);
-	r->name = id_or(s, 5);
-	r->cbid = I64(6), r->correlation = I64(7), r->return_value = I64(8);
+	r->pid = I64(0), r->tid = I64(1), r->start = I64(2), r->end = I64(3);
+	r->name = id_or(s, 4);
+	r->cbid = I64(5), r->correlation = I64(6), r->return_value = I64(7);
 	for (int i = 0; i < 3; i++) {
 		if ((q->err = walk_find(&q->ops[i], r->pid, r->correlation)) != GD_OK) {
 			snprintf(q->why, sizeof(q->why), "%s", q->err == GD_EFAIL ? "out of memory" : q->ops[i].why);

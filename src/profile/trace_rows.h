@@ -121,7 +121,7 @@ struct gd_trace_op {
 	int has_api;         /* a plausible API call with the same (pid, correlation > 0) exists */
 };
 struct gd_trace_call {
-	long long id, pid, tid, start, end;
+	long long pid, tid, start, end;
 	long long name;      /* string id; GD_TRACE_NO_STRING: "api <cbid>" */
 	long long cbid, correlation, return_value;
 	/* the rowids of the kernels, copies and memsets ([GD_TG_*]) with this call's (pid,
