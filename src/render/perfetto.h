@@ -9,4 +9,8 @@ int gd_export_perfetto(const char *profile, const char *out_path);
 /* The same as a native Perfetto trace (a protobuf `Trace`); the same codes. */
 int gd_export_perfetto_pb(const char *profile, const char *out_path);
 
+/* A copy's kind as both formats name it in "memcpy HtoD" ("?" when unknown; the memory kinds
+ * are analysis/tables.h's gd_memory_kind_name). */
+const char *gd_perfetto_copy_kind(int kind);
+
 #endif

@@ -34,6 +34,7 @@
 #include "render/perfetto.h"
 
 #include "analysis/names.h"
+#include "analysis/tables.h"
 #include "core/fileio.h"
 #include "core/status.h"
 #include "profile/trace_rows.h"
@@ -584,6 +585,44 @@ static struct seq *lane_seq(struct ctx *x, struct track *t, int lane, const char
 	return t->lane[lane].q;
 }
 
+/* Where an event of track (kind, pid, key) goes: the lane lane_pick gives a slice [s, *e]
+ * (*e may be cut: *clipped), or for an NVTX mark the first lane, keeping nothing open; the
+ * lane's sequence, its track described the first time with the JSON's name. NULL when out of
+ * memory. device and context name a GPU stream ("(legacy default)": the context's NULL
+ * stream). */
+static struct seq *place(struct ctx *x, int kind, long long pid, long long key, int mark, long long device,
+			 long long context, long long s, long long *e, int *clipped)
+{
+	struct track *t = track_get(x, kind, pid, key);
+	char nm[160];
+	int lane = 0;
+	*clipped = 0;
+	if (!t)
+		return NULL;
+	if (mark) {
+		long long none = s;
+		if (!t->nlanes) {
+			if (lane_pick(t, 1, s, &none, clipped) != 0)
+				return NULL;
+			t->lane[0].depth = 0, *clipped = 0; /* the lane only had to exist */
+		}
+	} else if ((lane = lane_pick(t, kind == K_NVTX, s, e, clipped)) < 0) {
+		return NULL;
+	}
+	if (t->lane[lane].q)
+		return t->lane[lane].q;
+	if (kind == K_API) {
+		snprintf(nm, sizeof(nm), "CPU thread %lld (API)", key);
+	} else if (kind == K_NVTX) {
+		snprintf(nm, sizeof(nm), "NVTX thread %lld", key);
+	} else {
+		long long ns;
+		int is_null = gd_trace_null_stream(x->db, pid, context, &ns) && ns == key;
+		snprintf(nm, sizeof(nm), "GPU %lld stream %lld%s", device, key, is_null ? " (legacy default)" : "");
+	}
+	return lane_seq(x, t, lane, nm);
+}
+
 /* ---- events ---- */
 static void ann_int(struct gd_pb *b, int name, long long v)
 {
@@ -684,18 +723,6 @@ static const char *t_launch(struct seq *q, const void *ctx, char *buf, size_t n)
 	return buf;
 }
 
-static const char *copy_kind(int k)
-{
-	static const char *const n[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
-	return k >= 0 && k <= 10 ? n[k] : "?";
-}
-
-static const char *mem_kind(int k)
-{
-	static const char *const n[] = {"unknown", "pageable", "pinned", "device", "array", "managed", "device static", "managed static"};
-	return k >= 0 && k <= 7 ? n[k] : "unknown";
-}
-
 static uint64_t flow_id(int kind, long long rowid) { return ((uint64_t)rowid << 2) | (uint64_t)(kind + 1); }
 
 static int stopped(struct ctx *x) { return atomic_load(x->stop) != 0; }
@@ -733,6 +760,14 @@ static int pass_end(struct ctx *x, struct pass *p, int rc)
 	return rc;
 }
 
+/* Ends a pass over rows whose query ended with rc (why: its reason). */
+static int pass_done(struct ctx *x, struct pass *p, int rc, const char *why)
+{
+	if (rc)
+		rc = failed(x, rc, why);
+	return pass_end(x, p, unless_stopped(x, rc));
+}
+
 /* ---- the passes ---- */
 
 static int pass_gpu(struct ctx *x)
@@ -747,38 +782,27 @@ static int pass_gpu(struct ctx *x)
 	if ((rc = gd_trace_ops_open(x->db, &ops, why, sizeof(why))) != GD_OK)
 		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_ops_next(ops, &r)) {
-		struct track *t = track_get(x, K_GPU, r.pid, r.stream);
 		struct seq *q;
 		long long e = r.end;
-		int clipped, lane;
+		int clipped;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
-		if (!t || (lane = lane_pick(t, 0, r.start, &e, &clipped)) < 0) {
+		if (!(q = place(x, K_GPU, r.pid, r.stream, 0, r.device, r.context, r.start, &e, &clipped))) {
 			p.oom = 1;
 			break;
-		}
-		if (!(q = t->lane[lane].q)) {
-			char nm[160];
-			long long ns;
-			int is_null = gd_trace_null_stream(x->db, r.pid, r.context, &ns) && ns == r.stream;
-			snprintf(nm, sizeof(nm), "GPU %lld stream %lld%s", r.device, r.stream, is_null ? " (legacy default)" : "");
-			if (!(q = lane_seq(x, t, lane, nm))) {
-				p.oom = 1;
-				break;
-			}
 		}
 		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN,
 			     r.kind == GD_TG_MEMCPY ? C_MEMCPY : r.kind == GD_TG_MEMSET ? C_MEMSET : C_KERNEL, &te);
 		if (r.kind == GD_TG_MEMCPY) {
 			int pageable = r.src_kind == 1 || r.dst_kind == 1;
 			char nm[96];
-			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(r.copy_kind), pageable ? " (pageable)" : "");
+			snprintf(nm, sizeof(nm), "memcpy %s%s", gd_perfetto_copy_kind(r.copy_kind), pageable ? " (pageable)" : "");
 			gd_pb_uint(b, F_TE_NAME_IID,
 				   intern(q, F_ID_EVENT_NAMES, NS_COPY, (uint64_t)r.copy_kind, (uint64_t)pageable, 0, t_plain, nm));
 			ann_int(b, A_BYTES, r.bytes);
-			ann_str(b, A_SRC, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.src_kind, 0, t_plain, mem_kind(r.src_kind)));
-			ann_str(b, A_DST, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.dst_kind, 0, t_plain, mem_kind(r.dst_kind)));
+			ann_str(b, A_SRC, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.src_kind, 0, t_plain, gd_memory_kind_name(r.src_kind)));
+			ann_str(b, A_DST, intern(q, F_ID_STRING_VALUES, NS_FIXED, 1, (uint64_t)r.dst_kind, 0, t_plain, gd_memory_kind_name(r.dst_kind)));
 			ann_int(b, A_ASYNC, r.is_async);
 			ann_int(b, A_CORRELATION, r.correlation);
 		} else if (r.kind == GD_TG_MEMSET) {
@@ -809,11 +833,7 @@ static int pass_gpu(struct ctx *x)
 			gd_pb_fixed64(b, F_TE_TERMINATING_FLOW_IDS, flow_id(r.kind, r.rowid));
 		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
 	}
-	rc = gd_trace_ops_end(ops, why, sizeof(why));
-	if (rc)
-		rc = failed(x, rc, why);
-	rc = unless_stopped(x, rc);
-	return pass_end(x, &p, rc);
+	return pass_done(x, &p, gd_trace_ops_end(ops, why, sizeof(why)), why);
 }
 
 static int pass_api(struct ctx *x)
@@ -828,25 +848,16 @@ static int pass_api(struct ctx *x)
 	if ((rc = gd_trace_calls_open(x->db, &cq, why, sizeof(why))) != GD_OK)
 		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_calls_next(cq, &r)) {
-		struct track *t = track_get(x, K_API, r.pid, r.tid);
 		struct apiname an = {r.name, r.name == GD_TRACE_NO_STRING ? r.cbid : 0, 1};
 		struct seq *q;
 		long long e = r.end;
-		int clipped, lane;
+		int clipped;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
-		if (!t || (lane = lane_pick(t, 0, r.start, &e, &clipped)) < 0) {
+		if (!(q = place(x, K_API, r.pid, r.tid, 0, 0, 0, r.start, &e, &clipped))) {
 			p.oom = 1;
 			break;
-		}
-		if (!(q = t->lane[lane].q)) {
-			char nm[96];
-			snprintf(nm, sizeof(nm), "CPU thread %lld (API)", r.tid);
-			if (!(q = lane_seq(x, t, lane, nm))) {
-				p.oom = 1;
-				break;
-			}
 		}
 		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN, C_API, &te);
 		/* the function as users write it (cudaLaunchKernel); CUPTI's name in cupti_name */
@@ -863,11 +874,7 @@ static int pass_api(struct ctx *x)
 				gd_pb_fixed64(b, F_TE_FLOW_IDS, flow_id(k, r.ops[k][i]));
 		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
 	}
-	rc = gd_trace_calls_end(cq, why, sizeof(why));
-	if (rc)
-		rc = failed(x, rc, why);
-	rc = unless_stopped(x, rc);
-	return pass_end(x, &p, rc);
+	return pass_done(x, &p, gd_trace_calls_end(cq, why, sizeof(why)), why);
 }
 
 static int pass_nvtx(struct ctx *x)
@@ -882,39 +889,16 @@ static int pass_nvtx(struct ctx *x)
 	if ((rc = gd_trace_query(x->db, GD_TQ_NVTX_T, &nq, why, sizeof(why))) != GD_OK)
 		return pass_end(x, &p, failed(x, rc, why));
 	while (gd_trace_next_nvtx(nq, &r)) {
-		struct track *t = track_get(x, K_NVTX, r.pid, r.tid);
 		struct kname kn = {r.name_id, GD_TRACE_NO_STRING, ""}, dn = {r.domain_id, GD_TRACE_NO_STRING, ""};
 		struct seq *q;
 		long long e = r.end;
-		int clipped = 0, lane = 0, type = r.mark ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
+		int clipped, type = r.mark ? TYPE_INSTANT : TYPE_SLICE_BEGIN;
 		size_t pk, te;
 		if ((++rows & 4095) == 0 && stopped(x))
 			break;
-		if (!t) {
+		if (!(q = place(x, K_NVTX, r.pid, r.tid, r.mark, 0, 0, r.start, &e, &clipped))) {
 			p.oom = 1;
 			break;
-		}
-		/* a mark goes on the first lane and keeps nothing open; a range nests */
-		if (r.mark) {
-			if (!t->nlanes) {
-				if (lane_pick(t, 1, r.start, &e, &clipped) != 0) {
-					p.oom = 1;
-					break;
-				}
-				t->lane[0].depth = 0; /* the lane only had to exist */
-			}
-			clipped = 0;
-		} else if ((lane = lane_pick(t, 1, r.start, &e, &clipped)) < 0) {
-			p.oom = 1;
-			break;
-		}
-		if (!(q = t->lane[lane].q)) {
-			char nm[96];
-			snprintf(nm, sizeof(nm), "NVTX thread %lld", r.tid);
-			if (!(q = lane_seq(x, t, lane, nm))) {
-				p.oom = 1;
-				break;
-			}
 		}
 		pk = ev_open(&p, q, r.start, type, C_NVTX, &te);
 		gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_RAW, (uint64_t)r.name_id, 0, 0, t_ids, &kn));
@@ -925,10 +909,7 @@ static int pass_nvtx(struct ctx *x)
 			ann_int(b, A_RECORDED_END, r.end);
 		ev_close(&p, q, pk, te, type, e);
 	}
-	rc = gd_trace_end(nq, why, sizeof(why));
-	if (rc)
-		rc = failed(x, rc, why);
-	return pass_end(x, &p, unless_stopped(x, rc));
+	return pass_done(x, &p, gd_trace_end(nq, why, sizeof(why)), why);
 }
 
 /* A counter value on uuid at t, in q (a sequence without a default track). */
