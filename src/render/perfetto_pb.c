@@ -14,20 +14,21 @@
  * and rowid, so both sides find it without sharing state. Timestamps are the profile's own
  * nanoseconds (kernels.start), so a slice joins back to its row.
  *
- * Encoding: one packet sequence (trusted_packet_sequence_id) per pass over the profile: GPU
- * work, NVML, GPU counters, API calls, NVTX. The rows of a pass come in time order
- * (trace_rows.h), so its timestamps only grow: the sequence opens with
- * SEQ_INCREMENTAL_STATE_CLEARED, TracePacketDefaults naming clock 64 and a ClockSnapshot
- * making clock 64 an incremental clock equal to BOOTTIME at the first event, and every later
- * timestamp is the delta from the previous one (two or three bytes instead of nine). A slice's
- * end waits in a heap until the pass reaches its time. Event names, the strings of arguments
- * (kernel full names, grid, block...) and the fixed argument names and categories are
- * interned per sequence (InternedData, defined in the packet that first uses them); an
- * interning table that grows past its limit clears the sequence's incremental state and
- * starts again, so memory stays bounded by the open slices and tracks, whatever the profile's
- * size. Two threads, each with its own connection, write the passes (GPU work + counters on
- * one, API calls + NVTX on the other); the second's packets follow the first's in the file
- * (a scratch file holds them meanwhile), so the bytes are the same at every run.
+ * Encoding: one packet sequence (trusted_packet_sequence_id) per slice track, whose
+ * TracePacketDefaults name the track (so its events do not) and clock 64, and one per counter
+ * pass (NVML, GPU counters). The rows of a pass come in time order (trace_rows.h), so every
+ * sequence's timestamps only grow: it opens with SEQ_INCREMENTAL_STATE_CLEARED and a
+ * ClockSnapshot making clock 64 an incremental clock equal to BOOTTIME at its first event, and
+ * every later timestamp is the delta from the previous one (two or three bytes instead of
+ * nine). A slice's end waits in the pass's heap until the pass reaches its time. Event names,
+ * the strings of arguments (kernel full names, launch configurations...) and the fixed
+ * argument names and categories are interned per sequence (InternedData, defined in the
+ * packet that first uses them); an interning table that grows past its limit clears its
+ * sequence's incremental state and starts again, so memory stays bounded by the open slices,
+ * the tracks and the matching windows (trace_rows.c), whatever the profile's size. Two
+ * threads, each with its own connection, write the passes (GPU work + counters on one, API
+ * calls + NVTX on the other); the second's packets follow the first's in the file (a scratch
+ * file holds them meanwhile), so the bytes are the same at every run.
  *
  * Field numbers are Perfetto's public protos (protos/perfetto/trace/trace_packet.proto,
  * track_event/, interned_data/interned_data.proto, clock_snapshot.proto). */
