@@ -20,7 +20,7 @@
  * sequence's timestamps only grow: it opens with SEQ_INCREMENTAL_STATE_CLEARED and a
  * ClockSnapshot making clock 64 an incremental clock equal to BOOTTIME at its first event, and
  * every later timestamp is the delta from the previous one (two or three bytes instead of
- * nine). A slice's end waits in the pass's heap until the pass reaches its time. Event names,
+ * nine). A slice's end waits on its lane until a later event of the track passes it. Event names,
  * the strings of arguments (kernel full names, launch configurations...) and the fixed
  * argument names and categories are interned per sequence (InternedData, defined in the
  * packet that first uses them); an interning table that grows past its limit clears its
@@ -200,67 +200,10 @@ struct seq {
 	int oom;
 };
 
-/* A pass's slice ends not written yet, earliest first. */
-struct end {
-	long long t;
-	struct seq *q;
-	uint64_t order;
-};
+/* A pass over one kind of rows; oom: memory ran out. */
 struct pass {
-	struct end *heap;
-	size_t n, cap;
-	uint64_t order;
 	int oom;
 };
-
-static int end_before(const struct end *x, const struct end *y)
-{
-	/* the same time: the later-opened slice (the inner one) ends first */
-	return x->t < y->t || (x->t == y->t && x->order > y->order);
-}
-
-static void heap_push(struct pass *p, long long t, struct seq *q)
-{
-	size_t i;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct end *h = realloc(p->heap, cap * sizeof(*h));
-		if (!h) {
-			p->oom = 1;
-			return;
-		}
-		p->heap = h, p->cap = cap;
-	}
-	i = p->n++;
-	p->heap[i] = (struct end){t, q, p->order++};
-	while (i && end_before(&p->heap[i], &p->heap[(i - 1) / 2])) {
-		struct end tmp = p->heap[i];
-		p->heap[i] = p->heap[(i - 1) / 2];
-		p->heap[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
-}
-
-static struct end heap_pop(struct pass *p)
-{
-	struct end top = p->heap[0];
-	size_t i = 0;
-	p->heap[0] = p->heap[--p->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < p->n && end_before(&p->heap[l], &p->heap[m]))
-			m = l;
-		if (r < p->n && end_before(&p->heap[r], &p->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct end tmp = p->heap[i];
-		p->heap[i] = p->heap[m];
-		p->heap[m] = tmp;
-		i = m;
-	}
-	return top;
-}
 
 static void interned_entry(struct gd_pb *b, unsigned field, uint64_t iid, const char *text, size_t len)
 {
@@ -346,18 +289,15 @@ static void pkt_close(struct seq *q, size_t pk)
 	gd_pb_close(b, pk);
 }
 
-/* Writes the pass's slice ends up to time t (all of them: LLONG_MAX). */
-static void ends_until(struct pass *p, long long t)
+/* The end of q's innermost open slice, at t. */
+static void end_write(struct seq *q, long long t)
 {
-	while (p->n && p->heap[0].t <= t) {
-		struct end e = heap_pop(p);
-		struct gd_pb *b = &e.q->o->b;
-		size_t pk = pkt_open(e.q, e.t), te;
-		te = gd_pb_open(b, F_TRACK_EVENT);
-		gd_pb_uint(b, F_TE_TYPE, TYPE_SLICE_END);
-		gd_pb_close(b, te);
-		pkt_close(e.q, pk);
-	}
+	struct gd_pb *b = &q->o->b;
+	size_t pk = pkt_open(q, t), te;
+	te = gd_pb_open(b, F_TRACK_EVENT);
+	gd_pb_uint(b, F_TE_TYPE, TYPE_SLICE_END);
+	gd_pb_close(b, te);
+	pkt_close(q, pk);
 }
 
 /* The iid of an interned string, keyed by (ns, a, b, c); fn(ctx) gives its text the first
@@ -532,10 +472,23 @@ static struct seq *seq_new(struct ctx *x, int with_track)
 	return q;
 }
 
+/* Ends the slices open on lane l that end by s, innermost first: a slice's end waits on its
+ * lane until a later event of its track passes it (or the pass ends), so that every lane's
+ * sequence stays in time order without holding the whole pass. */
+static void lane_close(struct lane *l, long long s)
+{
+	while (l->depth && l->open[l->depth - 1] <= s) {
+		l->depth--;
+		if (l->q)
+			end_write(l->q, l->open[l->depth]);
+	}
+}
+
 /* Picks the lane of a slice [s, *e] on track t. API calls and GPU work take the first lane
  * with nothing open at s, as the JSON does; NVTX ranges also the first lane whose innermost
  * open range contains them (push/pop ranges nest). On the last lane a slice that would end
- * after the one it is inside is cut to end with it (*clipped = 1), so every lane nests. */
+ * after the one it is inside is cut to end with it (*clipped = 1), so every lane nests; one
+ * nested too deep to keep ends where it starts, at once (*clipped = 2). */
 static int lane_pick(struct track *t, int nest, long long s, long long *e, int *clipped)
 {
 	int i;
@@ -551,8 +504,7 @@ static int lane_pick(struct track *t, int nest, long long s, long long *e, int *
 			t->nlanes++;
 		}
 		l = &t->lane[i];
-		while (l->depth && l->open[l->depth - 1] <= s)
-			l->depth--;
+		lane_close(l, s);
 		if (!l->depth || (nest && l->open[l->depth - 1] >= *e) || i == LANES - 1)
 			break;
 	}
@@ -561,7 +513,7 @@ static int lane_pick(struct track *t, int nest, long long s, long long *e, int *
 		if (l->depth && l->open[l->depth - 1] < *e)
 			*e = l->open[l->depth - 1], *clipped = 1;
 		if (l->depth == DEPTH)
-			*e = s, *clipped = 1; /* too deep to keep: an instant-like slice at its start */
+			*e = s, *clipped = 2; /* too deep to keep: a slice of no length at its start */
 		else
 			l->open[l->depth++] = *e;
 	}
@@ -607,6 +559,7 @@ static struct seq *place(struct ctx *x, int kind, long long pid, long long key, 
 				return NULL;
 			t->lane[0].depth = 0, *clipped = 0; /* the lane only had to exist */
 		}
+		lane_close(&t->lane[0], s);
 	} else if ((lane = lane_pick(t, kind == K_NVTX, s, e, clipped)) < 0) {
 		return NULL;
 	}
@@ -649,28 +602,26 @@ static void ann_bool(struct gd_pb *b, int name)
 	gd_pb_close(b, at);
 }
 
-/* Opens a slice's (or instant's) packet and track event on q's track: the pass's ends due
- * by s are written first, so every sequence's times only grow. Returns the packet; *te the
- * track event. */
-static size_t ev_open(struct pass *p, struct seq *q, long long s, int type, int cat, size_t *te)
+/* Opens a slice's (or instant's) packet and track event on q's track. Returns the packet;
+ * *te the track event. */
+static size_t ev_open(struct seq *q, long long s, int type, int cat, size_t *te)
 {
 	struct gd_pb *b = &q->o->b;
-	size_t pk;
-	ends_until(p, s);
-	pk = pkt_open(q, s);
+	size_t pk = pkt_open(q, s);
 	*te = gd_pb_open(b, F_TRACK_EVENT);
 	gd_pb_uint(b, F_TE_TYPE, (uint64_t)type);
 	gd_pb_uint(b, F_TE_CATEGORY_IIDS, (uint64_t)cat);
 	return pk;
 }
 
-/* Closes an event opened by ev_open; a slice's end goes to the heap. */
-static void ev_close(struct pass *p, struct seq *q, size_t pk, size_t te, int type, long long e)
+/* Closes an event opened by ev_open; a slice that cannot wait on its lane (clipped == 2)
+ * ends at once, at e. */
+static void ev_close(struct seq *q, size_t pk, size_t te, int clipped, long long e)
 {
 	gd_pb_close(&q->o->b, te);
 	pkt_close(q, pk);
-	if (type == TYPE_SLICE_BEGIN)
-		heap_push(p, e, q);
+	if (clipped == 2)
+		end_write(q, e);
 	if (q->o->b.n >= FLUSH_AT)
 		out_flush(q->o);
 }
@@ -749,7 +700,9 @@ static int failed(struct ctx *x, int rc, const char *why)
 static int pass_end(struct ctx *x, struct pass *p, int rc)
 {
 	if (rc == GD_OK) {
-		ends_until(p, LLONG_MAX);
+		for (size_t i = 0; i < x->ntr; i++) /* the slices still open end */
+			for (int l = 0; l < x->tr[i].nlanes; l++)
+				lane_close(&x->tr[i].lane[l], LLONG_MAX);
 		if (p->oom || x->o.b.oom) {
 			snprintf(x->why, sizeof(x->why), "out of memory");
 			rc = GD_EFAIL;
@@ -757,7 +710,6 @@ static int pass_end(struct ctx *x, struct pass *p, int rc)
 			out_flush(&x->o);
 		}
 	}
-	free(p->heap);
 	return rc;
 }
 
@@ -793,7 +745,7 @@ static int pass_gpu(struct ctx *x)
 			p.oom = 1;
 			break;
 		}
-		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN,
+		pk = ev_open(q, r.start, TYPE_SLICE_BEGIN,
 			     r.kind == GD_TG_MEMCPY ? C_MEMCPY : r.kind == GD_TG_MEMSET ? C_MEMSET : C_KERNEL, &te);
 		if (r.kind == GD_TG_MEMCPY) {
 			int pageable = r.src_kind == 1 || r.dst_kind == 1;
@@ -832,7 +784,7 @@ static int pass_gpu(struct ctx *x)
 			ann_int(b, A_RECORDED_END, r.end);
 		if (r.has_api)
 			gd_pb_fixed64(b, F_TE_TERMINATING_FLOW_IDS, flow_id(r.kind, r.rowid));
-		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
+		ev_close(q, pk, te, clipped, e);
 	}
 	return pass_done(x, &p, gd_trace_ops_end(ops, why, sizeof(why)), why);
 }
@@ -860,7 +812,7 @@ static int pass_api(struct ctx *x)
 			p.oom = 1;
 			break;
 		}
-		pk = ev_open(&p, q, r.start, TYPE_SLICE_BEGIN, C_API, &te);
+		pk = ev_open(q, r.start, TYPE_SLICE_BEGIN, C_API, &te);
 		/* the function as users write it (cudaLaunchKernel); CUPTI's name in cupti_name */
 		gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_API, (uint64_t)an.id, (uint64_t)an.cbid, 0, t_api, &an));
 		ann_int(b, A_CORRELATION, r.correlation);
@@ -873,7 +825,7 @@ static int pass_api(struct ctx *x)
 		for (int k = 0; k < 3; k++)
 			for (size_t i = 0; i < r.nops[k]; i++)
 				gd_pb_fixed64(b, F_TE_FLOW_IDS, flow_id(k, r.ops[k][i]));
-		ev_close(&p, q, pk, te, TYPE_SLICE_BEGIN, e);
+		ev_close(q, pk, te, clipped, e);
 	}
 	return pass_done(x, &p, gd_trace_calls_end(cq, why, sizeof(why)), why);
 }
@@ -901,14 +853,14 @@ static int pass_nvtx(struct ctx *x)
 			p.oom = 1;
 			break;
 		}
-		pk = ev_open(&p, q, r.start, type, C_NVTX, &te);
+		pk = ev_open(q, r.start, type, C_NVTX, &te);
 		gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_RAW, (uint64_t)r.name_id, 0, 0, t_ids, &kn));
 		ann_str(b, A_DOMAIN, intern(q, F_ID_STRING_VALUES, NS_RAW, (uint64_t)r.domain_id, 0, 0, t_ids, &dn));
 		if (!r.has_end && !r.mark)
 			ann_bool(b, A_UNCLOSED);
 		if (clipped)
 			ann_int(b, A_RECORDED_END, r.end);
-		ev_close(&p, q, pk, te, type, e);
+		ev_close(q, pk, te, clipped, e);
 	}
 	return pass_done(x, &p, gd_trace_end(nq, why, sizeof(why)), why);
 }
