@@ -116,8 +116,6 @@ int gd_trace_open(const char *path, struct gd_trace **out, long long *t0, long l
 	}
 	t->db = db;
 	gd_db_harden(db, &t->guard);
-	/* as the reader (reader.c): pages mapped, not copied in one pread at a time */
-	sqlite3_exec(db, "PRAGMA mmap_size = 4294967296; PRAGMA cache_size = -65536;", NULL, NULL, NULL);
 	if (gd_db_check_version(db, &t->guard, path, why, n) ||
 	    gd_db_check_tables(db, &t->guard, path, full, (int)(sizeof(full) / sizeof(full[0])), 1, why, n) ||
 	    gd_db_check_tables(db, &t->guard, path, kind, (int)(sizeof(kind) / sizeof(kind[0])), 0, why, n) ||
