@@ -679,11 +679,14 @@ int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r)
 	if (best < 0 || q->err)
 		return 0;
 	s = q->s[best];
-	memset(r, 0, sizeof(*r));
 	r->kind = best;
 	r->rowid = I64(0), r->pid = I64(1), r->stream = I64(2), r->start = I64(3), r->end = I64(4);
 	r->correlation = I64(5), r->device = I64(6), r->context = I64(7);
+	/* every field set, here or below (cheaper than clearing the row first, a million times) */
 	r->name = r->short_name = r->demangled = GD_TRACE_NO_STRING;
+	r->grid[0] = r->grid[1] = r->grid[2] = r->block[0] = r->block[1] = r->block[2] = 0;
+	r->regs = r->static_smem = r->dyn_smem = r->graph_id = r->bytes = r->value = 0;
+	r->has_graph = r->copy_kind = r->src_kind = r->dst_kind = r->is_async = 0;
 	if (best == GD_TG_KERNEL) {
 		r->name = id_or(s, 8), r->short_name = id_or(s, 9), r->demangled = id_or(s, 10);
 		for (int i = 0; i < 3; i++)

@@ -118,7 +118,7 @@ struct gd_trace_op {
 	long long graph_id;
 	int copy_kind, src_kind, dst_kind, is_async;
 	long long bytes, value;
-	int has_api;         /* a plausible API call with the same (pid, correlation > 0) exists */
+	int has_api;         /* an API call of the same (pid, correlation > 0) is in the profile */
 };
 struct gd_trace_call {
 	long long pid, tid, start, end;

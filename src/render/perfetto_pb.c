@@ -264,6 +264,8 @@ static size_t pkt_open(struct seq *q, long long t)
 	if (!q->started || q->reset)
 		seq_start(q, t);
 	pk = gd_pb_open(b, F_TRACE_PACKET);
+	if (!gd_pb_room(b, 40)) /* the header below: at most 2 + 10 + 3 + 6 + 2 bytes */
+		return pk;
 	if (t >= q->last) {
 		gd_pb_uint(b, F_TIMESTAMP, (uint64_t)(t - q->last));
 		q->last = t;
@@ -274,7 +276,8 @@ static size_t pkt_open(struct seq *q, long long t)
 	gd_pb_uint(b, F_SEQ_ID, q->id);
 	/* every packet after the first relies on the sequence's state: its clock, its defaults,
 	 * its interned strings */
-	gd_pb_uint(b, F_SEQ_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	b->p[b->n++] = F_SEQ_FLAGS << 3; /* tag and value fit a byte each */
+	b->p[b->n++] = SEQ_NEEDS_INCREMENTAL_STATE;
 	q->pend.n = 0;
 	return pk;
 }
@@ -302,7 +305,7 @@ static void end_write(struct seq *q, long long t)
 
 /* The iid of an interned string, keyed by (ns, a, b, c); fn(ctx) gives its text the first
  * time. field: F_ID_EVENT_NAMES or F_ID_STRING_VALUES. */
-enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_LAUNCH, NS_COPY, NS_FIXED };
+enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_LAUNCH, NS_LAUNCH_HASH, NS_COPY, NS_FIXED };
 typedef const char *(*text_fn)(struct seq *q, const void *ctx, char *buf, size_t n);
 
 static uint64_t intern(struct seq *q, unsigned field, uint32_t ns, uint64_t a, uint64_t b, uint64_t c, text_fn fn,
@@ -675,6 +678,32 @@ static const char *t_launch(struct seq *q, const void *ctx, char *buf, size_t n)
 	return buf;
 }
 
+/* A key for a kernel's launch configuration (nine numbers) in three words: the numbers
+ * themselves, packed, when they fit (grid and block dimensions below 2^21, registers below
+ * 2^16, shared memory below 2^24: every real launch), else two independent 64-bit sums of
+ * them (NS_LAUNCH_HASH). Returns the key's namespace. */
+static uint32_t launch_key(const struct gd_trace_op *r, uint64_t k[3])
+{
+	const long long v[9] = {r->grid[0], r->grid[1],   r->grid[2],       r->block[0],   r->block[1],
+				r->block[2], r->regs, r->static_smem, r->dyn_smem};
+	static const int bits[9] = {21, 21, 21, 21, 21, 21, 16, 24, 24};
+	uint64_t h1 = 0, h2 = 0;
+	int fits = 1;
+	for (int i = 0; i < 9; i++) {
+		fits &= v[i] >= 0 && v[i] < (1LL << bits[i]);
+		h1 = h1 * 0x100000001b3ULL + (uint64_t)v[i];
+		h2 = h2 * 0x9e3779b97f4a7c15ULL + (uint64_t)v[i] + 1;
+	}
+	if (!fits) {
+		k[0] = h1, k[1] = h2, k[2] = 0;
+		return NS_LAUNCH_HASH;
+	}
+	k[0] = (uint64_t)v[0] | (uint64_t)v[1] << 21 | (uint64_t)v[2] << 42;
+	k[1] = (uint64_t)v[3] | (uint64_t)v[4] << 21 | (uint64_t)v[5] << 42;
+	k[2] = (uint64_t)v[6] | (uint64_t)v[7] << 16 | (uint64_t)v[8] << 40;
+	return NS_LAUNCH;
+}
+
 static uint64_t flow_id(int kind, long long rowid) { return ((uint64_t)rowid << 2) | (uint64_t)(kind + 1); }
 
 static int stopped(struct ctx *x) { return atomic_load(x->stop) != 0; }
@@ -765,15 +794,11 @@ static int pass_gpu(struct ctx *x)
 			ann_int(b, A_CORRELATION, r.correlation);
 		} else {
 			struct kname kn = {r.short_name, r.name, "?"}, fn = {r.demangled, r.name, ""};
-			/* the launch's nine numbers as two 64-bit hashes: a key for its text */
-			uint64_t h1 = 0, h2 = 0x9e3779b97f4a7c15ULL;
-			long long v[9] = {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2],
-					  r.regs, r.static_smem, r.dyn_smem};
-			for (int i = 0; i < 9; i++)
-				h1 = mix(h1 ^ (uint64_t)v[i]), h2 = mix(h2 + (uint64_t)v[i] * 0xff51afd7ed558ccdULL);
+			uint64_t k[3];
+			uint32_t ns = launch_key(&r, k);
 			gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_KNAME, (uint64_t)r.short_name, (uint64_t)r.name, 0,
 							    t_ids, &kn));
-			ann_str(b, A_LAUNCH, intern(q, F_ID_STRING_VALUES, NS_LAUNCH, h1, h2, 0, t_launch, &r));
+			ann_str(b, A_LAUNCH, intern(q, F_ID_STRING_VALUES, ns, k[0], k[1], k[2], t_launch, &r));
 			ann_int(b, A_CORRELATION, r.correlation);
 			if (r.has_graph)
 				ann_int(b, A_GRAPH, r.graph_id);
