@@ -98,10 +98,11 @@ const char cmd_run_usage[] =
 	"                           set up, and the report says which each launch got\n"
 	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
 	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
-	"  --torch MODE             what a PyTorch program records of itself: modules (default: each\n"
-	"                           nn.Module call as an NVTX range named by its path, e.g.\n"
-	"                           transformer.h.3.mlp), ops (modules and PyTorch's own aten:: op ranges,\n"
-	"                           forward and backward) or off\n"
+	"  --torch MODE             what a PyTorch program records of itself: modules (each nn.Module\n"
+	"                           call as an NVTX range named by its path, e.g. transformer.h.3.mlp),\n"
+	"                           ops (modules and PyTorch's own aten:: op ranges, forward and\n"
+	"                           backward) or off (the default, until the cost of modules on the\n"
+	"                           training-step benchmark is measured: docs/framework.md)\n"
 	"  --no-torch               the same as --torch off\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
@@ -848,7 +849,10 @@ static void metrics_line(const char *path, const char *note)
 
 /* ---- --torch (issue 21): the Python instrumentation of PyTorch programs, src/python/ */
 
-#define RUN_TORCH_DEFAULT "modules" /* until its cost on the training-step benchmark is measured */
+/* The PyTorch view is on by default only if its cost on the training-step benchmark is at most
+ * +5 % (issue 21). That cost has not been measured on a GPU yet (the framework area's `cost`
+ * part: tests/gpu/framework/run.sh), so the default is off; `modules` once it is, if it fits. */
+#define RUN_TORCH_DEFAULT "off"
 
 /* The mode asked for, checked: --torch MODE, --no-torch, or the default; off with --light
  * and --no-nvtx (its ranges are NVTX), where an explicit modules/ops is a usage error. */

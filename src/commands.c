@@ -19,7 +19,7 @@ const struct gd_cmd gd_commands[] = {
 	{"run", cmd_run, GD_RAW_ARGS, "§14 §16",
 	 "profile any program (python, CUDA binaries, torchrun...) into one SQLite file", cmd_run_usage},
 	{"export", cmd_export, 0, "§14",
-	 "export a saved profile: Perfetto/Chrome trace JSON", cmd_export_usage},
+	 "export a saved profile as a Perfetto trace (protobuf or JSON)", cmd_export_usage},
 	{"report", cmd_report, 0, "§14 §16",
 	 "verdicts and summary of a saved profile: terminal, --json, --html", cmd_report_usage},
 	{"diff", cmd_diff, 0, "§14",

@@ -523,6 +523,22 @@ static void torch_mark(struct gd_framework *fw, const char *msg)
 	}
 }
 
+/* JAX/XLA (checked with JAX 0.11 on an H200, 2026-12-06) annotates its GPU work through NVTX
+ * in the domain "TSL" when a profiler is injected: each HLO op a thunk runs as
+ * "Thunk:#hlo_op=NAME#" and each executable as "XlaModule:#hlo_module=NAME#" (its compile
+ * passes as other "Xla..." ranges, which launch nothing). The value of key in msg ("NAME"), up
+ * to the next ',' or '#': *len, or NULL when msg is not "<prefix>#<key>=...". */
+static const char *xla_value(const char *msg, const char *prefix, const char *key, size_t *len)
+{
+	size_t pl = strlen(prefix), kl = strlen(key);
+	const char *v;
+	if (strncmp(msg, prefix, pl) || msg[pl] != '#' || strncmp(msg + pl + 1, key, kl) || msg[pl + 1 + kl] != '=')
+		return NULL;
+	v = msg + pl + 2 + kl;
+	*len = strcspn(v, ",#");
+	return *len ? v : NULL;
+}
+
 /* The framework ranges of the profile, in p->nv order (start order); rows made as met. */
 static int collect(struct work *w)
 {
@@ -539,8 +555,37 @@ static int collect(struct work *w)
 		struct fr *f;
 		int kind;
 		long row;
-		if (v->domain >= 0 || v->name < 0 || v->name >= p->nnames || !(msg = p->names[v->name]))
+		if (v->name < 0 || v->name >= p->nnames || !(msg = p->names[v->name]))
 			continue;
+		if (v->domain >= 0) { /* JAX/XLA's ranges; any other domain is a program's own */
+			const char *x;
+			char key[600];
+			if (v->mark || v->domain >= p->nnames || !p->names[v->domain] || strcmp(p->names[v->domain], "TSL"))
+				continue;
+			if ((x = xla_value(msg, "Thunk:", "hlo_op", &nlen))) {
+				kind = R_OP;
+				if (add_op_row(w, x, nlen, &row))
+					return GD_EFAIL;
+				fw->op_ranges++;
+			} else if ((x = xla_value(msg, "XlaModule:", "hlo_module", &nlen)) && nlen < 512) {
+				/* the module's name is its path: one level (a '.' in an HLO name is not a
+				 * parent's, so it is shown as '_' in the tree's path) */
+				int k = snprintf(key, sizeof(key), "XlaModule:%.*s", (int)nlen, x);
+				for (int c = (int)sizeof("XlaModule:") - 1; c < k; c++)
+					if (key[c] == '.')
+						key[c] = '_';
+				kind = R_MODULE;
+				if (add_module_row(w, key, &row))
+					return GD_EFAIL;
+				fw->module_ranges++;
+				fw->modules[row].calls++;
+			} else {
+				continue;
+			}
+			fw->xla_ranges++;
+			seq = -1;
+			goto keep;
+		}
 		if (v->mark) {
 			if (!strncmp(msg, MARK_PREFIX, sizeof(MARK_PREFIX) - 1)) {
 				fw->present = 1;
@@ -566,6 +611,7 @@ static int collect(struct work *w)
 		} else {
 			continue;
 		}
+keep:
 		{
 			void *na = grow_row(w->r, &w->nr, &cap, sizeof(*w->r));
 			if (!na)
@@ -578,7 +624,7 @@ static int collect(struct work *w)
 		f->row = (int32_t)row;
 		f->kind = (unsigned char)kind;
 		f->seq = seq;
-		f->bwdlike = kind == R_OP && backward_name(msg, nlen);
+		f->bwdlike = kind == R_OP && v->domain < 0 && backward_name(msg, nlen);
 	}
 	if (w->nr)
 		fw->present = 1;

@@ -92,6 +92,8 @@ struct gd_framework {
 	char mode[16];         /* the torch mark's mode ("ops", "modules"), "" when no mark */
 	char torch[64];        /* the torch mark's version, "" when no mark */
 	int modes_differ;      /* processes' marks disagree (mode/torch are the first one's) */
+	long xla_ranges;       /* of them, JAX/XLA's own (the "TSL" domain: Thunk:#hlo_op=..#,
+				  XlaModule:#hlo_module=..#), read as ops and modules */
 	long op_ranges, module_ranges, bwd_ranges;
 	struct gd_fw_op *ops;  /* by self_ns descending, then name; empty without op ranges */
 	long nops;

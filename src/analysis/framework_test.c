@@ -347,6 +347,49 @@ static void test_absent_and_modules_only(void)
 	gd_profile_free(&p);
 }
 
+/* JAX/XLA's own ranges (domain "TSL", as JAX 0.11 emits them): "XlaModule:#hlo_module=..#"
+ * a module (its '.' shown as '_'), "Thunk:#hlo_op=..#" an op; its compile passes and ranges of
+ * other domains are not framework ranges. */
+static void test_xla(void)
+{
+	struct gd_profile p;
+	struct gd_framework fw;
+	struct gd_pnvtx *v;
+	int tsl, other;
+	gd_profile_init(&p);
+	g_corr = 0;
+	tsl = gd_profile_intern(&p, "TSL");
+	other = gd_profile_intern(&p, "MyLib");
+	range(&p, 1, 10, "XlaModule:#hlo_module=jit_train_step.1,program_id=7#", 0, 1000);
+	range(&p, 1, 10, "Thunk:#hlo_op=gemm_fusion_dot.1#", 10, 100);
+	range(&p, 1, 10, "Thunk:#hlo_op=wrapped_subtract#", 200, 300);
+	range(&p, 1, 10, "XlaPass:#name=algsimp,module=jit_train_step#", 400, 500); /* compile: not an op */
+	range(&p, 1, 10, "Thunk:#hlo_op=not_xla#", 600, 700);                  /* another domain */
+	for (long i = 0; i < p.nnv; i++)
+		p.nv[i].domain = i == 4 ? other : tsl;
+	v = gd_profile_add_nvtx(&p); /* the default domain's "Thunk:..." is a program's own name */
+	v->pid = 1, v->tid = 10, v->start = 800, v->end = 900, v->name = gd_profile_intern(&p, "Thunk:#hlo_op=mine#");
+	launch(&p, 1, 10, 20, 40, "gemm_fusion_dot_1");
+	launch(&p, 1, 10, 30, 60, "gemm_fusion_dot_1");
+	launch(&p, 1, 10, 250, 5, "wrapped_subtract");
+	launch(&p, 1, 10, 450, 7, "loop_kernel");
+	launch(&p, 1, 10, 650, 9, "k2");
+	gd_profile_finish(&p);
+	CHECK_INT(gd_framework_compute(&p, &fw), GD_OK);
+	CHECK_INT(fw.present, 1);
+	CHECK_STR(fw.mode, "");
+	CHECK_INT(fw.xla_ranges, 3);
+	CHECK_INT(fw.op_ranges, 2);
+	CHECK_INT(fw.module_ranges, 1);
+	check_op(&fw, "gemm_fusion_dot.1", 1, 2, 100, 100, GD_FW_FORWARD);
+	check_op(&fw, "wrapped_subtract", 1, 1, 5, 5, GD_FW_FORWARD);
+	check_op(&fw, "(no op)", 0, 2, 16, 16, GD_FW_DIR_UNKNOWN);
+	CHECK(op(&fw, "not_xla") == NULL && op(&fw, "mine") == NULL);
+	check_mod(&fw, "jit_train_step_1", "XlaModule", 1, 5, 121, 121, 0, NULL, 0);
+	gd_framework_free(&fw);
+	gd_profile_free(&p);
+}
+
 static void test_parsers(void)
 {
 	size_t n;
@@ -566,6 +609,7 @@ int main(void)
 {
 	test_attribution();
 	test_absent_and_modules_only();
+	test_xla();
 	test_parsers();
 	test_nvtx_table();
 	test_evidence();

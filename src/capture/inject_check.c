@@ -219,6 +219,8 @@ static int rp_child(void)
 			memset(&k, 0, sizeof(k));
 			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 			k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
+			if (getenv("FAKE_CUPTI_NESTED_CORR") && !strcmp(getenv("FAKE_CUPTI_NESTED_CORR"), "2"))
+				k.correlationId += u[i].runtime; /* the driver call's id (the fake's pairs) */
 			ts(&k.start);
 			if (getenv("CHECK_RP_USER_SKEW"))
 				k.start = 5; /* a GPU clock behind the host's: the program's kernel seems to
@@ -624,13 +626,15 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
 #define M3 "GPUDIAG_METRICS=fake__m1.sum, fake__m2.sum,fake__m3.sum,fake__m1.sum"
 
 /* User replay (replay.c, the default --metrics-replay): the fake stands in for the driver and
- * CUPTI's checkpoint library. Per profiled launch of 3 passes: one save, 2 replays (each pass
- * but the last, which is the program's own launch), 2 restores (before the 2nd replay, and
- * before the program's launch), 3 flushes (before every pass, none inside one), one free; the
+ * CUPTI's checkpoint library. Per profiled launch of 3 passes: one save, the program's own
+ * launch as the first pass, 2 replays after it, each after a restore (2 restores), 3 flushes
+ * (before every pass, none inside one), one free; the
  * profile holds the program's 3 kernels and its 1 sync only, and none of the replay's API
  * calls. With FAKE_CUPTI_NESTED_CORR the replay's calls and records carry the launch's own
  * id (as CUPTI does inside a runtime launch call); with CHECK_RP_USER_SKEW as well, the
- * program's kernel record also seems to begin before the replays' (a skewed GPU clock). */
+ * program's kernel record also seems to begin before the replays' (a skewed GPU clock); with
+ * FAKE_CUPTI_NESTED_CORR=2 the replays' calls and records and the program's kernel record all
+ * carry the program's driver call's id. Kernels are told by the replay window, not by ids. */
 static void user_replay_checks(const char *self, const char *inject, const char *fake)
 {
 	static char cu[300], ck[300];
@@ -642,9 +646,9 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 	 * calls take ids in between) */
 	snprintf(cu, sizeof(cu), "GPUDIAG_INJECT_LIBCUDA=%s/libcupti.so.13", fake);
 	snprintf(ck, sizeof(ck), "GPUDIAG_INJECT_LIBCHECKPOINT=%s/libcupti.so.13", fake);
-	for (int nested = 0; nested < 3; nested++) {
+	for (int nested = 0; nested < 4; nested++) {
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck,
-				     nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset",
+				     nested == 3 ? "FAKE_CUPTI_NESTED_CORR=2" : nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset",
 				     nested == 2 ? "CHECK_RP_USER_SKEW=1" : NULL, NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
@@ -697,17 +701,37 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		remove_dir(dir);
 	}
-	{ /* the memory cannot be restored after a replay: said, with what it may mean; the
-	   * replay's kernel is still left out */
+	{ /* the memory cannot be restored for a replay: said; nothing was replayed, so the
+	   * program's memory is as its own launch left it (nothing "may be affected") */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_FAIL=restore", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
 		CHECK_INT(s.nkl, 1);
 		CHECK(s.kl[0].status == GD_KL_ERROR && strstr(s.kl[0].detail, "cuptiCheckpointRestore") == s.kl[0].detail &&
-		      strstr(s.kl[0].detail, "the program's results may be affected"));
-		CHECK_INT(s.replay[3], 1);
+		      !strstr(s.kl[0].detail, "may be affected"));
+		CHECK_INT(s.replay[3], 0);
 		CHECK_INT(s.replay[2], 1); /* freed all the same */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* a replay fails after the memory was restored: the kernel is run once more, unprofiled,
+	   * so that the program sees its launch's effect; said in the record */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_REPLAY_FAIL=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 1);
+		CHECK(s.kl[0].status == GD_KL_ERROR &&
+		      strstr(s.kl[0].detail, "launching the kernel again for pass 2: ") == s.kl[0].detail &&
+		      !strstr(s.kl[0].detail, "may be affected"));
+		CHECK_INT(s.replay[3], 2); /* the failed one and the run that follows it */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* ... and when that run fails too, the record says what it may mean */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_REPLAY_FAIL=all", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK(s.nkl == 1 && strstr(s.kl[0].detail, "the program's results may be affected"));
 		remove_dir(dir);
 	}
 	{ /* no checkpoint library: kernel replay, said on every launch */

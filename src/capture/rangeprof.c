@@ -6,11 +6,13 @@
  * exit. A session around the whole run would profile every kernel of the program; bracketing
  * only the selected launches bounds the cost (at most GPUDIAG_METRICS_MAX launches, by default
  * the first 3 of each kernel name) and makes the selection (regex, names file, skip/count)
- * exact. The session is auto range + kernel replay: CUPTI makes one range of the kernel, saves
- * the device memory the kernel may write, runs the kernel once per pass (the metrics need
- * `passes` passes of the counters, each pass a different counter set), restoring memory before
- * each replay, so the program sees the effect of one launch. The launch becomes synchronous
- * and takes passes × its duration plus the save/restore. Other launches only take this
+ * exact. The session is auto range with user replay (user_enter/user_exit, replay.h: the
+ * program's launch is the first pass, gpudiag replays the others from the memory it saved, L2
+ * flushed before each) or with CUPTI's kernel replay (GPUDIAG_METRICS_REPLAY=kernel, or where
+ * user replay cannot be set up): the metrics need `passes` passes of the counters, each pass a
+ * different counter set, each from the same memory, so the program sees the effect of one
+ * launch. The launch becomes synchronous and takes passes × its duration plus the save and
+ * restores. Other launches only take this
  * module's locks (rangeprof.h): none runs on another thread while a profiled one is in flight,
  * since auto range would count it in the same session.
  *
@@ -98,119 +100,150 @@ static struct {
  *
  * While this thread replays a launch (t_internal), every driver call it makes (the kernel
  * again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
- * callbacks like the program's own, and the GPU work they start gives activity records. Two
- * tables keep all of it out of the profile, so that it shows the program's launch once, as the
- * program made it:
- *   - g_drop: the correlation ids of those driver calls (inject.c leaves out the API calls
- *     made while t_internal, and every record carrying one of these ids) — never the id of the
- *     program's launch itself: a driver call made inside the program's runtime call (its
- *     cudaLaunchKernel) is given that runtime call's correlation id by CUPTI, in its callback
- *     and on the kernel record it makes (seen on an H100, 2026-12-06: the id in the drop set
- *     took the program's own kernel records out of the trace);
- *   - g_cut: for each launch replayed, its own correlation id, how many replays were made of it
- *     and the time its last pass (the program's launch) began. Of the kernel records with that
- *     id, the first `replays` that began before the cut are the replays (they all ran, and were
- *     waited for, before the program's launch began, on its stream); the program's is the one
- *     left. A copy, memset, synchronisation or allocation record with that id is the replay's
- *     (a launch makes none).
- * The flush kernel is left out by its name as well. Open addressing, never emptied: at most
+ * callbacks like the program's own, and the GPU work they start gives activity records. The
+ * profile must show the program's launch once, as the program made it:
+ *   - kernels by time: a replay window per profiled launch, from the moment the program's
+ *     kernel (the first pass) has finished to the end of the last replay, both waited for
+ *     with a context synchronisation. No kernel of the program can begin on that context
+ *     inside the window — its launch is over, and every other launch of the process waits on
+ *     g_rp_rw — so a kernel record of that context that began inside it is a replay. Correlation ids
+ *     cannot tell them: a driver call made inside the program's runtime launch call is given
+ *     ids CUPTI ties to that call (on an H100, 2026-12-06, a rule by ids took the program's own
+ *     kernel records out of the trace), and the L2 flush is recognised by its name as well;
+ *   - the replay's API calls are not recorded (inject.c asks gd_rp_internal);
+ *   - its other records (synchronisation, memset, allocation, a copy the checkpoint makes) by
+ *     correlation id: the ids of its driver calls (g_drop; never the program's launch's own
+ *     id), and the program's launch's id itself (g_own), which a launch call never gives such
+ *     a record.
+ * Windows are appended in time order (launches are profiled one at a time) and found by
+ * binary search; the id tables are open addressing, never emptied: at most
  * GPUDIAG_METRICS_MAX launches × (passes + a few) ids; past 3/4 full new ids are not kept
- * (counted, said in the debug output): at worst a replay shows in the trace, never is a record
- * of the program lost. */
+ * (counted, said in the debug output): at worst a replay's record shows in the trace, never is
+ * one of the program's taken out. */
 #define DROP_SLOTS 65536u
-#define CUT_SLOTS 8192u
+#define OWN_SLOTS 8192u
 static _Thread_local int t_internal;
 static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t g_drop[DROP_SLOTS];
-static struct {
-	uint32_t corr;
-	uint32_t replays;   /* replays made (UINT32_MAX while they are being made) */
-	uint32_t dropped;   /* of their kernel records, taken out so far */
-	uint64_t cut;
-} g_cut[CUT_SLOTS];
+static uint32_t g_drop[DROP_SLOTS], g_own[OWN_SLOTS];
+static unsigned g_drop_n, g_own_n, g_drop_full;
+static struct window {
+	uint32_t ctx;     /* CUPTI's context id */
+	uint64_t from, to; /* CUPTI timestamps; to = UINT64_MAX while the replay goes on */
+} *g_win;
+static long g_nwin, g_capwin;
 /* the program's launch this thread is replaying: its id is never put in g_drop */
 static _Thread_local uint32_t t_own_corr;
-static unsigned g_drop_n, g_cut_n, g_drop_full;
 
 static unsigned slot_of(uint32_t corr, unsigned size) { return (corr * 2654435761u) & (size - 1); }
 
-static void drop_add(uint32_t corr)
+/* Under g_drop_mu. */
+static void id_add(uint32_t *tab, unsigned size, unsigned *n, uint32_t corr)
 {
+	unsigned i;
 	if (!corr)
 		return;
-	pthread_mutex_lock(&g_drop_mu);
-	if (g_drop_n >= DROP_SLOTS / 4 * 3) {
+	if (*n >= size / 4 * 3) {
 		g_drop_full++;
-	} else {
-		unsigned i = slot_of(corr, DROP_SLOTS);
-		while (g_drop[i] && g_drop[i] != corr)
-			i = (i + 1) & (DROP_SLOTS - 1);
-		if (!g_drop[i]) {
-			g_drop[i] = corr;
-			__atomic_add_fetch(&g_drop_n, 1, __ATOMIC_RELAXED);
-		}
-	}
-	pthread_mutex_unlock(&g_drop_mu);
-}
-
-static void cut_add(uint32_t corr, uint64_t cut, uint32_t replays)
-{
-	if (!corr)
 		return;
-	pthread_mutex_lock(&g_drop_mu);
-	if (g_cut_n >= CUT_SLOTS / 4 * 3) {
-		g_drop_full++;
-	} else {
-		unsigned i = slot_of(corr, CUT_SLOTS);
-		while (g_cut[i].corr && g_cut[i].corr != corr)
-			i = (i + 1) & (CUT_SLOTS - 1);
-		if (!g_cut[i].corr) {
-			__atomic_add_fetch(&g_cut_n, 1, __ATOMIC_RELAXED);
-			g_cut[i].dropped = 0;
-		}
-		g_cut[i].corr = corr, g_cut[i].cut = cut, g_cut[i].replays = replays;
 	}
-	pthread_mutex_unlock(&g_drop_mu);
+	for (i = slot_of(corr, size); tab[i] && tab[i] != corr; i = (i + 1) & (size - 1))
+		;
+	if (!tab[i]) {
+		tab[i] = corr;
+		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* Under g_drop_mu. */
-static int in_drop(uint32_t corr)
+static int id_in(const uint32_t *tab, unsigned size, uint32_t corr)
 {
-	for (unsigned i = slot_of(corr, DROP_SLOTS); g_drop[i]; i = (i + 1) & (DROP_SLOTS - 1))
-		if (g_drop[i] == corr)
+	for (unsigned i = slot_of(corr, size); tab[i]; i = (i + 1) & (size - 1))
+		if (tab[i] == corr)
 			return 1;
 	return 0;
 }
 
-/* Under g_drop_mu: the entry of a replayed launch, or NULL. */
-static __typeof__(&g_cut[0]) cut_of(uint32_t corr)
+static void drop_add(uint32_t corr)
 {
-	for (unsigned i = slot_of(corr, CUT_SLOTS); g_cut[i].corr; i = (i + 1) & (CUT_SLOTS - 1))
-		if (g_cut[i].corr == corr)
-			return &g_cut[i];
-	return NULL;
+	pthread_mutex_lock(&g_drop_mu);
+	id_add(g_drop, DROP_SLOTS, &g_drop_n, corr);
+	pthread_mutex_unlock(&g_drop_mu);
 }
 
-int gd_rp_drop(int kind, uint32_t corr, uint64_t start, const char *kernel_name)
+/* The program's launch being profiled by user replay: a copy, memset, sync or allocation
+ * record with its id is the replay's (a launch call makes none). */
+static void own_add(uint32_t own)
+{
+	pthread_mutex_lock(&g_drop_mu);
+	id_add(g_own, OWN_SLOTS, &g_own_n, own);
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* A replay window opens on context ctx. */
+static void window_open(uint32_t ctx)
+{
+	uint64_t now = 0;
+	cuptiGetTimestamp(&now);
+	pthread_mutex_lock(&g_drop_mu);
+	if (g_nwin == g_capwin) {
+		long cap = g_capwin ? g_capwin * 2 : 64;
+		struct window *w = realloc(g_win, (size_t)cap * sizeof(*w));
+		if (!w) { /* no window: this launch's replays may show in the trace */
+			g_drop_full++;
+			pthread_mutex_unlock(&g_drop_mu);
+			return;
+		}
+		g_win = w, g_capwin = cap;
+	}
+	g_win[g_nwin].ctx = ctx, g_win[g_nwin].from = now, g_win[g_nwin].to = UINT64_MAX;
+	__atomic_store_n(&g_nwin, g_nwin + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* The window opened last closes: the program's launch goes on after this moment. */
+static void window_close(void)
+{
+	uint64_t now = 0;
+	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS || !now)
+		now = 1; /* no clock: the window keeps only its start (nothing after it is taken) */
+	pthread_mutex_lock(&g_drop_mu);
+	if (g_nwin > 0 && g_win[g_nwin - 1].to == UINT64_MAX)
+		g_win[g_nwin - 1].to = now > g_win[g_nwin - 1].from ? now : g_win[g_nwin - 1].from;
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* Under g_drop_mu: whether a kernel of context ctx that began at start began in a window. */
+static int in_window(uint32_t ctx, uint64_t start)
+{
+	long lo = 0, hi = g_nwin - 1, last = -1;
+	while (lo <= hi) { /* the last window that opened at or before start */
+		long mid = lo + (hi - lo) / 2;
+		if (g_win[mid].from <= start)
+			last = mid, lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	/* windows never overlap (one replay at a time in a process): only that one can hold it */
+	return last >= 0 && g_win[last].ctx == ctx && start < g_win[last].to;
+}
+
+int gd_rp_drop(int kind, uint32_t corr, uint32_t ctx, uint64_t start, const char *kernel_name)
 {
 	int drop = 0;
-	if (kind == GD_RP_REC_KERNEL && kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
-		return 1;
-	if (!corr || (!__atomic_load_n(&g_drop_n, __ATOMIC_RELAXED) && !__atomic_load_n(&g_cut_n, __ATOMIC_RELAXED)))
+	if (kind == GD_RP_REC_KERNEL) {
+		if (kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
+			return 1;
+		if (!start || !__atomic_load_n(&g_nwin, __ATOMIC_ACQUIRE))
+			return 0;
+		pthread_mutex_lock(&g_drop_mu);
+		drop = in_window(ctx, start);
+		pthread_mutex_unlock(&g_drop_mu);
+		return drop;
+	}
+	if (!corr || (!__atomic_load_n(&g_drop_n, __ATOMIC_RELAXED) && !__atomic_load_n(&g_own_n, __ATOMIC_RELAXED)))
 		return 0;
 	pthread_mutex_lock(&g_drop_mu);
-	if (in_drop(corr)) {
-		drop = 1;
-	} else if (kind != GD_RP_REC_API) {
-		__typeof__(&g_cut[0]) c = cut_of(corr);
-		if (c && kind != GD_RP_REC_KERNEL) {
-			drop = 1;
-		} else if (c && c->dropped < c->replays && start && start < c->cut) {
-			/* one of the replays: they began before the program's launch did */
-			c->dropped++;
-			drop = 1;
-		}
-	}
+	drop = id_in(g_drop, DROP_SLOTS, corr) || (kind != GD_RP_REC_API && id_in(g_own, OWN_SLOTS, corr));
 	pthread_mutex_unlock(&g_drop_mu);
 	return drop;
 }
@@ -1232,28 +1265,69 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 	return 0;
 }
 
-/* The program's own launch begins after this moment: a kernel record of its id that began
- * earlier is a replay (gd_rp_drop). */
-static void set_cut(const struct launch *l, size_t replays)
-{
-	uint64_t now = 0;
-	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS)
-		now = 1; /* no clock: no kernel record of the id is taken for a replay any more */
-	cut_add(l->correlation, now, (uint32_t)replays);
-}
-
-/* User replay, in the enter callback of the program's launch, holding g_rp_rw for writing:
- * every pass but the last is replayed here (restore, flush, Start, the launch again, Stop),
- * then memory is restored, L2 flushed and the last pass started around the program's own
- * launch. 1: the program's launch is the last pass (launch_exit stops and decodes); 0: nothing
- * is left to do around it (the record is written: CUPTI needed fewer passes, or a failure,
- * after which the context profiles no more). The program sees one launch: its memory is
- * restored before its own launch runs, also after a failure. */
-static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
+/* User replay, part 1, in the enter callback of the program's launch, holding g_rp_rw for
+ * writing: wait for the context's earlier work, save its memory (when there is more than one
+ * pass), flush L2 and start the first pass, which the program's own launch then runs as —
+ * undisturbed: none of gpudiag's driver calls is made between its start and its submission.
+ * 1: bracketed (user_exit replays the other passes); 0: not profiled (an error record is
+ * written and the context profiles no more). */
+static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
-	size_t passes = d->passes, pass = 0, replays = 0;
-	int pushed = 0, done = 0, entered = 0;
+	int pushed = 0;
+	char why[600];
+	CUresult cr;
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = c->obj;
+	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
+	t_internal = 1;
+	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
+		goto fail;
+	}
+	/* the memory the launch starts from: everything before it done */
+	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
+		goto fail_ctx;
+	}
+	if (d->passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
+		goto fail_ctx;
+	}
+	if (flush_l2(c, why, sizeof(why)) < 0)
+		goto fail_ctx;
+	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+		goto fail_ctx;
+	}
+	gd_ctx_leave(pushed);
+	t_internal = 0;
+	return 1;
+fail_ctx:
+	gd_ctx_leave(pushed);
+fail:
+	gd_ckpt_free(&c->ck);
+	t_internal = 0;
+	c->broken = 1;
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	return 0;
+}
+
+/* User replay, part 2, in the exit callback: the first pass (the program's launch) is stopped;
+ * then, while CUPTI asks for more, restore the memory saved before the launch, flush L2, start,
+ * launch the kernel again with the program's arguments, stop. Each replay starts from the
+ * memory the program's launch started from and leaves what it left, so after the last the
+ * program sees the effect of one launch. Then decode and record. On a failure after a restore,
+ * the kernel is run once more, unprofiled, to leave that effect; where that fails too, the
+ * record says the program's results may be affected. The replays' kernels begin inside a
+ * window opened after the program's kernel has finished (rangeprof.c, "user replay's own
+ * work"). */
+static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
+{
+	const struct rp_dev *d = dev_find(c->dev);
+	size_t pass = 1, replays = 0;
+	int pushed = 0, done, restored = 0, rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	char why[600];
 	CUresult cr;
 	CUptiResult r;
@@ -1261,30 +1335,42 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	st.pRangeProfilerObject = c->obj;
 	sp.pRangeProfilerObject = c->obj;
-	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
-	/* until the cut is known, every kernel with the launch's id is a replay (gd_rp_drop) */
-	if (passes > 1)
-		cut_add(l->correlation, UINT64_MAX, UINT32_MAX);
+	if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
+		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+		gd_ckpt_free(&c->ck);
+		c->broken = 1;
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		return;
+	}
+	done = sp.isAllPassSubmitted;
+	if (rv != CUDA_SUCCESS) {
+		/* the program's launch failed: nothing ran that could be measured or replayed */
+		gd_ckpt_free(&c->ck);
+		c->broken = 1; /* the session is mid-way */
+		snprintf(why, sizeof(why), "the launch itself failed (CUDA error %d): not replayed", rv);
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		return;
+	}
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
 		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
 		goto fail;
 	}
-	entered = 1;
-	/* the memory the launch starts from: everything before it done */
-	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
-		goto fail;
+	if (!done) {
+		/* the program's kernel done: from here every kernel that begins on this context
+		 * is a replay's, until the window closes */
+		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+			snprintf(why, sizeof(why), "the launch: %s", gd_cu_text(cr));
+			goto fail;
+		}
+		window_open(l->context);
 	}
-	if (passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
-		goto fail;
-	}
-	for (; pass + 1 < passes && !done; pass++) {
-		if (pass > 0 && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
+	for (; !done; pass++) {
+		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
 			why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
 			goto fail;
 		}
+		restored = 1;
 		if (flush_l2(c, why, sizeof(why)) < 0)
 			goto fail;
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
@@ -1292,7 +1378,6 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 			goto fail;
 		}
 		cr = gd_replay_launch(cbid, cb->functionParams);
-		replays++;
 		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
 			why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
 			goto fail;
@@ -1301,64 +1386,54 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 			snprintf(why, sizeof(why), "launching the kernel again for pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
-		done = sp.isAllPassSubmitted;
+		replays++, restored = 0;
 		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
 			snprintf(why, sizeof(why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
+		done = sp.isAllPassSubmitted;
+		if (!done && pass + 1 >= d->passes + 2) {
+			snprintf(why, sizeof(why), "CUPTI asked for more than the %zu passes it announced", d->passes);
+			goto fail;
+		}
 	}
-	if (replays && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
-		goto fail;
-	}
-	if (done) {
-		/* CUPTI had every pass before the last: the program's launch runs unprofiled */
-		set_cut(l, replays);
-		gd_ckpt_free(&c->ck);
-		gd_ctx_leave(pushed);
-		t_internal = 0;
-		finish(c, d, l, 1, 0);
-		return 0;
-	}
-	if (flush_l2(c, why, sizeof(why)) < 0)
-		goto fail;
-	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
-		goto fail;
-	}
+	window_close();
 	gd_ctx_leave(pushed);
 	t_internal = 0;
-	if (passes > 1)
-		set_cut(l, replays);
-	return 1;
-fail:
-	/* the program's memory as before the launch, whatever the replays did to it */
-	if (replays && gd_ckpt_restore(&c->ck) != CUPTI_SUCCESS) {
-		size_t len = strlen(why);
-		snprintf(why + len, sizeof(why) - len, "; the memory could not be restored after %zu replays of the "
-			 "kernel: the program's results may be affected", replays);
-	}
-	if (passes > 1)
-		set_cut(l, replays);
 	gd_ckpt_free(&c->ck);
-	if (entered)
-		gd_ctx_leave(pushed);
+	finish(c, d, l, 1, rv);
+	return;
+fail:
+	if (restored) {
+		/* the memory is as before the launch: run the kernel once more to leave its effect */
+		cr = gd_replay_launch(cbid, cb->functionParams);
+		if (cr != CUDA_SUCCESS || gd_ctx_sync() != CUDA_SUCCESS) {
+			size_t len = strlen(why);
+			snprintf(why + len, sizeof(why) - len, "; the kernel could not be run again after the memory was "
+				 "restored: the program's results may be affected");
+		}
+	}
+	window_close();
+	gd_ctx_leave(pushed);
 	t_internal = 0;
+	gd_ckpt_free(&c->ck);
 	c->broken = 1; /* the session may be mid-way: no more profiling on this context */
-	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)passes, NULL, NULL, 0);
-	return 0;
+	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	(void)replays;
 }
 
-/* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay)
- * or replay all passes but the last (user replay). 1 when the program's launch is to be
- * bracketed (launch_exit finishes). */
-static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct launch *l)
+/* Holding g_rp_rw for writing: set up (first time on the context) and start the first pass
+ * (kernel replay: CUPTI replays inside the launch; user replay: user_enter). 1 when the
+ * program's launch is bracketed (launch_exit finishes). */
+static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 {
 	char why[600];
 	struct rp_ctx *c;
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	t_own_corr = l->correlation;
+	if (cfg.user_replay)
+		own_add(l->correlation);
 	t_internal = 1; /* the first launch on a context sets the flush up: its driver calls are ours */
 	c = ctx_get(l, cb->context, why, sizeof(why));
 	t_internal = 0;
@@ -1369,7 +1444,7 @@ static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, st
 	}
 	t_rp.c = c;
 	if (c->user)
-		return user_passes(cbid, cb, c, l);
+		return user_enter(cb, c, l);
 	sp.pRangeProfilerObject = c->obj;
 	if ((r = cuptiRangeProfilerStart(&sp)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
@@ -1397,7 +1472,7 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	t_rp.cbid = cbid;
 	if (prof) {
 		pthread_rwlock_wrlock(&g_rp_rw);
-		if (start_session(cbid, cb, &l)) {
+		if (start_session(cb, &l)) {
 			t_rp.active = 1;
 			t_rp.l = l;
 			return;
@@ -1408,8 +1483,9 @@ static void launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	t_rp.reading = 1;
 }
 
-/* Exit of the profiled launch: stop, decode, evaluate, record, release the session. */
-static void launch_exit(const CUpti_CallbackData *cb)
+/* Exit of the profiled launch: stop (user replay: replay the other passes), decode, evaluate,
+ * record, release the session. */
+static void launch_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	struct rp_ctx *c = t_rp.c;
 	const struct rp_dev *d = dev_find(c->dev);
@@ -1418,9 +1494,13 @@ static void launch_exit(const CUpti_CallbackData *cb)
 	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	t_rp.active = 0;
+	if (c->user) {
+		user_exit(cbid, cb, c, &t_rp.l);
+		pthread_rwlock_unlock(&g_rp_rw);
+		return;
+	}
 	sp.pRangeProfilerObject = c->obj;
 	r = cuptiRangeProfilerStop(&sp);
-	gd_ckpt_free(&c->ck); /* user replay: the passes are over */
 	if (r != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
 		c->broken = 1;
@@ -1438,7 +1518,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	if (t_internal) {
 		/* one of user replay's own calls (the kernel again, the flush, a sync); inside the
 		 * program's runtime launch call CUPTI may give it that call's id, which is the
-		 * program's (g_cut tells those records apart) */
+		 * program's (g_own covers its other records; kernels go by the replay window) */
 		if (cb->callbackSite == CUPTI_API_ENTER && cb->correlationId != t_own_corr)
 			drop_add(cb->correlationId);
 		return;
@@ -1466,7 +1546,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 		if (!t_rp.active && !t_rp.reading) /* not re-entered from inside a launch */
 			launch_enter(cbid, cb);
 	} else if (t_rp.cbid == cbid && t_rp.active) {
-		launch_exit(cb);
+		launch_exit(cbid, cb);
 	} else if (t_rp.cbid == cbid && t_rp.reading) {
 		t_rp.reading = 0;
 		pthread_rwlock_unlock(&g_rp_rw);

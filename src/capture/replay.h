@@ -5,11 +5,13 @@
  * write-back lands in the next pass: DRAM write bytes read up to +31 % high (H200, 2026-12-03,
  * docs/kernel-metrics.md).
  *
- * Per profiled launch (rangeprof.c drives it): synchronise the context; save its device memory
- * with CUPTI's checkpoint API (libcheckpoint.so: device, pinned and managed allocations);
- * for each pass but the last: restore, flush L2, start a pass, launch the kernel again with the
- * program's own parameters, stop; then restore, flush, start the last pass and let the
- * program's own launch run as that pass. The program sees exactly one effective launch.
+ * Per profiled launch (rangeprof.c drives it): in the launch's enter callback, synchronise
+ * the context, save its device memory with CUPTI's checkpoint API (libcheckpoint.so: device,
+ * pinned and managed allocations), flush L2 and start the first pass, which the program's own
+ * launch runs as, undisturbed; in its exit callback, for each further pass: restore, flush,
+ * start, launch the kernel again with the program's own parameters, stop. Every replay starts
+ * from the memory the program's launch started from and leaves what it left: the program
+ * sees exactly one effective launch.
  *
  * Everything is loaded at run time: the driver that the program already loaded
  * (libcuda.so.1, RTLD_NOLOAD) and CUPTI's libcheckpoint.so (found through the injection

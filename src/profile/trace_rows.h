@@ -11,6 +11,7 @@
 
 #include "profile/pm_metrics.h"
 
+#include <limits.h>
 #include <stddef.h>
 
 struct gd_trace;
@@ -31,6 +32,11 @@ enum gd_trace_kind {
 	GD_TQ_NVML,      /* ORDER BY device, t */
 	GD_TQ_PM,        /* gpu_metrics (pm_metrics.h): ORDER BY device, t_start; no rows when the
 			    profile has no such table (recorded before counters existed) */
+	/* The same rows in time order, for the native trace (render/perfetto_pb.c), which
+	 * delta-encodes timestamps and keeps every track's state at once: */
+	GD_TQ_NVTX_T,    /* ORDER BY start, end DESC; names as string ids */
+	GD_TQ_NVML_T,    /* ORDER BY t */
+	GD_TQ_PM_T,      /* ORDER BY t_start */
 };
 /* GD_OK, or GD_EDATA with SQLite's message in why. */
 int gd_trace_query(struct gd_trace *t, enum gd_trace_kind kind, struct gd_trace_q **q, char *why, size_t n);
@@ -77,7 +83,8 @@ struct gd_trace_gpu {
 struct gd_trace_nvtx {
 	long long pid, tid, start, end; /* end = start when unknown */
 	int mark, has_end;
-	const char *name, *domain;
+	const char *name, *domain;      /* GD_TQ_NVTX; "" from GD_TQ_NVTX_T */
+	long long name_id, domain_id;   /* GD_TQ_NVTX_T: string ids (gd_trace_string) */
 };
 
 /* One NVML sample: the counters in the export's order, has[i] 0 where unknown. */
@@ -92,6 +99,53 @@ struct gd_trace_nvml {
 /* A PM sample is the contract's struct gd_pm_sample: v[m] NaN where the column is NULL, not
  * finite, or absent from the table (a quantity added to the contract after the profile was
  * written). */
+
+/* ---- The native export's time-ordered queries (render/perfetto_pb.c) ----
+ * Kernels, copies and memsets merged in start order (three index scans, no sort), each saying
+ * whether its API call is in the profile, and API calls in start order, each with the GPU
+ * work it launched (matched by (pid, correlation): trace_rows.c says how), so that the two
+ * passes can run on two connections at once (gd_trace_open once per thread) and still agree
+ * on every flow.
+ * Strings come as ids of the strings table: the export interns them by id and reads a text
+ * once (gd_trace_string). */
+#define GD_TRACE_NO_STRING LLONG_MIN /* a string id that was NULL */
+struct gd_trace_op {
+	int kind;            /* GD_TG_* */
+	long long rowid, pid, stream, start, end, correlation, device, context;
+	long long name, short_name, demangled; /* string ids */
+	long long grid[3], block[3], regs, static_smem, dyn_smem;
+	int has_graph;
+	long long graph_id;
+	int copy_kind, src_kind, dst_kind, is_async;
+	long long bytes, value;
+	int has_api;         /* an API call of the same (pid, correlation > 0) is in the profile */
+};
+struct gd_trace_call {
+	long long pid, tid, start, end;
+	long long name;      /* string id; GD_TRACE_NO_STRING: "api <cbid>" */
+	long long cbid, correlation, return_value;
+	/* the rowids of the kernels, copies and memsets ([GD_TG_*]) with this call's (pid,
+	 * correlation > 0); valid until the next row */
+	const long long *ops[3];
+	size_t nops[3];
+};
+struct gd_trace_ops;
+/* GD_OK, or GD_EDATA with SQLite's message in why. */
+int gd_trace_ops_open(struct gd_trace *t, struct gd_trace_ops **q, char *why, size_t n);
+int gd_trace_ops_next(struct gd_trace_ops *q, struct gd_trace_op *r);
+/* As gd_trace_end; also frees q. */
+int gd_trace_ops_end(struct gd_trace_ops *q, char *why, size_t n);
+struct gd_trace_calls;
+int gd_trace_calls_open(struct gd_trace *t, struct gd_trace_calls **q, char *why, size_t n);
+int gd_trace_calls_next(struct gd_trace_calls *q, struct gd_trace_call *r);
+int gd_trace_calls_end(struct gd_trace_calls *q, char *why, size_t n);
+/* The text of string id (NULL when there is none, or for GD_TRACE_NO_STRING), valid until
+ * the next call. */
+const char *gd_trace_string(struct gd_trace *t, long long id);
+/* The legacy default stream of (pid, context): 1 with *stream set, 0 when unknown. */
+int gd_trace_null_stream(struct gd_trace *t, long long pid, long long context, long long *stream);
+/* The bounds of gd_time_ok for this profile: an event is kept when lo <= start <= end <= hi. */
+void gd_trace_time_bounds(const struct gd_trace *t, long long *lo, long long *hi);
 
 /* 1 with a row filled, 0 at the end or on an error (gd_trace_end tells which). */
 int gd_trace_next_process(struct gd_trace_q *q, struct gd_trace_process *r);

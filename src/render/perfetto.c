@@ -13,6 +13,7 @@
 #include "render/perfetto.h"
 
 #include "analysis/names.h"
+#include "analysis/tables.h"
 
 #include "core/fileio.h"
 #include "core/json.h"
@@ -110,16 +111,10 @@ static void meta_name(struct exp *x, const char *what, long long pid, long long 
 	}
 }
 
-static const char *copy_kind(int k)
+const char *gd_perfetto_copy_kind(int k)
 {
 	static const char *const n[] = {"?", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"};
 	return k >= 0 && k <= 10 ? n[k] : "?";
-}
-
-static const char *mem_kind(int k)
-{
-	static const char *const n[] = {"unknown", "pageable", "pinned", "device", "array", "managed", "device static", "managed static"};
-	return k >= 0 && k <= 7 ? n[k] : "unknown";
 }
 
 /* Ends a query: a read error (a malformed database) fails the export, which then leaves no
@@ -238,11 +233,11 @@ static int gpu_events(struct exp *x)
 		fputs(",\"name\":", x->f);
 		if (kind == 1) {
 			char nm[96];
-			snprintf(nm, sizeof(nm), "memcpy %s%s", copy_kind(r.copy_kind),
+			snprintf(nm, sizeof(nm), "memcpy %s%s", gd_perfetto_copy_kind(r.copy_kind),
 				 r.src_kind == 1 || r.dst_kind == 1 ? " (pageable)" : "");
 			gd_json_escape(x->f, nm);
 			fprintf(x->f, ",\"args\":{\"bytes\":%lld,\"src\":\"%s\",\"dst\":\"%s\",\"async\":%d,\"correlation\":%lld}}",
-				r.bytes, mem_kind(r.src_kind), mem_kind(r.dst_kind), r.is_async, r.correlation);
+				r.bytes, gd_memory_kind_name(r.src_kind), gd_memory_kind_name(r.dst_kind), r.is_async, r.correlation);
 		} else if (kind == 2) {
 			gd_json_escape(x->f, "memset");
 			fprintf(x->f, ",\"args\":{\"bytes\":%lld,\"value\":%lld,\"correlation\":%lld}}", r.bytes,

@@ -4,6 +4,7 @@
 #include "core/status.h"
 #include "core/test.h"
 #include "render/perfetto.h"
+#include "render/perfetto_testlib.h"
 #include "profile/writer.h"
 
 #include <sqlite3.h>
@@ -12,75 +13,29 @@
 #include <string.h>
 #include <unistd.h>
 
-/* cp src dst, then sql on dst (NULL: none); 0 on success. */
-static int variant(const char *src, const char *dst, const char *sql)
-{
-	char cmd[1024];
-	sqlite3 *h;
-	int rc;
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
-	if (system(cmd) != 0)
-		return -1;
-	if (!sql)
-		return 0;
-	if (sqlite3_open(dst, &h) != SQLITE_OK)
-		return -1;
-	/* the writer creates gpu_metrics empty: a variant of it replaces that table */
-	rc = strstr(sql, "gpu_metrics") ? sqlite3_exec(h, "DROP TABLE IF EXISTS gpu_metrics;", NULL, NULL, NULL) : SQLITE_OK;
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(h, sql, NULL, NULL, NULL);
-	sqlite3_close(h);
-	return rc;
-}
 
 /* Damaged and hostile profiles: the export fails with GD_EDATA and leaves no file, or writes
  * valid JSON without the impossible rows. */
 static void hostile(const char *dir, const char *db)
 {
 	char v[300], out[300], cmd[1024];
-	FILE *f;
-	long size;
 	snprintf(v, sizeof(v), "%s/v.sqlite", dir);
 	snprintf(out, sizeof(out), "%s/h.json", dir);
 
-	/* A profile cut short: the rows stop at "database disk image is malformed", which was
-	 * dropped (exit 0, a fraction of the events). */
-	CHECK_INT(variant(db, v, NULL), 0);
-	f = fopen(v, "rb");
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fclose(f);
-	CHECK_INT(truncate(v, size / 2), 0);
+	/* cut short: the rows stop at "database disk image is malformed"; no file */
+	CHECK_INT(cut_half(db, v), 0);
 	unlink(out);
 	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
 	CHECK(access(out, F_OK) != 0);
 
-	/* A page of a recorded profile zeroed: the schema reads, the events stop midway. */
-	CHECK_INT(variant("tests/fixtures/h200_sync.gpudiag.sqlite", v, NULL), 0);
-	f = fopen(v, "r+b");
-	CHECK(f != NULL);
-	if (f) {
-		static const char zero[4096];
-		fseek(f, 100 * 1024, SEEK_SET);
-		fwrite(zero, 1, sizeof(zero), f);
-		fclose(f);
-	}
+	/* a page of a recorded profile zeroed: the schema reads, the events stop midway */
+	CHECK_INT(zero_page(v), 0);
 	CHECK_INT(gd_export_perfetto(v, out), GD_EDATA);
 	CHECK(access(out, F_OK) != 0);
 
 	/* One kernel ends 1 ns before it starts ("dur":0.-01), another spans INT64's range, and
 	 * pids, streams and threads sit at the limits (signed overflow in the track keys). */
-	CHECK_INT(variant(db, v,
-			  "UPDATE kernels SET end = start - 1 WHERE correlation = 5;"
-			  "UPDATE kernels SET start = 9200000000000000000, end = -9200000000000000000 WHERE correlation = 6;"
-			  "UPDATE kernels SET pid = 9223372036854775807, stream = -9223372036854775808 WHERE correlation = 7;"
-			  "UPDATE api SET tid = 9223372036854775807, pid = -9223372036854775808 WHERE correlation = 8;"
-			  "UPDATE nvtx SET end = start - 5;"
-			  "UPDATE nvml_samples SET device = 9223372036854775807;"),
-		  0);
+	CHECK_INT(variant(db, v, hostile_rows_sql), 0);
 	CHECK_INT(gd_export_perfetto(v, out), GD_OK);
 	snprintf(cmd, sizeof(cmd), "python3 tests/cli/check_trace.py '%s' kernels=598", out);
 	CHECK_INT(system(cmd), 0);
@@ -185,30 +140,14 @@ static void pm_tracks(const char *dir, const char *db)
 
 int main(void)
 {
-	char dir[] = "/tmp/gd_perfetto_test.XXXXXX", raw[256], db[256], out[256], cmd[1024], err[256];
-	struct gd_pw *w;
-	struct gd_raw_stats st;
-	sqlite3 *h;
-	struct gd_nvml_sample s;
+	char dir[] = "/tmp/gd_perfetto_test.XXXXXX", raw[256], db[256], out[256], cmd[1024];
 	gd_set_quiet(1);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(raw, sizeof(raw), "%s/raw.77", dir);
 	snprintf(db, sizeof(db), "%s/p.sqlite", dir);
 	snprintf(out, sizeof(out), "%s/t.json", dir);
-	CHECK_INT(gd_raw_synth(raw, 77, 600, NULL, 0, 1000000000000ull), 0);
-	CHECK_INT(gd_pw_open(&w, db), GD_OK);
-	CHECK_INT(gd_pw_meta_int(w, "start_ns", 1000000000000LL), GD_OK);
-	memset(&s, 0xff, sizeof(s));
-	s.t_ns = 1000000500000.0, s.util_gpu = 87, s.sm_mhz = 1980, s.power_mw = 512000;
-	CHECK_INT(gd_pw_nvml(w, 0, &s), GD_OK);
-	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
-	CHECK_INT(gd_pw_capture(w, "all", 0, 1LL << 62, 0, 0), 1);
-	CHECK_INT(gd_pw_close(w, 1), GD_OK);
-	/* Kernel 0 (stream 7) now overlaps kernel 2 (same stream, 20 µs later). */
-	CHECK_INT(sqlite3_open(db, &h), SQLITE_OK);
-	CHECK_INT(sqlite3_exec(h, "UPDATE kernels SET end=start+25000 WHERE correlation=1", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(h);
+	synth_profile(raw, db);
 
 	CHECK_INT(gd_export_perfetto(db, out), GD_OK);
 	snprintf(cmd, sizeof(cmd),

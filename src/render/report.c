@@ -949,6 +949,9 @@ static void print_framework(const struct gd_analysis *a, int top, FILE *out)
 	if (fw->mode[0])
 		fprintf(out, "PyTorch %s, instrumented by gpudiag run --torch %s%s\n", gd_tty(fw->torch), gd_tty(fw->mode),
 			fw->modes_differ ? " (processes differ; the first one's)" : "");
+	else if (fw->xla_ranges && fw->xla_ranges == fw->op_ranges + fw->module_ranges)
+		fprintf(out, "JAX/XLA: its HLO ops (Thunk ranges) and executables (XlaModule ranges), as XLA "
+			     "annotates them\n");
 	else if (fw->op_ranges || fw->module_ranges)
 		fprintf(out, "op and module ranges in the profile (no gpudiag torch mark: recorded without its "
 			     "instrumentation)\n");

@@ -146,5 +146,27 @@ for r in "${REAL[@]}"; do
 	json_check 'all(m["total_gpu_ns"] >= m["self_gpu_ns"] and abs(m["forward_gpu_ns"] + m["backward_gpu_ns"] - m["total_gpu_ns"]) <= 1 for m in d["framework"]["modules"])'
 	expect_rc 0 -- "$GD" report "$r" --html "$T/real.html"
 	grep -q "id='module-tree'" "$T/real.html" && ok || bad "$r: no module tree"
+	# torch.profiler's figures of the same steps, recorded beside it on the GPU (another
+	# process: kernel times differ run to run, the attribution does not): every op that makes
+	# torch.profiler's top 90 % of kernel time has the same number of kernels here
+	tp=${r%.gpudiag.sqlite}.torch_profiler.json
+	[ -f "$tp" ] || continue
+	expect_rc 0 -- "$GD" report "$r" --json --top 100000000
+	cp "$T/out" "$T/real.json"
+	python3 - "$T/real.json" "$tp" <<'PY' && ok || bad "$r: kernels per op differ from torch.profiler's"
+import json, sys
+ops = {o["name"]: o for o in json.load(open(sys.argv[1]))["framework"]["ops"]}
+tp = json.load(open(sys.argv[2]))["ops"]
+rows = sorted(((v["self_kernel_us"], k, v) for k, v in tp.items() if v.get("self_kernel_us")), reverse=True)
+total, acc, bad = sum(r[0] for r in rows), 0.0, []
+for us, name, v in rows:
+    if acc >= 0.9 * total:
+        break
+    acc += us
+    if name not in ops or ops[name]["kernels"] != v["kernels"]:
+        bad.append((name, ops.get(name, {}).get("kernels"), v["kernels"]))
+print("ops compared:", len(rows), "differing:", bad)
+sys.exit(1 if bad or acc < 0.9 * total else 0)
+PY
 done
 finish

@@ -31,7 +31,7 @@ expect_rc 0 -- "$GD" export "$T/p.sqlite" --perfetto "$T/priv.json"
 mkfifo "$T/pipe"
 timeout 20 cat "$T/pipe" >"$T/from_pipe.json" &
 reader=$!
-expect_rc 0 -- timeout 20 "$GD" export "$T/p.sqlite" --perfetto "$T/pipe"
+expect_rc 0 -- timeout 20 "$GD" export "$T/p.sqlite" --perfetto "$T/pipe" --format json
 wait $reader
 [ -p "$T/pipe" ] && ok || bad "the FIFO was replaced"
 python3 -m json.tool "$T/from_pipe.json" >/dev/null && ok || bad "nothing valid came through the FIFO"

@@ -62,11 +62,13 @@ envof() { # [VAR=value...] -- gpudiag run options...
 	env "${pre[@]}" "$G" run -o "$T/e.sqlite" "$@" -- sh -c "$ENVP" 2>"$T/err"
 }
 meta() { python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute("select value from meta where key=?",(sys.argv[2],)).fetchone(); print(r[0] if r else "absent")' "$T/e.sqlite" "$1"; }
-check "default: modules, the folder alone" "T=modules P=$P D=unset" "$(envof -- )"
-check "default: no warning" "" "$(grep 'gpudiag: warning' "$T/err" | grep -v 'nothing was traced')"
+check "default: off (its cost not yet measured), nothing set" "T=unset P=unset D=unset" "$(envof -- )"
+check "default: meta torch_view off" off "$(meta torch_view)"
+check "--torch modules: the folder alone" "T=modules P=$P D=unset" "$(envof -- --torch modules)"
+check "--torch modules: no warning" "" "$(grep 'gpudiag: warning' "$T/err" | grep -v 'nothing was traced\|will be replaced')"
 check "meta torch_view modules" modules "$(meta torch_view)"
-check "an existing PYTHONPATH follows" "T=modules P=$P:/a:/b D=unset" "$(envof PYTHONPATH=/a:/b -- )"
-check "an empty PYTHONPATH: the folder alone" "T=modules P=$P D=unset" "$(envof PYTHONPATH= -- )"
+check "an existing PYTHONPATH follows" "T=modules P=$P:/a:/b D=unset" "$(envof PYTHONPATH=/a:/b -- --torch modules)"
+check "an empty PYTHONPATH: the folder alone" "T=modules P=$P D=unset" "$(envof PYTHONPATH= -- --torch modules)"
 check "--torch ops" "T=ops P=$P:/a D=1" "$(envof PYTHONPATH=/a GPUDIAG_TORCH_DEBUG=1 -- --torch ops)"
 check "meta torch_view ops" ops "$(meta torch_view)"
 check "--torch=modules" "T=modules P=$P D=unset" "$(envof -- --torch=modules)"
@@ -76,9 +78,9 @@ check "meta torch_view off" off "$(meta torch_view)"
 check "--no-torch" "T=unset P=unset D=unset" "$(envof GPUDIAG_TORCH=modules -- --no-torch)"
 check "--light: nothing set" "T=unset P=/a D=unset" "$(envof PYTHONPATH=/a -- --light)"
 check "--no-nvtx: nothing set" "T=unset P=unset D=unset" "$(envof -- --no-nvtx)"
-check "no injection library: nothing set" "T=unset P=unset D=unset" "$(envof GPUDIAG_INJECT=/nonexistent/lib.so -- )"
+check "no injection library: nothing set" "T=unset P=unset D=unset" "$(envof GPUDIAG_INJECT=/nonexistent/lib.so -- --torch modules)"
 check "no injection library: meta torch_view off" off "$(meta torch_view)"
-check "no python folder: nothing set" "T=unset P=/a D=unset" "$(envof GPUDIAG_PYTHON=/nonexistent PYTHONPATH=/a -- )"
+check "no python folder: nothing set" "T=unset P=/a D=unset" "$(envof GPUDIAG_PYTHON=/nonexistent PYTHONPATH=/a -- --torch modules)"
 check "no python folder: said" 1 "$(grep -c "run: gpudiag's Python folder was not found (GPUDIAG_PYTHON=/nonexistent); PyTorch programs record no modules or ops" "$T/err")"
 
 # ---- the instrumentation on the stand-in torch. Expected: the contract's messages, worked
@@ -160,7 +162,7 @@ check "modules: exit 0" 0 $?
 diff "$T/modules.want" "$T/out" >"$T/diff" && ok || bad "modules: the ranges differ from the contract's: $(head -20 "$T/diff")"
 check "modules: no output on stderr" "" "$(cat "$T/err")"
 # the same program through gpudiag run (its environment, its sitecustomize)
-PYTHONPATH=$STUB "$G" run -o "$T/r.sqlite" -- python3 "$PROG" modules >"$T/out" 2>"$T/err"
+PYTHONPATH=$STUB "$G" run --torch modules -o "$T/r.sqlite" -- python3 "$PROG" modules >"$T/out" 2>"$T/err"
 check "modules under gpudiag run: exit 0" 0 $?
 diff "$T/modules.want" "$T/out" >"$T/diff" && ok || bad "modules under gpudiag run: $(head -10 "$T/diff")"
 # the results are the program's own: the same without the instrumentation
