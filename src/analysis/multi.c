@@ -68,7 +68,8 @@ static int align(const struct gd_coll_timelines *t0, const struct gd_profile *pk
 			}
 			for (long k = 0; k < len; k++)
 				if (x->op[k] && x->op[k] == y->op[k])
-					d[n++] = (double)x->end[k] - (double)y->end[k];
+					d[n++] = (double)(x->end[k] - y->end[k]); /* in int64: times near 2^61 ns
+											  have 256 ns steps as doubles */
 		}
 	gd_coll_timelines_free(&tk);
 	if (n == 0) {
@@ -374,6 +375,7 @@ int gd_analysis_load_many(const char *const *paths, int n, struct gd_analysis *a
 		snprintf(nodes[i].path, sizeof(nodes[i].path), "%s", paths[i]);
 		if (rc == GD_OK && align(&t0, &q, &nodes[i]) != GD_OK)
 			rc = GD_EFAIL;
+		nodes[i].dev0 = a->p.ndev;
 		if (rc == GD_OK && names_init(&nt, &a->p, q.nnames))
 			rc = GD_EFAIL;
 		if (rc == GD_OK && append(&a->p, &nt, &q, i, (int64_t)llround(nodes[i].offset_ns)))

@@ -523,7 +523,7 @@ char *gd_rank_label(const struct gd_ranks *r, int i, char *buf, size_t n)
 {
 	const struct gd_rank *x = &r->r[i];
 	if (r->nnodes > 1)
-		snprintf(buf, n, "rank %d (node %d, pid %d, GPU %d)", i, x->node, x->pid, x->device);
+		snprintf(buf, n, "rank %d (node %d, pid %d, GPU %d)", i, x->node, x->pid, x->gpu);
 	else
 		snprintf(buf, n, "rank %d (pid %d, GPU %d)", i, x->pid, x->device);
 	return buf;
@@ -569,7 +569,7 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 {
 	const struct gd_profile *p = w->p;
 	double *ready = NULL, *others = NULL;
-	int64_t *start = NULL;
+	int64_t *rdv = NULL;
 	int cap = 0, rc = -1;
 	for (long a = 0; a < w->nseqs;) {
 		long b = a;
@@ -591,11 +591,11 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 			cap = m;
 			free(ready);
 			free(others);
-			free(start);
+			free(rdv);
 			ready = malloc((size_t)cap * sizeof(double));
 			others = malloc((size_t)cap * sizeof(double));
-			start = malloc((size_t)cap * sizeof(int64_t));
-			if (!ready || !others || !start)
+			rdv = malloc((size_t)cap * sizeof(int64_t));
+			if (!ready || !others || !rdv)
 				goto out;
 		}
 		for (long k = 0; k < len; k++) {
@@ -614,7 +614,6 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 				int64_t prev = k ? ready_before(l->ce, l->nce, p->k[g[i].k[k - 1]].corr) : INT64_MIN;
 				int64_t rd = ready_before(l->ce, l->nce, x->corr);
 				R->r[g[i].rank].collectives++;
-				start[i] = x->start;
 				if (x->start > start_last) {
 					start_last = x->start;
 					last_start = i;
@@ -623,7 +622,7 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 				 * this group: back-to-back collectives say nothing of who was late */
 				if (rd == INT64_MIN || rd <= prev)
 					judged = 0;
-				ready[i] = (double)rd;
+				rdv[i] = rd;
 			}
 			/* the others waited from their start until the last rank started */
 			for (int i = 0; i < m; i++) {
@@ -638,6 +637,9 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 			if (!judged)
 				continue;
 			R->judged++;
+			/* relative to one rank's: absolute times near 2^61 ns have 256 ns steps as doubles */
+			for (int i = 0; i < m; i++)
+				ready[i] = (double)(rdv[i] - rdv[0]);
 			for (int i = 0; i < m; i++) {
 				R->r[g[i].rank].judged++;
 				if (ready[i] > ready[last_ready])
@@ -663,7 +665,7 @@ static int judge_groups(struct work *w, struct gd_ranks *R, struct rlists *L)
 out:
 	free(ready);
 	free(others);
-	free(start);
+	free(rdv);
 	return rc;
 }
 
@@ -824,6 +826,7 @@ int gd_ranks_compute(const struct gd_profile *p, const struct gd_node *nodes, in
 		R->r[r].node = w.keys[r].node;
 		R->r[r].pid = w.keys[r].pid - (nnodes > 1 ? w.keys[r].node * GD_NODE_PID_STRIDE : 0);
 		R->r[r].device = w.keys[r].device;
+		R->r[r].gpu = w.keys[r].device - (nnodes > 1 && w.keys[r].node < nnodes ? R->nodes[w.keys[r].node].dev0 : 0);
 		R->r[r].start = INT64_MAX;
 		R->r[r].end = INT64_MIN;
 	}

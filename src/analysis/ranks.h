@@ -67,7 +67,8 @@ char *gd_nccl_op_text(const struct gd_nccl_op *o, char *buf, size_t n);
 struct gd_rank {
 	int node;               /* profile of the job (0 for a single profile) */
 	int pid;                /* as recorded on its node (the merged pid less the node's stride) */
-	int device;             /* index into the profile's devices */
+	int device;             /* index into the profile's devices (a merged job's: after the earlier nodes') */
+	int gpu;                /* the device's index on its own node (= device for one profile) */
 	long kernels, nccl_kernels, copies;
 	int64_t start, end;     /* first GPU activity start .. last end (kernels, copies, memsets) */
 	double span_ns;         /* end - start */
@@ -108,6 +109,7 @@ struct gd_node {
 	double uncertainty_ns;  /* median absolute deviation of the per-collective offsets; NaN unknown */
 	long matched;           /* collectives used */
 	char note[200];         /* why not aligned, or a caution ("" none) */
+	int dev0;               /* its first device in the merged profile's devices */
 };
 
 struct gd_ranks {
@@ -135,7 +137,8 @@ struct gd_ranks {
  * (copied). Returns GD_OK or GD_EFAIL (out of memory; nothing to free). */
 int gd_ranks_compute(const struct gd_profile *p, const struct gd_node *nodes, int nnodes, struct gd_ranks *r);
 void gd_ranks_free(struct gd_ranks *r);
-/* "rank 2 (pid 5003, GPU 2)", or with several nodes "rank 5 (node 1, pid 5002, GPU 3)". */
+/* "rank 2 (pid 5003, GPU 2)", or with several nodes "rank 3 (node 1, pid 5002, GPU 1)" (the GPU
+ * numbered as on its node). */
 char *gd_rank_label(const struct gd_ranks *r, int i, char *buf, size_t n);
 /* A profile worth a ranks section: two or more ranks, or NCCL kernels, or several nodes. */
 int gd_ranks_shown(const struct gd_ranks *r);

@@ -3095,19 +3095,21 @@ static void rule_straggler(struct ctx *c, struct gd_finding *f)
 		snprintf(f->headline, sizeof(f->headline), "Fewer than two ranks ran NCCL kernels: nobody waits.");
 		return;
 	}
-	ev(f, "ranks", R->nccl_ranks, "count", "%d ranks ran NCCL kernels", R->nccl_ranks);
-	ev(f, "collectives_matched", (double)R->matched, "count",
-	   "%ld collectives matched across ranks by order (%d communicator streams)%s", R->matched, R->groups,
-	   R->mismatched ? "; some positions disagreed and were left out" : "");
-	ev(f, "collectives_judged", (double)R->judged, "count", "%ld of them had compute launched before them on every rank",
-	   R->judged);
 	if (R->judged < STRAG_MIN_COLL) {
+		ev(f, "collectives_matched", (double)R->matched, "count",
+		   "%ld collectives matched across %d ranks by order (%d communicator stream%s)", R->matched, R->nccl_ranks,
+		   R->groups, R->groups == 1 ? "" : "s");
+		ev(f, "collectives_judged", (double)R->judged, "count",
+		   "%ld of them had compute launched before them on every rank (%d needed)", R->judged, STRAG_MIN_COLL);
 		insufficient(f, R->matched < STRAG_MIN_COLL
 					? "Too few collectives could be matched across the ranks to judge stragglers."
 					: "Too few collectives had compute before them on every rank to judge stragglers.");
 		return;
 	}
 	if (R->straggler < 0) {
+		ev(f, "collectives_judged", (double)R->judged, "count",
+		   "%ld collectives judged (compute launched before each on every rank), of %ld matched across %d ranks",
+		   R->judged, R->matched, R->nccl_ranks);
 		clear(f, "No rank was late: before every judged collective the ranks finished their compute together.");
 		return;
 	}
@@ -3117,16 +3119,24 @@ static void rule_straggler(struct ctx *c, struct gd_finding *f)
 	double wait_frac = R->others_comm_ns > 0 ? R->others_wait_ns / R->others_comm_ns : NAN;
 	double share = clamp01(R->others_span_ns > 0 ? R->others_wait_ns / R->others_span_ns : 0);
 	gd_rank_label(R, R->straggler, who, sizeof(who));
-	ev(f, "straggler_rank", R->straggler, "count", "the latest: %s", who);
-	ev(f, "straggler_pid", x->pid, "", "its process id %d", x->pid);
-	ev(f, "straggler_device", x->device, "", "its GPU %d", x->device);
-	ev(f, "last_fraction", last_frac, "fraction", "its compute ended last before %s of the judged collectives (%ld of %ld)",
-	   pc(b1, last_frac), x->last, x->judged);
-	ev(f, "lateness_mean_ns", mean, "ns", "by %s on average after the median of the other ranks", t(b1, mean));
-	ev(f, "lateness_max_ns", x->late_max_ns, "ns", "by %s at most", t(b1, x->late_max_ns));
+	/* the terminal shows the first six: the straggler and the figures of its cost first */
+	ev(f, "straggler_rank", R->straggler, "count", "the latest: %s, last before %ld of the %ld judged collectives it took part in",
+	   who, x->last, x->judged);
+	ev(f, "lateness_mean_ns", mean, "ns", "its compute ended %s after the median of the other ranks' on average", t(b1, mean));
+	ev(f, "lateness_max_ns", x->late_max_ns, "ns", "%s at most", t(b1, x->late_max_ns));
 	ev(f, "others_wait_ns", R->others_wait_ns, "ns", "the other ranks' NCCL kernels waited %s for it to start its own",
 	   t(b1, R->others_wait_ns));
 	ev(f, "wait_fraction", wait_frac, "fraction", "%s of their collective time", pc(b1, wait_frac));
+	ev(f, "collectives_judged", (double)R->judged, "count",
+	   "%ld collectives judged (compute launched before each on every rank), of %ld matched across %d ranks by "
+	   "order (%d communicator stream%s)",
+	   R->judged, R->matched, R->nccl_ranks, R->groups, R->groups == 1 ? "" : "s");
+	ev(f, "last_fraction", last_frac, "fraction", "last before %s of its judged collectives", pc(b1, last_frac));
+	ev(f, "straggler_pid", x->pid, "", "its process id %d", x->pid);
+	ev(f, "straggler_device", x->device, "", "its GPU %d", x->device);
+	ev(f, "ranks", R->nccl_ranks, "count", "%d ranks ran NCCL kernels", R->nccl_ranks);
+	ev(f, "collectives_matched", (double)R->matched, "count", "%ld collectives matched%s", R->matched,
+	   R->mismatched ? "; positions where the ranks' collective names disagreed were left out" : "");
 	if (last_frac < STRAG_CONSISTENT || share < STRAG_INFO) {
 		clear(f, "No consistent straggler: the latest rank changes between collectives, or the others wait little "
 			 "(%s of their GPU time).",
@@ -3140,9 +3150,9 @@ static void rule_straggler(struct ctx *c, struct gd_finding *f)
 	     "work on one rank inside the step (logging, evaluation, checkpointing on rank 0: move it out of the "
 	     "step or spread it), and the same clocks on every GPU (gpudiag info: throttling or a slower link on one "
 	     "GPU holds back all the others) (§12).",
-	     "%s is the straggler: its compute ended last before %s of the collectives, %s late on average (at most "
+	     "R%s is the straggler: its compute ended last before %s of the collectives, %s late on average (at most "
 	     "%s); the other ranks' NCCL kernels spent %s of their time waiting for it (%s of their GPU time).",
-	     who, pc(b1, last_frac), t(b2, mean), t(b3, x->late_max_ns), pc(b4, wait_frac), pc(b5, share));
+	     who + 1, pc(b1, last_frac), t(b2, mean), t(b3, x->late_max_ns), pc(b4, wait_frac), pc(b5, share));
 }
 
 /* ---- driver ---------------------------------------------------------------------------- */
