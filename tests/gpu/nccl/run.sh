@@ -16,7 +16,7 @@
 # line. The multicast-off environment of the multi-GPU machines (NCCL_NVLS_ENABLE=0,
 # TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1) is exported for every program.
 #
-# usage: OUT=dir [GD=build/gpudiag] [NCCL_TESTS_SRC=path] [NCCL_MAX=1G] bash tests/gpu/nccl/run.sh
+# usage: OUT=dir [BUILD=build | GD=path/gpudiag] [NCCL_TESTS_SRC=path] [NCCL_MAX=1G] bash tests/gpu/nccl/run.sh
 #        (or tests/gpu/run.sh nccl; give it AREA_TIMEOUT=1500: on 8 GPUs the whole area takes
 #        about 15 minutes, each part bounded by its own timeout)
 # Writes $OUT/nccl/summary.txt (every figure and verdict), nccl.json (gpudiag nccl), nccl.svg, and
@@ -24,7 +24,7 @@
 set -u
 cd "$(dirname "$0")/../../.." || exit 2
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-GD=${GD:-$PWD/build/gpudiag}
+GD=${GD:-$PWD/${BUILD:-build}/gpudiag}
 OUT=${OUT:-$PWD/gpu-tier-out}
 W=$OUT/nccl
 D=$W/details
