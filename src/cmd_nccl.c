@@ -389,8 +389,10 @@ static int write_svg(const struct run *r, const char *path)
 		if (m)
 			gd_chart_add(&ch, gd_coll_name(r->ops[k]), xs[k], ys[k], m, GD_LINE_POINTS);
 	}
-	snprintf(note, sizeof(note), "%d GPU%s, NCCL %s, float32, mean of %d iterations after %d warm-up (nccl-tests' formulas)",
-		 r->n, r->n == 1 ? "" : "s", gd_nccl_path()[0] ? "(see --json)" : "", r->iters, r->warmup);
+	char v[32];
+	snprintf(note, sizeof(note), "%d GPU%s, NCCL %s, float32, out of place, mean of %d iterations after %d warm-up; "
+		 "nccl-tests' formulas",
+		 r->n, r->n == 1 ? "" : "s", gd_nccl_version_text(gd_nccl_version(), v, sizeof(v)), r->iters, r->warmup);
 	ch.note = note;
 	return gd_chart_write(&ch, path);
 }

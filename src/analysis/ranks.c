@@ -142,8 +142,7 @@ static int cmp_iv(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Sorts (when needed) and merges v in place; returns the new length. */
-static long merge(struct gd_interval *v, long n)
+long gd_interval_merge(struct gd_interval *v, long n)
 {
 	long m = 0;
 	for (long i = 1; i < n; i++)
@@ -768,7 +767,7 @@ static int fill_lists(struct work *w, struct rlists *L, struct ivl *dev, int nde
 				l->ce[i].end = l->ce[i - 1].end;
 	}
 	for (int d = 0; d < ndev; d++)
-		dev[d].n = merge(dev[d].v, dev[d].n);
+		dev[d].n = gd_interval_merge(dev[d].v, dev[d].n);
 	return 0;
 }
 
@@ -807,9 +806,9 @@ int gd_ranks_compute(const struct gd_profile *p, const struct gd_node *nodes, in
 		nnodes = 1;
 	if (work_init(&w, p, nnodes))
 		goto out;
-	/* kernels on a device the devices table lacks (a profile without one) still count */
-	for (long i = 0; i < p->nk; i++)
-		ndev = p->k[i].device >= ndev ? p->k[i].device + 1 : ndev;
+	/* the compute union per GPU covers the devices table's GPUs (at most GD_PROFILE_MAX_DEVICES):
+	 * a kernel naming another device (a profile without the table, or an edited one) has no
+	 * compute to overlap its NCCL time with, and is sized by no untrusted number */
 	R->nodes = calloc((size_t)nnodes, sizeof(*R->nodes));
 	R->r = calloc((size_t)w.nr + 1, sizeof(*R->r));
 	L = calloc((size_t)w.nr + 1, sizeof(*L));
@@ -856,11 +855,11 @@ int gd_ranks_compute(const struct gd_profile *p, const struct gd_node *nodes, in
 		struct rlists *l = &L[r];
 		const struct ivl *dc = x->device >= 0 && x->device < ndev ? &dev[x->device] : NULL;
 		static const struct ivl none = {0};
-		l->comp.n = merge(l->comp.v, l->comp.n);
-		l->comm.n = merge(l->comm.v, l->comm.n);
-		l->copy.n = merge(l->copy.v, l->copy.n);
-		l->all.n = merge(l->all.v, l->all.n);
-		l->wait.n = merge(l->wait.v, l->wait.n);
+		l->comp.n = gd_interval_merge(l->comp.v, l->comp.n);
+		l->comm.n = gd_interval_merge(l->comm.v, l->comm.n);
+		l->copy.n = gd_interval_merge(l->copy.v, l->copy.n);
+		l->all.n = gd_interval_merge(l->all.v, l->all.n);
+		l->wait.n = gd_interval_merge(l->wait.v, l->wait.n);
 		if (!dc)
 			dc = &none;
 		x->span_ns = x->end > x->start ? gd_dur_ns(x->start, x->end) : 0;

@@ -140,6 +140,9 @@ void gd_ranks_free(struct gd_ranks *r);
 /* "rank 2 (pid 5003, GPU 2)", or with several nodes "rank 3 (node 1, pid 5002, GPU 1)" (the GPU
  * numbered as on its node). */
 char *gd_rank_label(const struct gd_ranks *r, int i, char *buf, size_t n);
+/* Sorts v by start (when it is not sorted) and merges overlapping or touching intervals in
+ * place, dropping any whose end is before its start; returns the new length. */
+long gd_interval_merge(struct gd_interval *v, long n);
 /* A profile worth a ranks section: two or more ranks, or NCCL kernels, or several nodes. */
 int gd_ranks_shown(const struct gd_ranks *r);
 

@@ -331,26 +331,6 @@ static double select_kth(double *v, long n, long k)
 	return v[k];
 }
 
-static int cmp_iv(const void *x, const void *y)
-{
-	const struct gd_interval *a = x, *b = y;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static long merge(struct gd_interval *v, long n)
-{
-	long m = 0;
-	for (long i = 0; i < n; i++) {
-		if (m && v[i].start <= v[m - 1].end) {
-			if (v[i].end > v[m - 1].end)
-				v[m - 1].end = v[i].end;
-		} else {
-			v[m++] = v[i];
-		}
-	}
-	return m;
-}
-
 static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 /* ---- the rules ------------------------------------------------------------------------- */
@@ -1318,8 +1298,7 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 			break;
 		}
 	}
-	qsort(dl, (size_t)ndl, sizeof(*dl), cmp_iv);
-	ndl = merge(dl, ndl);
+	ndl = gd_interval_merge(dl, ndl); /* sorts, then merges */
 	/* the streams were held back side by side: the run would shorten by about the most any
 	 * one stream waited, not by the union of their waits (two blocking streams alternating
 	 * through the default stream are each held back while the other runs) */

@@ -202,72 +202,62 @@ static int try_open(const char *path)
 	return 1;
 }
 
+/* The first library a glob pattern names that loads. */
+static int try_glob(const char *pat)
+{
+	glob_t g;
+	int found = 0;
+	if (!glob(pat, 0, NULL, &g))
+		for (size_t i = 0; i < g.gl_pathc && !found; i++)
+			found = try_open(g.gl_pathv[i]);
+	globfree(&g);
+	return found;
+}
+
 /* The copy PyTorch's wheels ship: <prefix>/lib/python3.*\/{site,dist}-packages/nvidia/<pkg>/lib,
  * for the prefix of every python3 on the PATH (a virtual environment's too), the user's site
  * and the system's. */
 static int try_wheels(void)
 {
 	char pat[1400];
-	const char *path = getenv("PATH"), *home = getenv("HOME");
+	const char *p = getenv("PATH"), *home = getenv("HOME");
 	const char *fixed[] = {"/usr/lib/python3*/dist-packages", "/usr/lib/python3*/site-packages",
 			       "/usr/local/lib/python3*/dist-packages", "/usr/local/lib/python3*/site-packages",
 			       "/opt/*/lib/python3*/site-packages", "/opt/*/.venv/lib/python3*/site-packages", NULL};
-	glob_t g;
-	for (int pass = 0; pass < 3; pass++) {
-		const char *p = pass == 0 ? path : NULL;
-		if (pass == 0 && path) {
-			/* each PATH entry holding python3: its parent is a prefix */
-			while (p && *p) {
-				size_t len = strcspn(p, ":");
-				char dir[1024], py[1100];
-				struct stat st;
-				if (len && len < sizeof(dir)) {
-					memcpy(dir, p, len);
-					dir[len] = 0;
-					snprintf(py, sizeof(py), "%s/python3", dir);
-					if (!stat(py, &st)) {
-						char *slash = strrchr(dir, '/');
-						if (slash)
-							*slash = 0;
-						for (int k = 0; k < 2; k++) {
-							snprintf(pat, sizeof(pat), "%s/lib/python3*/%s-packages/nvidia/*/lib/libnccl.so.2",
-								 *dir ? dir : "", k ? "dist" : "site");
-							if (!glob(pat, 0, NULL, &g)) {
-								for (size_t i = 0; i < g.gl_pathc; i++)
-									if (try_open(g.gl_pathv[i])) {
-										globfree(&g);
-										return 1;
-									}
-							}
-							globfree(&g);
-						}
-					}
-				}
-				p += len;
-				if (*p == ':')
-					p++;
-			}
-		} else if (pass == 1 && home) {
-			snprintf(pat, sizeof(pat), "%s/.local/lib/python3*/site-packages/nvidia/*/lib/libnccl.so.2", home);
-			if (!glob(pat, 0, NULL, &g))
-				for (size_t i = 0; i < g.gl_pathc; i++)
-					if (try_open(g.gl_pathv[i])) {
-						globfree(&g);
+	/* each PATH entry holding python3: its parent is a prefix */
+	while (p && *p) {
+		size_t len = strcspn(p, ":");
+		char dir[1024], py[1100];
+		struct stat st;
+		if (len && len < sizeof(dir)) {
+			memcpy(dir, p, len);
+			dir[len] = 0;
+			snprintf(py, sizeof(py), "%s/python3", dir);
+			if (!stat(py, &st)) {
+				char *slash = strrchr(dir, '/');
+				if (slash)
+					*slash = 0;
+				for (int k = 0; k < 2; k++) {
+					snprintf(pat, sizeof(pat), "%s/lib/python3*/%s-packages/nvidia/*/lib/libnccl.so.2", dir,
+						 k ? "dist" : "site");
+					if (try_glob(pat))
 						return 1;
-					}
-			globfree(&g);
-		} else if (pass == 2) {
-			for (int k = 0; fixed[k]; k++) {
-				snprintf(pat, sizeof(pat), "%s/nvidia/*/lib/libnccl.so.2", fixed[k]);
-				if (!glob(pat, 0, NULL, &g))
-					for (size_t i = 0; i < g.gl_pathc; i++)
-						if (try_open(g.gl_pathv[i])) {
-							globfree(&g);
-							return 1;
-						}
-				globfree(&g);
+				}
 			}
 		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	if (home) {
+		snprintf(pat, sizeof(pat), "%s/.local/lib/python3*/site-packages/nvidia/*/lib/libnccl.so.2", home);
+		if (try_glob(pat))
+			return 1;
+	}
+	for (int k = 0; fixed[k]; k++) {
+		snprintf(pat, sizeof(pat), "%s/nvidia/*/lib/libnccl.so.2", fixed[k]);
+		if (try_glob(pat))
+			return 1;
 	}
 	return 0;
 }
