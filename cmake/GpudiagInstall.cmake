@@ -3,6 +3,7 @@
 #   bin/gpudiag
 #   <libdir>/gpudiag/libgpudiag_inject.so     found by gpudiag relative to itself (src/core/paths.h)
 #   share/gpudiag/sample.gpudiag.sqlite       likewise
+#   share/gpudiag/python/                     the Python instrumentation (src/python/), likewise
 #   share/man/man1/gpudiag.1.gz, gpudiag-<command>.1.gz
 #   share/bash-completion/completions/gpudiag, share/zsh/vendor-completions/_gpudiag
 #   share/doc/gpudiag/                        README.md and docs/*.md
@@ -15,6 +16,9 @@ if(GPUDIAG_CUDA)
   install(TARGETS gpudiag_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/gpudiag)
 endif()
 install(FILES ${CMAKE_SOURCE_DIR}/tests/fixtures/sample.gpudiag.sqlite DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudiag)
+# GPUDIAG_PYTHON_FILES: src/python/CMakeLists.txt
+list(TRANSFORM GPUDIAG_PYTHON_FILES PREPEND ${CMAKE_SOURCE_DIR}/src/python/ OUTPUT_VARIABLE GPUDIAG_PYTHON_PATHS)
+install(FILES ${GPUDIAG_PYTHON_PATHS} DESTINATION ${CMAKE_INSTALL_DATADIR}/gpudiag/python)
 
 set(GPUDIAG_DOCS_OUT ${CMAKE_BINARY_DIR}/docs-gen)
 # the pages are installed gzip-compressed (Debian policy §12.1; man reads them so everywhere);

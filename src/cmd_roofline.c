@@ -285,7 +285,7 @@ static int show(struct gd_ctx *ctx, const char *svg, int fmt, const char *table)
 	static char paths[64][4096];
 	int n = gd_ceilings_list(paths, 64), shown = 0;
 	char dir[4096] = "";
-	gd_cache_dir(dir, sizeof dir);
+	gd_cache_dir_name(dir, sizeof dir);
 	struct gd_json j;
 	if (table && strcmp(table, "ceilings"))
 		return gd_error(GD_EUSAGE, "roofline --show: shows only the table ceilings (tests are a run's)");

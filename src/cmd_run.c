@@ -98,6 +98,11 @@ const char cmd_run_usage[] =
 	"                           set up, and the report says which each launch got\n"
 	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
 	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
+	"  --torch MODE             what a PyTorch program records of itself: modules (default: each\n"
+	"                           nn.Module call as an NVTX range named by its path, e.g.\n"
+	"                           transformer.h.3.mlp), ops (modules and PyTorch's own aten:: op ranges,\n"
+	"                           forward and backward) or off\n"
+	"  --no-torch               the same as --torch off\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
@@ -124,6 +129,12 @@ const char cmd_run_usage[] =
 	"why and the run goes on traced (docs/gpu-metrics.md).\n"
 	"The injection library, libgpudiag_inject.so, is the first found of: $GPUDIAG_INJECT,\n"
 	"beside the gpudiag binary, <its folder>/../lib/gpudiag/, <its folder>/../lib/.\n"
+	"--torch puts gpudiag's Python folder first on CMD's PYTHONPATH (an existing PYTHONPATH\n"
+	"follows it) and sets GPUDIAG_TORCH=MODE; its sitecustomize.py instruments torch when the\n"
+	"program imports it, never imports torch itself, and runs the sitecustomize it hides. The\n"
+	"folder is the first found of: $GPUDIAG_PYTHON, <bin>/../share/gpudiag/python, python/ beside\n"
+	"the binary. Nothing is set with --torch off, --light or --no-nvtx (the ranges are NVTX), or\n"
+	"when the injection library is missing (docs/framework.md).\n"
 	"Schema of the profile: docs/profile-schema.md.\n";
 
 /* ---- signals */
@@ -250,8 +261,18 @@ static int env_kept(const char *name)
 	return 0;
 }
 
+/* 1 when the "NAME=value" strings a and b name the same variable. */
+static int same_var(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "=");
+	return a[n] == '=' && !strncmp(a, b, n + 1);
+}
+
 /* The child's environment: ours plus the injection variables (replacing any set before), and
- * `extra` ("NAME=value" strings, NULL-terminated; the --metrics ones) when it is injected. */
+ * `extra` ("NAME=value" strings, NULL-terminated: the --metrics and --torch ones, each
+ * replacing an inherited variable of its name) when it is injected. GPUDIAG_TORCH is never
+ * inherited (an outer gpudiag run's must not switch on an inner run's --torch off);
+ * GPUDIAG_TORCH_DEBUG is. */
 static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, int latency,
 			long long cap_start, long long cap_end, char *const *extra)
 {
@@ -259,7 +280,7 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 	char **env;
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "GPUDIAG_RAW_DIR=",
 					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=",
-					   "GPUDIAG_LATENCY=", "GPUDIAG_METRICS", NULL};
+					   "GPUDIAG_LATENCY=", "GPUDIAG_METRICS", "GPUDIAG_TORCH=", NULL};
 	size_t nextra = 0;
 	while (environ[n])
 		n++;
@@ -272,6 +293,9 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 		int skip = 0;
 		for (int k = 0; ours[k]; k++)
 			if (!strncmp(environ[i], ours[k], strlen(ours[k])))
+				skip = 1;
+		for (size_t k = 0; inject && k < nextra; k++)
+			if (same_var(extra[k], environ[i]))
 				skip = 1;
 		if (!skip)
 			env[o++] = environ[i];
@@ -429,6 +453,10 @@ struct run {
 	const char *output, *capture, *api;
 	double nvml_hz, delay, duration, counters_us;
 	int no_nvtx, keep_raw, latency, json_late, no_counters, light;
+	/* --torch (issue 21): the mode asked for (NULL: not given), --no-torch, and the mode the
+	 * program gets once prepare() has found the Python folder ("off" when it did not) */
+	const char *torch_opt, *torch;
+	int no_torch;
 	/* --metrics (issue 19): the request as given ("default" for a bare --metrics; NULL: no
 	 * --metrics), its selection, and what parse/prepare made of them */
 	const char *metrics, *kernels, *metrics_from, *metrics_replay;
@@ -438,7 +466,7 @@ struct run {
 	char **hot;            /* --metrics-from: recorded names of the hot kernels */
 	int nhot;
 	double hot_share;      /* of that profile's kernel time */
-	char *menv[9];         /* the GPUDIAG_METRICS* strings for child_env, NULL-terminated */
+	char *menv[12];        /* the GPUDIAG_METRICS* and --torch strings for child_env, NULL-terminated */
 	char metrics_note[600]; /* why no process could be profiled at all; "" otherwise */
 	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
 	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
@@ -818,6 +846,66 @@ static void metrics_line(const char *path, const char *note)
 	gd_profile_facts_free(&f);
 }
 
+/* ---- --torch (issue 21): the Python instrumentation of PyTorch programs, src/python/ */
+
+#define RUN_TORCH_DEFAULT "modules" /* until its cost on the training-step benchmark is measured */
+
+/* The mode asked for, checked: --torch MODE, --no-torch, or the default; off with --light
+ * and --no-nvtx (its ranges are NVTX), where an explicit modules/ops is a usage error. */
+static int torch_check(struct run *rj)
+{
+	const char *m = rj->torch_opt;
+	if (m && strcmp(m, "off") && strcmp(m, "modules") && strcmp(m, "ops"))
+		return gd_error(GD_EUSAGE, "run: --torch must be off, modules or ops, not '%s'", m);
+	if (rj->no_torch && m && strcmp(m, "off"))
+		return gd_error(GD_EUSAGE, "run: --no-torch and --torch %s contradict each other", m);
+	if (m && strcmp(m, "off") && (rj->light || rj->no_nvtx))
+		return gd_error(GD_EUSAGE, "run: --torch %s records NVTX ranges, which %s does not record", m,
+				rj->light ? "--light" : "--no-nvtx");
+	rj->torch = rj->no_torch ? "off" : m ? m : rj->light || rj->no_nvtx ? "off" : RUN_TORCH_DEFAULT;
+	return GD_OK;
+}
+
+/* In prepare, once the injection library is known: GPUDIAG_TORCH and PYTHONPATH for the
+ * program (appended to menv), or the mode turned off, said when it was asked for. */
+static int torch_prepare(struct run *rj)
+{
+	char dir[PATH_MAX], where[2 * PATH_MAX];
+	const char *old = getenv("PYTHONPATH");
+	int o = 0;
+	if (!strcmp(rj->torch, "off"))
+		return GD_OK;
+	if (!rj->have_inject) { /* nothing would record the ranges: no cost for nothing */
+		rj->torch = "off";
+		return GD_OK;
+	}
+	if (gd_find_python(dir, sizeof(dir)) != 0) {
+		gd_python_where(where, sizeof(where));
+		gd_warn("run: gpudiag's Python folder was not found (%s); PyTorch programs record no modules or ops",
+			where);
+		rj->torch = "off";
+		return GD_OK;
+	}
+	while (rj->menv[o])
+		o++;
+	rj->menv[o++] = env_pair("GPUDIAG_TORCH", rj->torch);
+	if (old && *old) {
+		size_t n = strlen(dir) + strlen(old) + 2;
+		char *v = malloc(n);
+		if (v)
+			snprintf(v, n, "%s:%s", dir, old);
+		rj->menv[o] = v ? env_pair("PYTHONPATH", v) : NULL;
+		free(v);
+		o++;
+	} else {
+		rj->menv[o++] = env_pair("PYTHONPATH", dir);
+	}
+	if (!rj->menv[o - 1] || !rj->menv[o - 2])
+		return gd_error(GD_EFAIL, "out of memory");
+	rj->menv[o] = NULL;
+	return GD_OK;
+}
+
 /* 1 when every comma-separated word of s is a set name or has "__": a --metrics value given
  * after a space, which the parser would take for the program. */
 static int looks_like_metrics(const char *s)
@@ -857,6 +945,8 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		{"no-counters", GD_OPT_FLAG, &rj->no_counters, NULL, "do not sample GPU counters"},
 		{"counters-interval", GD_OPT_DOUBLE, &rj->counters_us, "US", "GPU-metrics sampling interval, µs"},
 		{"light", GD_OPT_FLAG, &rj->light, NULL, "no trace: NVML and GPU metrics only"},
+		{"torch", GD_OPT_STR, &rj->torch_opt, "MODE", "PyTorch view: modules, ops or off"},
+		{"no-torch", GD_OPT_FLAG, &rj->no_torch, NULL, "the same as --torch off"},
 		{"metrics", GD_OPT_STR, &rj->metrics, "SET", "per-kernel counters: a set or CUPTI names"},
 		{"kernels", GD_OPT_STR, &rj->kernels, "REGEX", "only kernels whose name matches"},
 		{"launch-skip", GD_OPT_INT, &rj->launch_skip, "N", "skip N matching launches"},
@@ -905,7 +995,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				static const char *const valued[] = {"--output", "--nvml-hz", "--delay", "--duration",
 								     "--capture-range", "--api", "--counters-interval",
 								     "--kernels", "--launch-skip", "--launch-count",
-								     "--metrics-from", "--metrics-replay", NULL};
+								     "--metrics-from", "--metrics-replay", "--torch", NULL};
 				for (int k = 0; valued[k]; k++)
 					if (!strcmp(a, valued[k]) && i + 1 < argc) {
 						rj->args[i + 1] = argv[i + 1];
@@ -962,6 +1052,8 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 	if (rj->light && (rj->capture || rj->latency))
 		return gd_error(GD_EUSAGE, "run: --light records no trace, so %s does not apply",
 				rj->capture ? "--capture-range" : "--latency");
+	if ((rc = torch_check(rj)) != GD_OK)
+		return rc;
 	if (rj->nvml_hz < 0 || rj->nvml_hz > 1000)
 		return gd_error(GD_EUSAGE, "run: --nvml-hz must be between 0 and 1000, not %g", rj->nvml_hz);
 	/* NaN: not given (0 would be a real request: "--duration 0" keeps nothing). A window of
@@ -1102,12 +1194,14 @@ static int prepare(struct run *rj)
 	}
 	if (getenv("CUDA_INJECTION64_PATH") && rj->have_inject && !rj->light)
 		gd_warn("run: replacing CUDA_INJECTION64_PATH=%s for the program", getenv("CUDA_INJECTION64_PATH"));
-	/* The run's time origin, also used for --delay/--duration windows in the library. */
 	{
 		int rc = metrics_prepare(rj);
+		if (rc == GD_OK)
+			rc = torch_prepare(rj);
 		if (rc != GD_OK)
 			return rc;
 	}
+	/* The run's time origin, also used for --delay/--duration windows in the library. */
 	rj->t0 = now_ns();
 	rj->env = child_env(rj->have_inject && !rj->light ? rj->inject : NULL, rj->dir, rj->api, !rj->no_nvtx, rj->latency,
 			rj->delay > 0 || rj->duration > 0 ? rj->t0 + (long long)(rj->delay * 1e9) : 0,
@@ -1300,6 +1394,7 @@ static int write_profile(struct gd_ctx *ctx, struct run *rj)
 		gd_pw_meta(w, "nvtx_injection", rj->no_nvtx ? "off" : "on");
 		gd_pw_meta(w, "latency_timestamps", rj->latency ? "on" : "off");
 		gd_pw_meta(w, "trace_mode", rj->light ? "light" : "full");
+		gd_pw_meta(w, "torch_view", rj->torch);
 		write_counters(w, rj);
 		if (rj->metrics_names)
 			write_metrics_meta(w, rj);

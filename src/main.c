@@ -79,6 +79,12 @@ static void print_version(void)
 		gd_sample_where(where, sizeof(where));
 		printf("sample profile: not found (%s)\n", where);
 	}
+	if (gd_find_python(p, sizeof(p)) == 0) {
+		printf("python instrumentation: %s\n", p);
+	} else {
+		gd_python_where(where, sizeof(where));
+		printf("python instrumentation: not found (%s)\n", where);
+	}
 }
 
 static int help_for(const char *name)

@@ -161,7 +161,7 @@ static int api_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		long s = c->name >= 0 && c->name < p->nnames ? c->name : nslots - 1;
-		double d = (double)(c->end - c->start);
+		double d = (double)c->end - (double)c->start; /* in double: a hostile file may hold any int64 */
 		if (slot[s] < 0) {
 			void *na = row_add(t->api, &t->napi, &cap, sizeof(*t->api));
 			struct run *nr;
@@ -236,7 +236,7 @@ static int thread_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		struct gd_thread_row *r = thread_row(t, &m, &cap, c->pid, c->tid);
-		double d = (double)(c->end - c->start);
+		double d = (double)c->end - (double)c->start; /* in double: a hostile file may hold any int64 */
 		if (!r)
 			goto oom;
 		r->api_calls++;
@@ -469,7 +469,7 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 			r->open++;
 			continue;
 		}
-		run_add(&rs[ri], (double)(v->end - v->start));
+		run_add(&rs[ri], (double)v->end - (double)v->start);
 		{
 			/* the first launch of this thread at or after the range's start */
 			struct launch want = {v->pid, v->tid, v->start, 0, 0, 0};

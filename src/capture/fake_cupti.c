@@ -27,8 +27,8 @@
  * activity record the real one would: a kernel record per launch (the L2 flush's named
  * gpudiag_l2_flush, a replay named "(replayed)"), a SYNCHRONIZATION record per
  * cuCtxSynchronize, a MEMSET record, a MEMORY2 record of the allocation. FAKE_CUPTI_NESTED_CORR=1
- * gives those records the correlation id of the launch call they were made inside (as CUPTI may
- * for driver calls inside a runtime call) instead of their own. FAKE_CUPTI_CKPT_FAIL=save|restore
+ * gives those calls (their callbacks and records) the correlation id of the launch call they
+ * were made inside, as CUPTI does for driver calls inside a runtime call, instead of their own. FAKE_CUPTI_CKPT_FAIL=save|restore
  * makes that checkpoint call fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (must be 0). */
 #include <cupti.h>
@@ -637,7 +637,8 @@ static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, 
 	uint32_t own = __atomic_add_fetch(&g_corr, 1, __ATOMIC_RELAXED), rec;
 	rec = getenv("FAKE_CUPTI_NESTED_CORR") && t_outer_corr ? t_outer_corr : own;
 	memset(&d, 0, sizeof(d));
-	d.correlationId = own, d.correlationData = &scratch, d.functionReturnValue = &rv;
+	/* nested: the callback gets the outer call's id too, as CUPTI gave it on an H100 */
+	d.correlationId = rec, d.correlationData = &scratch, d.functionReturnValue = &rv;
 	d.symbolName = symbol, d.functionParams = params, d.context = t_cur_ctx;
 	d.functionName = "(driver)";
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {

@@ -220,6 +220,9 @@ static int rp_child(void)
 			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 			k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
 			ts(&k.start);
+			if (getenv("CHECK_RP_USER_SKEW"))
+				k.start = 5; /* a GPU clock behind the host's: the program's kernel seems to
+					      * begin before its replays; the count tells them apart */
 			k.end = k.start + 5;
 			k.name = u[i].name, k.contextId = 1, k.streamId = 7;
 			k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
@@ -625,7 +628,9 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
  * but the last, which is the program's own launch), 2 restores (before the 2nd replay, and
  * before the program's launch), 3 flushes (before every pass, none inside one), one free; the
  * profile holds the program's 3 kernels and its 1 sync only, and none of the replay's API
- * calls. With FAKE_CUPTI_NESTED_CORR the replay's records carry the launch's own id. */
+ * calls. With FAKE_CUPTI_NESTED_CORR the replay's calls and records carry the launch's own
+ * id (as CUPTI does inside a runtime launch call); with CHECK_RP_USER_SKEW as well, the
+ * program's kernel record also seems to begin before the replays' (a skewed GPU clock). */
 static void user_replay_checks(const char *self, const char *inject, const char *fake)
 {
 	static char cu[300], ck[300];
@@ -637,9 +642,10 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 	 * calls take ids in between) */
 	snprintf(cu, sizeof(cu), "GPUDIAG_INJECT_LIBCUDA=%s/libcupti.so.13", fake);
 	snprintf(ck, sizeof(ck), "GPUDIAG_INJECT_LIBCHECKPOINT=%s/libcupti.so.13", fake);
-	for (int nested = 0; nested < 2; nested++) {
+	for (int nested = 0; nested < 3; nested++) {
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck,
-				     nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset", NULL};
+				     nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset",
+				     nested == 2 ? "CHECK_RP_USER_SKEW=1" : NULL, NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
 		CHECK_INT(s.nkl, 3);

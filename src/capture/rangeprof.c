@@ -102,12 +102,17 @@ static struct {
  * tables keep all of it out of the profile, so that it shows the program's launch once, as the
  * program made it:
  *   - g_drop: the correlation ids of those driver calls (inject.c leaves out the API calls
- *     made while t_internal, and every record carrying one of these ids);
- *   - g_cut: for each launch replayed, its own correlation id and the time its last pass (the
- *     program's launch) began. A driver call made inside the program's runtime call (its
- *     cudaLaunchKernel) may be attributed that runtime call's correlation id by CUPTI; so a
- *     kernel record with that id that started before the cut is a replay, and a copy, memset,
- *     synchronisation or allocation record with it is the replay's (a launch makes none).
+ *     made while t_internal, and every record carrying one of these ids) — never the id of the
+ *     program's launch itself: a driver call made inside the program's runtime call (its
+ *     cudaLaunchKernel) is given that runtime call's correlation id by CUPTI, in its callback
+ *     and on the kernel record it makes (seen on an H100, 2026-12-06: the id in the drop set
+ *     took the program's own kernel records out of the trace);
+ *   - g_cut: for each launch replayed, its own correlation id, how many replays were made of it
+ *     and the time its last pass (the program's launch) began. Of the kernel records with that
+ *     id, the first `replays` that began before the cut are the replays (they all ran, and were
+ *     waited for, before the program's launch began, on its stream); the program's is the one
+ *     left. A copy, memset, synchronisation or allocation record with that id is the replay's
+ *     (a launch makes none).
  * The flush kernel is left out by its name as well. Open addressing, never emptied: at most
  * GPUDIAG_METRICS_MAX launches × (passes + a few) ids; past 3/4 full new ids are not kept
  * (counted, said in the debug output): at worst a replay shows in the trace, never is a record
@@ -119,8 +124,12 @@ static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_drop[DROP_SLOTS];
 static struct {
 	uint32_t corr;
+	uint32_t replays;   /* replays made (UINT32_MAX while they are being made) */
+	uint32_t dropped;   /* of their kernel records, taken out so far */
 	uint64_t cut;
 } g_cut[CUT_SLOTS];
+/* the program's launch this thread is replaying: its id is never put in g_drop */
+static _Thread_local uint32_t t_own_corr;
 static unsigned g_drop_n, g_cut_n, g_drop_full;
 
 static unsigned slot_of(uint32_t corr, unsigned size) { return (corr * 2654435761u) & (size - 1); }
@@ -144,7 +153,7 @@ static void drop_add(uint32_t corr)
 	pthread_mutex_unlock(&g_drop_mu);
 }
 
-static void cut_add(uint32_t corr, uint64_t cut)
+static void cut_add(uint32_t corr, uint64_t cut, uint32_t replays)
 {
 	if (!corr)
 		return;
@@ -155,9 +164,11 @@ static void cut_add(uint32_t corr, uint64_t cut)
 		unsigned i = slot_of(corr, CUT_SLOTS);
 		while (g_cut[i].corr && g_cut[i].corr != corr)
 			i = (i + 1) & (CUT_SLOTS - 1);
-		if (!g_cut[i].corr)
+		if (!g_cut[i].corr) {
 			__atomic_add_fetch(&g_cut_n, 1, __ATOMIC_RELAXED);
-		g_cut[i].corr = corr, g_cut[i].cut = cut;
+			g_cut[i].dropped = 0;
+		}
+		g_cut[i].corr = corr, g_cut[i].cut = cut, g_cut[i].replays = replays;
 	}
 	pthread_mutex_unlock(&g_drop_mu);
 }
@@ -171,13 +182,13 @@ static int in_drop(uint32_t corr)
 	return 0;
 }
 
-/* Under g_drop_mu: the cut of a replayed launch, or 0. */
-static uint64_t cut_of(uint32_t corr)
+/* Under g_drop_mu: the entry of a replayed launch, or NULL. */
+static __typeof__(&g_cut[0]) cut_of(uint32_t corr)
 {
 	for (unsigned i = slot_of(corr, CUT_SLOTS); g_cut[i].corr; i = (i + 1) & (CUT_SLOTS - 1))
 		if (g_cut[i].corr == corr)
-			return g_cut[i].cut;
-	return 0;
+			return &g_cut[i];
+	return NULL;
 }
 
 int gd_rp_drop(int kind, uint32_t corr, uint64_t start, const char *kernel_name)
@@ -191,10 +202,14 @@ int gd_rp_drop(int kind, uint32_t corr, uint64_t start, const char *kernel_name)
 	if (in_drop(corr)) {
 		drop = 1;
 	} else if (kind != GD_RP_REC_API) {
-		uint64_t cut = cut_of(corr);
-		/* a kernel of a replayed launch's id that began before its last pass is a replay;
-		 * a kernel record without times (start 0) is never a user replay's */
-		drop = cut && (kind != GD_RP_REC_KERNEL || (start && start < cut));
+		__typeof__(&g_cut[0]) c = cut_of(corr);
+		if (c && kind != GD_RP_REC_KERNEL) {
+			drop = 1;
+		} else if (c && c->dropped < c->replays && start && start < c->cut) {
+			/* one of the replays: they began before the program's launch did */
+			c->dropped++;
+			drop = 1;
+		}
 	}
 	pthread_mutex_unlock(&g_drop_mu);
 	return drop;
@@ -1219,12 +1234,12 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 
 /* The program's own launch begins after this moment: a kernel record of its id that began
  * earlier is a replay (gd_rp_drop). */
-static void set_cut(const struct launch *l)
+static void set_cut(const struct launch *l, size_t replays)
 {
 	uint64_t now = 0;
 	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS)
 		now = 1; /* no clock: no kernel record of the id is taken for a replay any more */
-	cut_add(l->correlation, now);
+	cut_add(l->correlation, now, (uint32_t)replays);
 }
 
 /* User replay, in the enter callback of the program's launch, holding g_rp_rw for writing:
@@ -1249,7 +1264,7 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
 	/* until the cut is known, every kernel with the launch's id is a replay (gd_rp_drop) */
 	if (passes > 1)
-		cut_add(l->correlation, UINT64_MAX);
+		cut_add(l->correlation, UINT64_MAX, UINT32_MAX);
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
 		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
@@ -1298,7 +1313,7 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	}
 	if (done) {
 		/* CUPTI had every pass before the last: the program's launch runs unprofiled */
-		set_cut(l);
+		set_cut(l, replays);
 		gd_ckpt_free(&c->ck);
 		gd_ctx_leave(pushed);
 		t_internal = 0;
@@ -1314,7 +1329,7 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	gd_ctx_leave(pushed);
 	t_internal = 0;
 	if (passes > 1)
-		set_cut(l);
+		set_cut(l, replays);
 	return 1;
 fail:
 	/* the program's memory as before the launch, whatever the replays did to it */
@@ -1324,7 +1339,7 @@ fail:
 			 "kernel: the program's results may be affected", replays);
 	}
 	if (passes > 1)
-		set_cut(l);
+		set_cut(l, replays);
 	gd_ckpt_free(&c->ck);
 	if (entered)
 		gd_ctx_leave(pushed);
@@ -1343,6 +1358,7 @@ static int start_session(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, st
 	struct rp_ctx *c;
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	t_own_corr = l->correlation;
 	t_internal = 1; /* the first launch on a context sets the flush up: its driver calls are ours */
 	c = ctx_get(l, cb->context, why, sizeof(why));
 	t_internal = 0;
@@ -1420,8 +1436,10 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	if (!cfg.on || gd_inj_disabled())
 		return;
 	if (t_internal) {
-		/* one of user replay's own calls (the kernel again, the flush, a sync) */
-		if (cb->callbackSite == CUPTI_API_ENTER)
+		/* one of user replay's own calls (the kernel again, the flush, a sync); inside the
+		 * program's runtime launch call CUPTI may give it that call's id, which is the
+		 * program's (g_cut tells those records apart) */
+		if (cb->callbackSite == CUPTI_API_ENTER && cb->correlationId != t_own_corr)
 			drop_add(cb->correlationId);
 		return;
 	}

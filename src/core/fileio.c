@@ -253,6 +253,11 @@ static int mkdir_p(char *path)
 
 int gd_cache_dir(char *buf, size_t n)
 {
+	return gd_cache_dir_name(buf, n) ? -1 : mkdir_p(buf);
+}
+
+int gd_cache_dir_name(char *buf, size_t n)
+{
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int w;
 	/* The XDG base-directory spec: a relative XDG_CACHE_HOME is invalid and ignored (it would
@@ -263,9 +268,7 @@ int gd_cache_dir(char *buf, size_t n)
 		w = snprintf(buf, n, "%s/.cache/gpudiag", home);
 	else
 		return -1;
-	if (w < 0 || (size_t)w >= n)
-		return -1;
-	return mkdir_p(buf);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
 char *gd_read_file(const char *path, size_t *len)

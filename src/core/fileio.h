@@ -51,6 +51,9 @@ int gd_same_file(const char *out, const char *in);
 
 /* $XDG_CACHE_HOME/gpudiag or ~/.cache/gpudiag, created if missing. Returns 0 on success. */
 int gd_cache_dir(char *buf, size_t n);
+/* The same path, not created: for commands that only read the cache (a report, --show), which
+ * must leave no folder behind. Returns 0 when there is a path (it may not exist). */
+int gd_cache_dir_name(char *buf, size_t n);
 
 /* Reads a whole file into a NUL-terminated heap buffer. Returns NULL on failure (errno set). */
 char *gd_read_file(const char *path, size_t *len);

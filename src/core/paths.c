@@ -21,12 +21,17 @@
 struct kind {
 	const char *env, *file;
 	const char *dirs[MAX_DIRS]; /* relative to the binary's folder; "" is the folder itself */
+	const char *env_file;       /* appended to the variable's value: it names a folder */
 };
 
 static const struct kind INJECT = {"GPUDIAG_INJECT", "libgpudiag_inject.so",
-				   {"", GPUDIAG_REL_LIBDIR, "../lib/gpudiag", "../lib"}};
+				   {"", GPUDIAG_REL_LIBDIR, "../lib/gpudiag", "../lib"}, NULL};
 static const struct kind SAMPLE = {"GPUDIAG_SAMPLE", "sample.gpudiag.sqlite",
-				   {GPUDIAG_REL_DATADIR, "../share/gpudiag", "", NULL}};
+				   {GPUDIAG_REL_DATADIR, "../share/gpudiag", "", NULL}, NULL};
+/* the folder of the Python instrumentation, recognised by its sitecustomize.py; the build
+ * copies it beside the binary as python/ (src/python/CMakeLists.txt) */
+static const struct kind PYTHON = {"GPUDIAG_PYTHON", "python/" GD_PYTHON_ENTRY,
+				   {GPUDIAG_REL_DATADIR, "../share/gpudiag", "", NULL}, "/" GD_PYTHON_ENTRY};
 
 /* The running binary's folder, or -1 (no /proc, or a path too long). */
 static int exe_dir(char *out, size_t n)
@@ -75,7 +80,7 @@ static int find(const struct kind *k, char *out, size_t n)
 	char dir[PATH_MAX];
 	const char *env = getenv(k->env);
 	if (env && *env) {
-		if (snprintf(out, n, "%s", env) < (int)n && usable(out, n))
+		if (snprintf(out, n, "%s%s", env, k->env_file ? k->env_file : "") < (int)n && usable(out, n))
 			return 0;
 		out[0] = 0;
 		return -1;
@@ -106,7 +111,7 @@ static void where(const struct kind *k, char *out, size_t n)
 		if (c[0])
 			o += (size_t)snprintf(out + o, n - o, "%s%s", o ? ", " : "looked for ", c);
 	if (o < n)
-		snprintf(out + o, n - o, "; set %s=FILE", k->env);
+		snprintf(out + o, n - o, "; set %s=%s", k->env, k->env_file ? "FOLDER" : "FILE");
 }
 
 int gd_find_inject(char *out, size_t n)
@@ -127,4 +132,20 @@ void gd_inject_where(char *out, size_t n)
 void gd_sample_where(char *out, size_t n)
 {
 	where(&SAMPLE, out, n);
+}
+
+int gd_find_python(char *out, size_t n)
+{
+	char *slash;
+	if (find(&PYTHON, out, n) != 0)
+		return -1;
+	slash = strrchr(out, '/'); /* the folder, not its sitecustomize.py */
+	if (slash)
+		*slash = 0;
+	return 0;
+}
+
+void gd_python_where(char *out, size_t n)
+{
+	where(&PYTHON, out, n);
 }

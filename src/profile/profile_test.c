@@ -228,6 +228,20 @@ static void test_capture(void)
 	CHECK_INT(gd_test_q1(db, "SELECT MIN(correlation) FROM kernels"), 201);
 	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM nvtx"), 1); /* the range overlaps the window */
 
+	/* the framework view's mark outside every window is kept (it says the view was on);
+	 * another mark there is not */
+	CHECK_INT(gd_pw_open(&w, db), GD_OK);
+	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
+	CHECK_INT(gd_pw_sql(w, "INSERT INTO strings VALUES (9001,'gpudiag.torch:2.11.0+cu130:ops'),(9002,'other mark');"
+			       "INSERT INTO nvtx (pid, tid, start, end, name, kind) VALUES "
+			       "(400, 400, 999000000000, NULL, 9001, 1), (400, 400, 999000000000, NULL, 9002, 1)"),
+		  GD_OK);
+	CHECK_INT(gd_pw_capture(w, "delay", t0, t0 + 20000000, 0.002 - 0.000003, 0.001 - 1e-9), 1);
+	CHECK_INT(gd_pw_close(w, 1), GD_OK);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM nvtx n JOIN strings s ON s.id = n.name WHERE s.value LIKE "
+				 "'gpudiag.torch:%'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM nvtx"), 2);
+
 	CHECK_INT(gd_pw_open(&w, db), GD_OK);
 	CHECK_INT(gd_pw_add_raw(w, raw, &st, err, sizeof(err)), GD_OK);
 	CHECK_INT(gd_pw_capture(w, "nvtx:train_step", t0, t0 + 20000000, 0, 0), 1);

@@ -1589,11 +1589,15 @@ int gd_pw_capture(struct gd_pw *w, const char *mode, long long t0, long long t1,
 		return gd_error(GD_EUSAGE, "unknown capture range '%s'", mode), -1;
 	}
 	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++) {
-		/* NVTX ranges are kept when they overlap a window, so the named range itself stays. */
+		/* NVTX ranges are kept when they overlap a window, so the named range itself stays;
+		 * and so is the framework view's mark ("gpudiag.torch:...", docs/framework.md), made
+		 * once per process when torch starts CUDA, long before any window: it says the view
+		 * was on and in which mode. */
 		if (!strcmp(timed[i][0], "nvtx"))
 			snprintf(sql, sizeof(sql),
 				 "DELETE FROM nvtx WHERE NOT EXISTS (SELECT 1 FROM capture_ranges c WHERE "
-				 "nvtx.start <= c.end AND COALESCE(nvtx.end, nvtx.start) >= c.start)");
+				 "nvtx.start <= c.end AND COALESCE(nvtx.end, nvtx.start) >= c.start) AND NOT EXISTS "
+				 "(SELECT 1 FROM strings s WHERE s.id = nvtx.name AND s.value LIKE 'gpudiag.torch:%%')");
 		else
 			snprintf(sql, sizeof(sql),
 				 "DELETE FROM %s WHERE %s IS NULL OR NOT EXISTS (SELECT 1 FROM capture_ranges c "

@@ -39,16 +39,19 @@ static void safe_name(const char *uuid, char *out, size_t n)
 	out[i] = 0;
 }
 
-int gd_ceilings_path(const char *uuid, char *buf, size_t n)
+/* create: make the cache folder (to write the file), else only name it (to read). */
+static int ceilings_path(const char *uuid, char *buf, size_t n, int create)
 {
 	char dir[4096], name[128];
-	if (!uuid || !*uuid || gd_cache_dir(dir, sizeof dir))
+	if (!uuid || !*uuid || (create ? gd_cache_dir(dir, sizeof dir) : gd_cache_dir_name(dir, sizeof dir)))
 		return -1;
 	safe_name(uuid, name, sizeof name);
 	if ((size_t)snprintf(buf, n, "%s/roofline-%s.txt", dir, name) >= n)
 		return -1;
 	return 0;
 }
+
+int gd_ceilings_path(const char *uuid, char *buf, size_t n) { return ceilings_path(uuid, buf, n, 0); }
 
 /* Key names for the per-precision arrays: "<group>.<prec>". */
 static void prec_key(char *buf, size_t n, const char *group, int p)
@@ -205,7 +208,7 @@ int gd_ceilings_save(const struct gd_ceilings *c)
 	char path[4096];
 	struct gd_atomic a;
 	FILE *f;
-	if (gd_ceilings_path(c->uuid, path, sizeof path))
+	if (ceilings_path(c->uuid, path, sizeof path, 1))
 		return gd_error(GD_EFAIL, "roofline: no cache directory for the ceilings (set XDG_CACHE_HOME or HOME)");
 	if (!(f = gd_atomic_open(&a, path)))
 		return GD_EFAIL;
@@ -222,7 +225,7 @@ int gd_ceilings_list(char paths[][4096], int max)
 	struct dirent *e;
 	DIR *d;
 	int n = 0;
-	if (gd_cache_dir(dir, sizeof dir) || !(d = opendir(dir)))
+	if (gd_cache_dir_name(dir, sizeof dir) || !(d = opendir(dir)))
 		return 0;
 	while ((e = readdir(d)) && n < max) {
 		size_t len = strlen(e->d_name);

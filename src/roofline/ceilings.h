@@ -33,7 +33,8 @@ void gd_ceilings_clear(struct gd_ceilings *c);
 
 /* Extensions (roofline module). */
 #include <stdio.h>
-/* The cache file of a GPU: "<cache dir>/roofline-<uuid>.txt". 0 on success. */
+/* The cache file of a GPU: "<cache dir>/roofline-<uuid>.txt" (the folder is not created here;
+ * gd_ceilings_save creates it). 0 on success. */
 int gd_ceilings_path(const char *uuid, char *buf, size_t n);
 /* Writes / parses the text form ("key value" lines). Parse returns 0 when the text holds a
  * format-1 record with a UUID; missing keys stay NaN. */

@@ -27,6 +27,11 @@ int main(void)
 	CHECK_INT(gd_ceilings_load("GPU-00000000-1111-2222-3333-444444444444", "580.1", &back), -1);
 	char paths[4][4096];
 	CHECK_INT(gd_ceilings_list(paths, 4), 0);
+	{ /* reading made no folder (a report or --show must leave nothing behind) */
+		char sub[4200];
+		snprintf(sub, sizeof sub, "%s/gpudiag", dir);
+		CHECK(access(sub, F_OK) != 0);
+	}
 
 	snprintf(c.uuid, sizeof c.uuid, "GPU-00000000-1111-2222-3333-444444444444");
 	snprintf(c.gpu_name, sizeof c.gpu_name, "NVIDIA H200");

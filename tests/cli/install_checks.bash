@@ -52,6 +52,11 @@ check_installed() {
   sample=$P/share/gpudiag/sample.gpudiag.sqlite
   [ -f "$sample" ] && ok || bad "no $sample"
   grep -qxF "sample profile: $(realpath "$sample")" "$T/v" && ok || bad "-V names another sample profile: $(grep sample "$T/v")"
+  # the Python instrumentation of `run --torch` (src/python/), likewise
+  [ -f "$P/share/gpudiag/python/sitecustomize.py" ] && [ -f "$P/share/gpudiag/python/_gpudiag_torch.py" ] && ok ||
+    bad "no share/gpudiag/python/{sitecustomize,_gpudiag_torch}.py under $P"
+  grep -qxF "python instrumentation: $(realpath "$P/share/gpudiag/python" 2>/dev/null)" "$T/v" && ok ||
+    bad "-V names another python folder: $(grep python "$T/v")"
   if [ $cuda = 1 ]; then
     lib=$(find "$P" -path '*/gpudiag/libgpudiag_inject.so' | head -1)
     [ -n "$lib" ] && ok || bad "no lib*/gpudiag/libgpudiag_inject.so under $P"

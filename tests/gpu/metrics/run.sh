@@ -30,7 +30,8 @@
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
-# about 4 minutes). Logs and summaries stay in
+# about 2-4 minutes; METRICS_STEPS="agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
+# leaves the default-mode row out of the cost table). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
 # files are deleted at the end.
 set -u
@@ -41,6 +42,8 @@ FAILS=0
 say() { echo "$*" | tee -a "$LOG"; }
 fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
 D=tests/gpu/metrics
+# METRICS_STEPS: which steps run (default all: agree verdict skips cost)
+step() { case " ${METRICS_STEPS:-agree verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
 nvcc -O2 -arch=sm_90 -o "$W/kernels" $D/kernels.cu >>"$LOG" 2>&1 || { say "FAIL nvcc kernels.cu"; exit 1; }
 "$W/kernels" 1 | tee -a "$LOG"
 TORCH=0
@@ -49,6 +52,7 @@ python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 
 NCU=$(command -v ncu)
 
 # ---- 1. agreement with ncu: LABEL|PATTERN|program...
+if step agree; then
 CASES=(
 	"strided|k_strided|$W/kernels"
 	"coalesced|k_coalesced|$W/kernels"
@@ -91,8 +95,10 @@ elif [ ${#LABELS[@]} -gt 0 ]; then
 		grep -E 'dram__bytes_write|agree' "$W/compare_kernel_replay.txt" | tee -a "$LOG"
 	fi
 fi
+fi
 
 # ---- 2. the verdict, on kernels.cu (default mode) and on the demo
+if step verdict; then
 timeout 120 "$GD" run --metrics -o "$W/all.sqlite" -- "$W/kernels" >"$W/all.out" 2>&1
 say "gpudiag run --metrics kernels (default mode): rc $?; $(grep '^gpudiag: counters of' "$W/all.out")"
 "$GD" report "$W/all.sqlite" --json >"$W/all.json" 2>>"$LOG"; say "report --json rc $?"
@@ -140,8 +146,10 @@ print("FAIL trace of a user-replay run: " + "; ".join(bad) if bad else "trace of
 sys.exit(1 if bad else 0)
 PY
 [ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
+fi
 
 # ---- 2b. skipped launches (the programs exit 3 when their results are right): skips.cu (an
+if step skips; then
 # NCCL-named kernel, a cooperative launch, a captured graph) and skips.py (PyTorch: a one-rank
 # NCCL group, a captured graph)
 nvcc -O2 -arch=sm_90 -o "$W/skips" $D/skips.cu >>"$LOG" 2>&1 || fail "nvcc skips.cu"
@@ -178,9 +186,10 @@ sys.exit(1 if bad else 0)
 PY
 	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 done
+fi
 
 # ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
-if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ]; then
+if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
 	N=30
 	C=$W/cost.txt; : >"$C"
@@ -196,7 +205,8 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ]; then
 	names=$("$GD" run --metrics -o "$W/names.sqlite" -- sh -c 'echo "$GPUDIAG_METRICS"' 2>/dev/null | tail -1)
 	rm -f "$W/names.sqlite"
 	T_PLAIN=$(wall plain 120 python3 $P)
-	T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
+	T_GDDEF=-
+	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
 	T_GDN=$(wall gpudiag_n 120 "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
 	T_GDK=$(wall gpudiag_kr 120 "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
 	T_FULL=- T_NCUM=-

@@ -1,0 +1,5 @@
+_compiling = [False]
+
+
+def is_compiling():
+    return _compiling[0]
