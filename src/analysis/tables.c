@@ -3,6 +3,7 @@
  * hash of their keys, so a profile of a million calls costs well under a second. */
 #include "analysis/tables.h"
 
+#include "core/safe_int.h"
 #include "core/status.h"
 
 #include <math.h>
@@ -161,7 +162,7 @@ static int api_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		long s = c->name >= 0 && c->name < p->nnames ? c->name : nslots - 1;
-		double d = (double)c->end - (double)c->start; /* in double: a hostile file may hold any int64 */
+		double d = gd_i64_diff(c->end, c->start); /* exact for any int64 pair: a hostile file may hold any */
 		if (slot[s] < 0) {
 			void *na = row_add(t->api, &t->napi, &cap, sizeof(*t->api));
 			struct run *nr;
@@ -236,7 +237,7 @@ static int thread_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		struct gd_thread_row *r = thread_row(t, &m, &cap, c->pid, c->tid);
-		double d = (double)c->end - (double)c->start; /* in double: a hostile file may hold any int64 */
+		double d = gd_i64_diff(c->end, c->start); /* exact for any int64 pair: a hostile file may hold any */
 		if (!r)
 			goto oom;
 		r->api_calls++;
@@ -316,16 +317,16 @@ static int stream_table(const struct gd_profile *p, struct gd_stat_tables *t)
 		s = &t->streams[r];
 		if (is_k) {
 			s->kernels++;
-			s->kernel_ns += (double)(en - st);
+			s->kernel_ns += gd_i64_diff(en, st);
 			ik++;
 		} else {
 			s->copies++;
-			s->copy_ns += (double)(en - st);
+			s->copy_ns += gd_i64_diff(en, st);
 			s->copy_bytes += (double)p->c[ic].bytes;
 			ic++;
 		}
 		if (en > cur[r]) {
-			s->busy_ns += (double)(en - (st > cur[r] ? st : cur[r]));
+			s->busy_ns += gd_i64_diff(en, st > cur[r] ? st : cur[r]);
 			cur[r] = en;
 		}
 		if (en > s->last)
@@ -469,7 +470,7 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 			r->open++;
 			continue;
 		}
-		run_add(&rs[ri], (double)v->end - (double)v->start);
+		run_add(&rs[ri], gd_i64_diff(v->end, v->start));
 		{
 			/* the first launch of this thread at or after the range's start */
 			struct launch want = {v->pid, v->tid, v->start, 0, 0, 0};
@@ -486,13 +487,13 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 				r->gpu_ops++;
 				if (l[lo].kernel) {
 					r->kernels++;
-					r->kernel_ns += (double)(l[lo].end - l[lo].start);
+					r->kernel_ns += gd_i64_diff(l[lo].end, l[lo].start);
 				}
 				first = l[lo].start < first ? l[lo].start : first;
 				last = l[lo].end > last ? l[lo].end : last;
 			}
 			if (last > first)
-				r->gpu_proj_ns = (isnan(r->gpu_proj_ns) ? 0 : r->gpu_proj_ns) + (double)(last - first);
+				r->gpu_proj_ns = (isnan(r->gpu_proj_ns) ? 0 : r->gpu_proj_ns) + gd_i64_diff(last, first);
 		}
 	}
 	for (long i = 0; i < t->nnvtx; i++) {
