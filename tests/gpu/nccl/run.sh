@@ -16,9 +16,11 @@
 # line. The multicast-off environment of the multi-GPU machines (NCCL_NVLS_ENABLE=0,
 # TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1) is exported for every program.
 #
-# usage: OUT=dir [BUILD=build | GD=path/gpudiag] [NCCL_TESTS_SRC=path] [NCCL_MAX=1G] bash tests/gpu/nccl/run.sh
+# usage: OUT=dir [BUILD=build | GD=path/gpudiag] [NCCL_TESTS_SRC=path] [NCCL_MAX=1G]
+#        [PARTS=gpudiag,nccltests,ddp] bash tests/gpu/nccl/run.sh
 #        (or tests/gpu/run.sh nccl; give it AREA_TIMEOUT=1500: on 8 GPUs the whole area takes
-#        about 15 minutes, each part bounded by its own timeout)
+#        about 10-15 minutes, each part bounded by its own timeout). PARTS picks the parts (1, 2,
+#        3 above), so that each fits one 10-minute command of the device tool.
 # Writes $OUT/nccl/summary.txt (every figure and verdict), nccl.json (gpudiag nccl), nccl.svg, and
 # details.tar.gz (logs, reports; profiles are deleted) — few files, as the device tool brings back.
 set -u
@@ -35,6 +37,8 @@ FAILS=0
 say() { echo "$*" | tee -a "$S"; }
 fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
 PY=${PYTHON:-python3}
+PARTS=",${PARTS:-gpudiag,nccltests,ddp},"
+part() { case $PARTS in *,$1,*) return 0 ;; esac; say "(part $1 not asked for: PARTS=${PARTS//,/ })"; return 1; }
 
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 say "env: NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE TORCH_SYMM_MEM_DISABLE_MULTICAST=$TORCH_SYMM_MEM_DISABLE_MULTICAST NVSHMEM_DISABLE_NVLS=$NVSHMEM_DISABLE_NVLS"
@@ -66,6 +70,7 @@ say "torch's NCCL: ${TORCH_NCCL:-not found} ($(timeout 60 "$PY" -c 'import torch
 
 # ---- 1. gpudiag nccl ------------------------------------------------------------------------
 MAX=${NCCL_MAX:-1G}
+if part gpudiag; then
 timeout 600 "$GD" nccl --max "$MAX" --svg "$W/nccl.svg" >"$D/gpudiag_nccl.txt" 2>&1
 rc=$?
 say "gpudiag nccl (terminal) rc $rc"
@@ -91,9 +96,12 @@ if n == 1:
     assert all(r["busbw_bps"] == (r["algbw_bps"] if r["op"] == "broadcast" else 0) for r in d["results"] if not r["skipped"])
 PY
 [ "${PIPESTATUS[0]}" = 0 ] || fail "gpudiag nccl JSON checks"
+fi
 
 # ---- 2. nccl-tests, built here, same library, same sizes ---------------------------------------
-if [ -z "${NCCL_TESTS_SRC:-}" ] || [ ! -f "${NCCL_TESTS_SRC}/src/common.cu" ]; then
+if ! part nccltests; then
+  :
+elif [ -z "${NCCL_TESTS_SRC:-}" ] || [ ! -f "${NCCL_TESTS_SRC}/src/common.cu" ]; then
   say "SKIP nccl-tests comparison: NCCL_TESTS_SRC does not name an nccl-tests checkout (git clone https://github.com/NVIDIA/nccl-tests)"
 elif [ -z "$TORCH_NCCL" ]; then
   fail "nccl-tests comparison: PyTorch's NCCL not found"
@@ -161,7 +169,9 @@ PY
 fi
 
 # ---- 3. DDP jobs with planted problems -------------------------------------------------------------
-if [ "$NGPU" -lt 2 ]; then
+if ! part ddp; then
+  :
+elif [ "$NGPU" -lt 2 ]; then
   say "SKIP DDP jobs (bucketing on/off, straggler) under gpudiag run -- torchrun: needs >= 2 GPUs, this machine has $NGPU"
 else
   SLEEP_MS=25
