@@ -1,5 +1,6 @@
 /* gpudiag diff A B: what got faster or slower between two profiles, by kernel (matched by
- * short name) and by kind, with the totals. No GPU needed. */
+ * short name) and by kind, with the totals; by PyTorch op and module when either profile has
+ * the framework view (analysis/framework.h). No GPU needed. */
 #include "commands.h"
 #include "core/cli.h"
 #include "core/json.h"
@@ -19,7 +20,9 @@ const char cmd_diff_usage[] =
 	"       gpudiag diff A1 A2 ... B1 B2 ... [--split K]\n"
 	"\n"
 	"Compares two profiles written by 'gpudiag run': wall time, GPU busy time, kernel time by kind,\n"
-	"and each kernel's total time (matched by short name), sorted by the size of the change.\n"
+	"and each kernel's total time (matched by short name), sorted by the size of the change. When\n"
+	"either profile was recorded with the framework view (gpudiag run --torch), also each PyTorch\n"
+	"op's and nn.Module's self GPU time (matched by op name, by module path and class).\n"
 	"Ratios are B / A: below 1 means B is faster; below 0.1 they are written as a division\n"
 	"(÷222: B is 222 times smaller).\n"
 	"\n"
@@ -29,18 +32,19 @@ const char cmd_diff_usage[] =
 	"collectives they share (the offsets applied are printed), its profiles merged.\n"
 	"\n"
 	"options:\n"
-	"  --top N       kernels to list (default 15)\n"
+	"  --top N       kernels, ops and modules to list (default 15)\n"
 	"  --split K     with more than two profiles: the first K are A, the rest B (default: half)\n"
 	"  --format F    terminal (default), json, csv or tsv; csv and tsv write the tables\n"
-	"                totals, kinds and kernels (docs/scripting.md)\n"
+	"                totals, kinds and kernels, and ops and modules with the framework view\n"
+	"                (docs/scripting.md)\n"
 	"  --table NAME  with csv/tsv: only that table\n"
 	"  --json        machine-readable output (keys in docs/json.md, \"diff\"); = --format json\n";
 
-static const char *const diff_tables[] = {"totals", "kinds", "kernels", NULL};
+static const char *const diff_tables[] = {"totals", "kinds", "kernels", "ops", "modules", NULL};
 
 static double ratio(double a, double b) { return a > 0 ? b / a : NAN; }
 
-static void print_rows(const char *title, const struct gd_delta *r, int n, int top, FILE *out)
+static void print_rows(const char *title, const struct gd_delta *r, long n, int top, FILE *out)
 {
 	char b[4][48];
 	struct gd_table t;
@@ -62,16 +66,20 @@ static void print_rows(const char *title, const struct gd_delta *r, int n, int t
 	gd_table_free(&t);
 }
 
-/* A list of deltas as a table (JSON array or CSV/TSV). */
+/* A list of deltas as a table (JSON array or CSV/TSV). Module rows (with_class) write their
+ * path and class apart, the label being the terminal's. */
 static void tw_rows(struct gd_tw *w, const char *table, const char *key, const char *namekey, const struct gd_delta *r,
-		    int n, int top)
+		    long n, int top, int with_class)
 {
-	const char *const cols[] = {namekey, "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
-	if (!gd_tw_begin(w, table, key, cols, 7))
+	const char *const cols[] = {namekey, "class", "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	const char *const plain[] = {namekey, "a_ns", "b_ns", "delta_ns", "ratio", "a_count", "b_count"};
+	if (!gd_tw_begin(w, table, key, with_class ? cols : plain, with_class ? 8 : 7))
 		return;
-	for (int i = 0; i < n && i < top; i++) {
+	for (long i = 0; i < n && i < top; i++) {
 		gd_tw_row(w);
-		gd_tw_str(w, r[i].name);
+		gd_tw_str(w, with_class ? r[i].path : r[i].name);
+		if (with_class)
+			gd_tw_str(w, r[i].cls);
 		gd_tw_num(w, r[i].a);
 		gd_tw_num(w, r[i].b);
 		gd_tw_num(w, r[i].b - r[i].a);
@@ -135,8 +143,14 @@ static void print_tables(int format, const char *table, const char *pa, const ch
 		gd_json_str(&j, "b", pb);
 	}
 	tw_totals(&w, sa, sb);
-	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT);
-	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top);
+	tw_rows(&w, "kinds", "by_kind", "kind", c->kinds, c->nkinds, GD_KIND_COUNT, 0);
+	tw_rows(&w, "kernels", "by_kernel", "kernel", c->kernels, c->nkernels, top, 0);
+	/* the framework's tables only where a profile has the view (or --table names one), so
+	 * that other diffs read as before */
+	if (c->framework || w.want) {
+		tw_rows(&w, "ops", "by_op", "op", c->ops, c->nops, top, 0);
+		tw_rows(&w, "modules", "by_module", "module", c->modules, c->nmodules, top, 1);
+	}
 	if (format == GD_FMT_JSON) {
 		gd_json_obj_end(&j);
 		gd_json_end(&j);
@@ -158,6 +172,10 @@ static void print_text(const char *pa, const char *pb, const struct gd_summary *
 	       sb->nkernels);
 	print_rows("By kind", c->kinds, c->nkinds, GD_KIND_COUNT, stdout);
 	print_rows("By kernel (largest change first)", c->kernels, c->nkernels, top, stdout);
+	if (c->framework) {
+		print_rows("By PyTorch op (self GPU time; counts are calls)", c->ops, c->nops, top, stdout);
+		print_rows("By module (self GPU time; counts are calls)", c->modules, c->nmodules, top, stdout);
+	}
 }
 
 /* Each side's profiles and the clock offsets applied, when a side is a job of several nodes. */
@@ -210,7 +228,10 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 		gd_analysis_free(&aa);
 		return gd_error(rc, "diff: %s", why);
 	}
-	if ((rc = gd_compare_compute(&aa.s, &ab.s, &c)) != GD_OK) {
+	if ((rc = gd_compare_compute(&aa.s, &ab.s, &c)) != GD_OK ||
+	    (rc = gd_compare_framework(&aa.fw, &ab.fw, &c)) != GD_OK) {
+		if (c.kernels)
+			gd_compare_free(&c);
 		rc = gd_error(rc, "diff: out of memory");
 	} else {
 		if (fmt != GD_FMT_TERMINAL) {

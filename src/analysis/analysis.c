@@ -1,4 +1,4 @@
-/* One profile's analysis: load → summary → ranks → verdicts → tables (see analysis.h). */
+/* One profile's analysis: load → summary → ranks → verdicts → tables → framework view (analysis.h). */
 #include "analysis/analysis.h"
 
 #include "core/status.h"
@@ -60,6 +60,7 @@ int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int
 	int rc;
 	memset(&a->t, 0, sizeof(a->t)); /* freed by gd_analysis_free whatever fails below */
 	memset(&a->r, 0, sizeof(a->r));
+	memset(&a->fw, 0, sizeof(a->fw));
 	run_exit(&a->p, &a->run);
 	rc = gd_summary_compute(&a->p, &a->s);
 	if (rc == GD_OK)
@@ -68,9 +69,15 @@ int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int
 		rc = gd_verdicts_compute_ranks(&a->p, &a->s, &a->r, &a->v);
 	if (rc == GD_OK)
 		rc = gd_stat_tables_compute(&a->p, &a->t);
+	if (rc == GD_OK)
+		rc = gd_framework_compute(&a->p, &a->fw);
+	if (rc == GD_OK)
+		gd_verdicts_add_framework(&a->p, &a->s, &a->fw, &a->v);
 	if (rc != GD_OK) {
 		/* a failed summary may hold some of its arrays; the caller frees only a->p then
-		 * (failed tables free themselves) */
+		 * (failed tables and a failed framework view free themselves; tables computed
+		 * before a failed framework view are freed here) */
+		gd_stat_tables_free(&a->t);
 		gd_summary_free(&a->s);
 		gd_ranks_free(&a->r);
 		return rc;
@@ -95,6 +102,7 @@ int gd_analysis_load(const char *path, struct gd_analysis *a, char *why, size_t 
 
 void gd_analysis_free(struct gd_analysis *a)
 {
+	gd_framework_free(&a->fw);
 	gd_stat_tables_free(&a->t);
 	gd_ranks_free(&a->r);
 	gd_summary_free(&a->s);

@@ -1,10 +1,12 @@
-/* The analysis of one profile: the profile itself, its summary, its verdicts and its
- * statistics tables, computed once, in that order. Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
+/* The analysis of one profile: the profile itself, its summary, its verdicts, its statistics
+ * tables and its framework view, computed once, in that order (the framework view then adds
+ * the op and module to the verdicts' evidence). Every renderer (terminal, JSON, HTML) reads a const gd_analysis and
  * computes none of it again; `gpudiag diff` compares two of them (analysis/compare.h). */
 #ifndef GPUDIAG_ANALYSIS_H
 #define GPUDIAG_ANALYSIS_H
 
 #include "analysis/ranks.h"
+#include "analysis/framework.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "analysis/verdict.h"
@@ -31,6 +33,7 @@ struct gd_analysis {
 	struct gd_run_exit run;
 	struct gd_stat_tables t; /* API, NVTX, stream and thread tables of p (tables.h) */
 	struct gd_ranks r;       /* ranks, collectives, stragglers and the job's nodes (ranks.h) */
+	struct gd_framework fw;  /* the PyTorch op and module view of p (framework.h) */
 };
 
 /* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the

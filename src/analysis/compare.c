@@ -68,14 +68,85 @@ int gd_compare_compute(const struct gd_summary *a, const struct gd_summary *b, s
 		if (!a->kind_n[k] && !b->kind_n[k])
 			continue;
 		c->kinds[c->nkinds++] =
-			(struct gd_delta){gd_kind_name(k), a->kind_ns[k], b->kind_ns[k], a->kind_n[k], b->kind_n[k]};
+			(struct gd_delta){gd_kind_name(k), a->kind_ns[k], b->kind_ns[k], a->kind_n[k], b->kind_n[k], NULL, NULL};
 	}
 	qsort(c->kinds, (size_t)c->nkinds, sizeof(*c->kinds), by_delta);
 	return GD_OK;
 }
 
+/* The row named `name` (and, for a module, of class cls) in r[0..*n), appended when new. A
+ * linear search: a model has hundreds of ops and modules, and this runs once per diff. */
+static struct gd_delta *fw_row(struct gd_delta *r, long *n, const char *name, const char *path, const char *cls)
+{
+	for (long q = 0; q < *n; q++)
+		if (path ? r[q].path && !strcmp(r[q].path, path) && (r[q].cls == cls || (r[q].cls && cls && !strcmp(r[q].cls, cls)))
+			 : name && r[q].name && !strcmp(r[q].name, name))
+			return &r[q];
+	r[*n] = (struct gd_delta){name, 0, 0, 0, 0, path, cls};
+	return &r[(*n)++];
+}
+
+static int fw_modules(const struct gd_framework *x, int is_b, struct gd_compare *c)
+{
+	for (long i = 0; i < x->nmodules; i++) {
+		const struct gd_fw_module *m = &x->modules[i];
+		long before = c->nmodules;
+		struct gd_delta *r = fw_row(c->modules, &c->nmodules, NULL, m->path, m->cls);
+		if (c->nmodules > before) {
+			char label[512], *own;
+			gd_fw_module_label(label, sizeof(label), m);
+			if (!(own = strdup(label))) {
+				c->nmodules--;
+				return GD_EFAIL;
+			}
+			r->name = own;
+		}
+		if (is_b) {
+			r->b += m->self_ns;
+			r->nb += m->calls;
+		} else {
+			r->a += m->self_ns;
+			r->na += m->calls;
+		}
+	}
+	return GD_OK;
+}
+
+int gd_compare_framework(const struct gd_framework *a, const struct gd_framework *b, struct gd_compare *c)
+{
+	if (!a->present && !b->present)
+		return GD_OK;
+	c->framework = 1;
+	c->ops = calloc((size_t)(a->nops + b->nops) + 1, sizeof(*c->ops));
+	c->modules = calloc((size_t)(a->nmodules + b->nmodules) + 1, sizeof(*c->modules));
+	if (!c->ops || !c->modules)
+		return GD_EFAIL;
+	for (int side = 0; side < 2; side++) {
+		const struct gd_framework *x = side ? b : a;
+		for (long i = 0; i < x->nops; i++) {
+			struct gd_delta *r = fw_row(c->ops, &c->nops, x->ops[i].name, NULL, NULL);
+			if (side) {
+				r->b += x->ops[i].self_ns;
+				r->nb += x->ops[i].calls;
+			} else {
+				r->a += x->ops[i].self_ns;
+				r->na += x->ops[i].calls;
+			}
+		}
+		if (fw_modules(x, side, c))
+			return GD_EFAIL;
+	}
+	qsort(c->ops, (size_t)c->nops, sizeof(*c->ops), by_delta);
+	qsort(c->modules, (size_t)c->nmodules, sizeof(*c->modules), by_delta);
+	return GD_OK;
+}
+
 void gd_compare_free(struct gd_compare *c)
 {
+	for (long i = 0; i < c->nmodules; i++)
+		free((char *)c->modules[i].name);
+	free(c->ops);
+	free(c->modules);
 	free(c->kernels);
 	memset(c, 0, sizeof(*c));
 }

@@ -3,6 +3,7 @@
  * hash of their keys, so a profile of a million calls costs well under a second. */
 #include "analysis/tables.h"
 
+#include "analysis/framework.h"
 #include "core/safe_int.h"
 #include "core/status.h"
 
@@ -162,7 +163,10 @@ static int api_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		long s = c->name >= 0 && c->name < p->nnames ? c->name : nslots - 1;
-		double d = gd_i64_diff(c->end, c->start); /* exact for any int64 pair: a hostile file may hold any */
+		/* exact: the difference is taken in 64 bits, then made a double (a hostile file may hold
+		 * any int64, and (double)end - (double)start would round each CLOCK_REALTIME time to
+		 * 256 ns: a 4 µs call read as 3.84) */
+		double d = gd_i64_diff(c->end, c->start);
 		if (slot[s] < 0) {
 			void *na = row_add(t->api, &t->napi, &cap, sizeof(*t->api));
 			struct run *nr;
@@ -237,7 +241,7 @@ static int thread_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *c = &p->a[i];
 		struct gd_thread_row *r = thread_row(t, &m, &cap, c->pid, c->tid);
-		double d = gd_i64_diff(c->end, c->start); /* exact for any int64 pair: a hostile file may hold any */
+		double d = gd_i64_diff(c->end, c->start);
 		if (!r)
 			goto oom;
 		r->api_calls++;
@@ -377,42 +381,47 @@ static int cmp_corr(const void *x, const void *y)
 	return a->corr < b->corr ? -1 : a->corr > b->corr;
 }
 
-static const struct gd_papi *launcher(const struct gd_profile *p, const struct corr *c, long nc, int pid, uint32_t corr)
-{
-	struct corr want = {pid, corr, 0};
-	const struct corr *hit;
-	if (!corr)
-		return NULL;
-	hit = bsearch(&want, c, (size_t)nc, sizeof(*c), cmp_corr);
-	return hit ? &p->a[hit->api] : NULL;
-}
-
-/* The GPU operations whose launching call is known, by (pid, tid, launch time); *n set. */
-static struct launch *launches(const struct gd_profile *p, long *n)
+int gd_launch_calls(const struct gd_profile *p, long *out)
 {
 	struct corr *c = malloc(((size_t)p->na + 1) * sizeof(*c));
-	struct launch *l = malloc(((size_t)p->nk + (size_t)p->nc + 1) * sizeof(*l));
-	long nc = 0, nl = 0;
-	*n = 0;
-	if (!c || !l) {
-		free(c);
-		free(l);
-		return NULL;
-	}
+	long nc = 0;
+	if (!c)
+		return GD_EFAIL;
 	for (long i = 0; i < p->na; i++)
 		if (p->a[i].corr)
 			c[nc++] = (struct corr){p->a[i].pid, p->a[i].corr, i};
 	qsort(c, (size_t)nc, sizeof(*c), cmp_corr);
 	for (long i = 0; i < p->nk + p->nc; i++) {
 		int is_k = i < p->nk;
-		const struct gd_pkernel *k = is_k ? &p->k[i] : NULL;
-		const struct gd_pcopy *cp = is_k ? NULL : &p->c[i - p->nk];
-		const struct gd_papi *a = launcher(p, c, nc, is_k ? k->pid : cp->pid, is_k ? k->corr : cp->corr);
-		if (!a)
-			continue;
-		l[nl++] = (struct launch){a->pid, a->tid, a->start, is_k ? k->start : cp->start, is_k ? k->end : cp->end, is_k};
+		struct corr want = {is_k ? p->k[i].pid : p->c[i - p->nk].pid, is_k ? p->k[i].corr : p->c[i - p->nk].corr, 0};
+		const struct corr *hit = want.corr ? bsearch(&want, c, (size_t)nc, sizeof(*c), cmp_corr) : NULL;
+		out[i] = hit ? hit->api : -1;
 	}
 	free(c);
+	return GD_OK;
+}
+
+/* The GPU operations whose launching call is known, by (pid, tid, launch time); *n set. */
+static struct launch *launches(const struct gd_profile *p, long *n)
+{
+	long *call = malloc(((size_t)p->nk + (size_t)p->nc + 1) * sizeof(*call));
+	struct launch *l = malloc(((size_t)p->nk + (size_t)p->nc + 1) * sizeof(*l));
+	long nl = 0;
+	*n = 0;
+	if (!call || !l || gd_launch_calls(p, call) != GD_OK) {
+		free(call);
+		free(l);
+		return NULL;
+	}
+	for (long i = 0; i < p->nk + p->nc; i++) {
+		int is_k = i < p->nk;
+		const struct gd_papi *a = call[i] >= 0 ? &p->a[call[i]] : NULL;
+		if (!a)
+			continue;
+		l[nl++] = (struct launch){a->pid, a->tid, a->start, is_k ? p->k[i].start : p->c[i - p->nk].start,
+					  is_k ? p->k[i].end : p->c[i - p->nk].end, is_k};
+	}
+	free(call);
 	qsort(l, (size_t)nl, sizeof(*l), cmp_launch);
 	*n = nl;
 	return l;
@@ -428,27 +437,46 @@ static int cmp_nvtx(const void *x, const void *y)
 	return a->domain < b->domain ? -1 : a->domain > b->domain;
 }
 
+static void free_labels(int *group, char **labels, long n)
+{
+	for (long i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(group);
+}
+
 static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 {
 	struct hmap m = {0};
 	struct run *rs = NULL;
 	struct launch *l = NULL;
 	long cap = 0, nl = 0;
-	int any_closed = 0;
+	int any_closed = 0, *group = NULL;
+	char **labels = NULL;
+	long nlabels = 0;
 	for (long i = 0; i < p->nnv; i++)
 		any_closed |= !p->nv[i].mark && p->nv[i].end >= 0;
 	if (any_closed && !(l = launches(p, &nl)))
 		return GD_EFAIL;
+	/* PyTorch's op ranges by op name: their messages differ in every call (op_id) */
+	if (p->nnv && (!(group = malloc(((size_t)p->nnames + 1) * sizeof(*group))) ||
+		       gd_fw_op_name_groups(p, group, &labels, &nlabels) != GD_OK)) {
+		free(group);
+		group = NULL;
+		goto oom;
+	}
 	for (long i = 0; i < p->nnv; i++) {
 		const struct gd_pnvtx *v = &p->nv[i];
 		struct gd_nvtx_row *r;
-		int added;
+		int added, g;
 		long ri;
 		if (v->mark) {
 			t->nvtx_marks++;
 			continue;
 		}
-		ri = hmap_get(&m, (struct hkey){v->domain, v->name, 0}, t->nnvtx, &added);
+		g = v->name >= 0 && v->name < p->nnames ? group[v->name] : -1;
+		ri = hmap_get(&m, g >= 0 ? (struct hkey){v->domain, g, 1} : (struct hkey){v->domain, v->name, 0}, t->nnvtx,
+			      &added);
 		if (ri < 0)
 			goto oom;
 		if (added) {
@@ -464,6 +492,8 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 			t->nvtx[ri].name = v->name;
 			t->nvtx[ri].domain = v->domain;
 			t->nvtx[ri].gpu_proj_ns = NAN;
+			if (g >= 0 && !(t->nvtx[ri].label = strdup(labels[g])))
+				goto oom;
 		}
 		r = &t->nvtx[ri];
 		if (v->end < 0) {
@@ -507,11 +537,13 @@ static int nvtx_table(const struct gd_profile *p, struct gd_stat_tables *t)
 	}
 	if (t->nnvtx > 1)
 		qsort(t->nvtx, (size_t)t->nnvtx, sizeof(*t->nvtx), cmp_nvtx);
+	free_labels(group, labels, nlabels);
 	free(rs);
 	free(l);
 	hmap_free(&m);
 	return GD_OK;
 oom:
+	free_labels(group, labels, nlabels);
 	free(rs);
 	free(l);
 	hmap_free(&m);
@@ -531,6 +563,8 @@ int gd_stat_tables_compute(const struct gd_profile *p, struct gd_stat_tables *t)
 void gd_stat_tables_free(struct gd_stat_tables *t)
 {
 	free(t->api);
+	for (long i = 0; i < t->nnvtx; i++)
+		free(t->nvtx[i].label);
 	free(t->nvtx);
 	free(t->streams);
 	free(t->threads);

@@ -10,7 +10,8 @@
  *            the driver call it makes) each count, as nsys's cuda_api_sum counts them.
  *   nvtx     closed ranges by (domain, name): count, summed / mean / min / max / standard
  *            deviation of their durations; ranges never closed are counted apart (open) and
- *            marks are not ranges. The GPU work of a range: the kernels, copies and memsets
+ *            marks are not ranges. PyTorch's op ranges (emit_nvtx's "<op>, seq = N, op_id = M",
+ *            framework.h) are counted by op name, since op_id makes every message unique. The GPU work of a range: the kernels, copies and memsets
  *            whose launching API call (same process and thread, joined by correlation id)
  *            began inside it: their number, their summed kernel time, and the projected GPU
  *            time: from the first one's start to the last one's end on the GPU, summed over
@@ -40,6 +41,9 @@ struct gd_api_row {
 
 struct gd_nvtx_row {
 	int name, domain;      /* names; -1 none */
+	char *label;           /* PyTorch's op ranges ("aten::addmm, seq = 812, op_id = 4410": every
+				  call's message differs) are one row per op name: that name, owned;
+				  NULL for every other row, named by `name` */
 	long count;            /* closed ranges */
 	long open;             /* ranges never closed (not in the durations) */
 	double total_ns, mean_ns, min_ns, max_ns, std_ns;
@@ -87,6 +91,12 @@ struct gd_stat_tables {
  * "unknown" for any other number. */
 const char *gd_copy_kind_name(int kind);
 const char *gd_memory_kind_name(int kind);
+
+/* For each kernel of p (p->k order), then each copy and memset (p->c order), the index in p->a
+ * of the API call that launched it (same process, same correlation id), or -1 when that call
+ * is not in the profile. out holds p->nk + p->nc entries. GD_OK, or GD_EFAIL out of memory.
+ * The NVTX table and the framework view (framework.h) place GPU work in ranges through it. */
+int gd_launch_calls(const struct gd_profile *p, long *out);
 
 /* Fills t from a finished profile. GD_OK, or GD_EFAIL out of memory (t is then freed). */
 int gd_stat_tables_compute(const struct gd_profile *p, struct gd_stat_tables *t);

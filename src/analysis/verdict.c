@@ -5,6 +5,7 @@
  * their share of the span. A rule that lacks the records it needs says so instead of
  * guessing. */
 #include "analysis/verdict.h"
+#include "analysis/framework.h"
 
 #include "core/out.h"
 #include "core/safe_int.h"
@@ -3303,4 +3304,106 @@ const char *gd_stake_base(int rule)
 	if (rule == GD_R_STRAGGLER)
 		return "the other ranks' GPU time";
 	return "the GPU span";
+}
+
+/* ---- the framework view in the evidence (issue 21) ------------------------------------- */
+static const struct gd_evidence *ev_find(const struct gd_finding *f, const char *key)
+{
+	for (int e = 0; e < f->nev; e++)
+		if (!strcmp(f->ev[e].key, key))
+			return &f->ev[e];
+	return NULL;
+}
+
+/* "`transformer.h.*.ln_1` (LayerNorm)", "`GPT2LMHeadModel` (outermost module)" */
+static void origin_module(char *b, size_t n, const struct gd_fw_origin *o)
+{
+	if (!o->module[0])
+		snprintf(b, n, "`%.60s` (outermost module)", o->cls);
+	else
+		snprintf(b, n, "`%.90s` (%.40s)", o->module, o->cls);
+}
+
+/* Launch-bound: where the short kernels come from (the rule's own test: shorter than the
+ * median launch call, outside CUDA graphs). */
+static void fw_launch(const struct gd_profile *p, const struct gd_framework *fw, struct gd_finding *f, unsigned char *sel)
+{
+	const struct gd_evidence *e = ev_find(f, "launch_api_median_ns");
+	struct gd_fw_origin o;
+	char mb[200];
+	long n = 0;
+	if (!e || !(e->value > 0))
+		return;
+	for (long k = 0; k < p->nk; k++) {
+		sel[k] = !p->k[k].graph_id && gd_dur_ns(p->k[k].start, p->k[k].end) < e->value;
+		n += sel[k];
+	}
+	if (!n || gd_fw_origin(p, fw, sel, 1, &o) != GD_OK)
+		return;
+	if (o.cls && o.mod_calls > 0) {
+		double per = (double)o.mod_kernels / (double)o.mod_calls;
+		origin_module(mb, sizeof(mb), &o);
+		ev(f, "module_kernels_per_call", per, "ratio",
+		   "launch-bound: %s launches %.3g kernel%s per call (%.0f of the %ld short kernels)", mb, per,
+		   per == 1 ? "" : "s", o.mod_share * (double)n, n);
+	}
+	if (o.op >= 0 && fw->ops[o.op].calls > 0) {
+		const struct gd_fw_op *op = &fw->ops[o.op];
+		double per = (double)op->kernels / (double)op->calls;
+		ev(f, "op_kernels_per_call", per, "ratio",
+		   "op `%.80s` launches %.3g kernel%s per call (%.0f of the short kernels)", op->name, per,
+		   per == 1 ? "" : "s", o.op_share * (double)n);
+	}
+}
+
+/* A rule that names a kernel: the op and module that launched it, by its time. */
+static void fw_kernel(const struct gd_profile *p, const struct gd_summary *s, const struct gd_framework *fw,
+		      struct gd_finding *f, unsigned char *sel, unsigned char *want)
+{
+	struct gd_fw_origin o;
+	char b1[32], b2[32], mb[200], tail[260] = "";
+	long n = 0;
+	memset(want, 0, (size_t)p->nnames + 1);
+	for (int i = 0; i < s->nks; i++)
+		if (!strcmp(s->ks[i].short_name, f->kernel) && s->ks[i].name >= 0 && s->ks[i].name < p->nnames)
+			want[s->ks[i].name] = 1;
+	for (long k = 0; k < p->nk; k++) {
+		int nm = p->k[k].name;
+		sel[k] = nm >= 0 && nm < p->nnames && want[nm];
+		n += sel[k];
+	}
+	if (!n || gd_fw_origin(p, fw, sel, 0, &o) != GD_OK || (o.op < 0 && !o.cls))
+		return;
+	if (o.cls) {
+		origin_module(mb, sizeof(mb), &o);
+		snprintf(tail, sizeof(tail), "%s %s (%s of its time)", o.op >= 0 ? "; in" : "in", mb, pc(b2, o.mod_share));
+	}
+	if (o.op >= 0)
+		ev(f, "op_module", o.op_share, "fraction", "launched by op `%.80s` (%s of its time)%s", fw->ops[o.op].name,
+		   pc(b1, o.op_share), tail);
+	else
+		ev(f, "op_module", o.mod_share, "fraction", "launched %s", tail);
+}
+
+void gd_verdicts_add_framework(const struct gd_profile *p, const struct gd_summary *s, const struct gd_framework *fw,
+			       struct gd_verdicts *v)
+{
+	unsigned char *sel, *want;
+	if (!fw->present || !fw->k_op || !p->nk)
+		return;
+	/* the evidence is a help, not a result: out of memory leaves it out */
+	sel = malloc((size_t)p->nk);
+	want = malloc((size_t)p->nnames + 1);
+	if (sel && want)
+		for (int r = 0; r < GD_R_COUNT; r++) {
+			struct gd_finding *f = &v->f[r];
+			if (f->state != GD_FIRED)
+				continue;
+			if (r == GD_R_LAUNCH)
+				fw_launch(p, fw, f, sel);
+			else if (f->kernel[0])
+				fw_kernel(p, s, fw, f, sel, want);
+		}
+	free(sel);
+	free(want);
 }

@@ -84,6 +84,15 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
  * read; gd_verdicts_compute computes it itself. */
 int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summary *s, const struct gd_ranks *r,
 			      struct gd_verdicts *v);
+/* Adds the framework view (framework.h) to the evidence of fired findings, after both are
+ * computed: for launch-bound, the module and op that launch the short kernels, with their
+ * kernels per call (keys module_kernels_per_call, op_kernels_per_call); for a finding that
+ * names a kernel, the op and module that launched most of its time (key op_module). Repeated
+ * layers of one class are named once ("transformer.h.*.ln_1"). Nothing when the profile has
+ * no framework ranges; which rule fires and its other evidence are unchanged. */
+struct gd_framework;
+void gd_verdicts_add_framework(const struct gd_profile *p, const struct gd_summary *s, const struct gd_framework *fw,
+			       struct gd_verdicts *v);
 const char *gd_sev_name(int sev);     /* "info", "warning", "high" */
 const char *gd_state_name(int state); /* "clear", "fired", "insufficient signal", "not applicable" */
 const char *gd_basis_name(int basis); /* "trace", "counters", "kernel names", "kernel counters" */

@@ -28,7 +28,9 @@
  * gpudiag_l2_flush, a replay named "(replayed)"), a SYNCHRONIZATION record per
  * cuCtxSynchronize, a MEMSET record, a MEMORY2 record of the allocation. FAKE_CUPTI_NESTED_CORR=1
  * gives those calls (their callbacks and records) the correlation id of the launch call they
- * were made inside, as CUPTI does for driver calls inside a runtime call, instead of their own. FAKE_CUPTI_CKPT_FAIL=save|restore
+ * were made inside, as CUPTI does for driver calls inside a runtime call, instead of their own;
+ * FAKE_CUPTI_NESTED_CORR=2 gives them that launch's driver call's id (and the test gives the
+ * program's kernel record that id too): ids alone cannot tell the replays from the program. FAKE_CUPTI_CKPT_FAIL=save|restore
  * makes that checkpoint call fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (must be 0). */
 #include <cupti.h>
@@ -257,7 +259,7 @@ API int fake_cupti_nvtx_called(void) { return g_nvtx; }
 static int g_rp_calls, g_rp_disabled, g_rp_started, g_rp_pending, g_decodes, g_launches;
 /* the launch call in progress on this thread (its correlation id; 0 none) and the context the
  * driver has current on it (the launch's, while in a launch) */
-static _Thread_local uint32_t t_outer_corr;
+static _Thread_local uint32_t t_outer_corr, t_outer_drv; /* ... and its driver call's id */
 static _Thread_local CUcontext t_cur_ctx;
 
 struct CUpti_Profiler_Host_Object {
@@ -556,7 +558,7 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	CUpti_CallbackData r, d;
 	uint64_t s1 = 0, s2 = 0;
 	int rv = 0;
-	uint32_t outer_before = t_outer_corr;
+	uint32_t outer_before = t_outer_corr, drv_before = t_outer_drv;
 	CUcontext cur_before = t_cur_ctx;
 	memset(&r, 0, sizeof(r));
 	memset(&d, 0, sizeof(d));
@@ -569,6 +571,7 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	d.functionParams = params;
 	/* the driver calls made inside this launch (user replay's) are made inside it */
 	t_outer_corr = runtime ? r.correlationId : d.correlationId;
+	t_outer_drv = d.correlationId;
 	t_cur_ctx = (CUcontext)ctx;
 	if (runtime && g_cb && g_cb_on[0][211]) {
 		r.callbackSite = CUPTI_API_ENTER;
@@ -597,7 +600,7 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 		r.callbackSite = CUPTI_API_EXIT;
 		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
 	}
-	t_outer_corr = outer_before;
+	t_outer_corr = outer_before, t_outer_drv = drv_before;
 	t_cur_ctx = cur_before;
 	return runtime ? r.correlationId : d.correlationId;
 }
@@ -635,7 +638,10 @@ static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, 
 	uint64_t scratch = 0;
 	int rv = 0;
 	uint32_t own = __atomic_add_fetch(&g_corr, 1, __ATOMIC_RELAXED), rec;
-	rec = getenv("FAKE_CUPTI_NESTED_CORR") && t_outer_corr ? t_outer_corr : own;
+	if (getenv("FAKE_CUPTI_NESTED_CORR") && t_outer_corr)
+		rec = !strcmp(getenv("FAKE_CUPTI_NESTED_CORR"), "2") ? t_outer_drv : t_outer_corr;
+	else
+		rec = own;
 	memset(&d, 0, sizeof(d));
 	/* nested: the callback gets the outer call's id too, as CUPTI gave it on an H100 */
 	d.correlationId = rec, d.correlationData = &scratch, d.functionReturnValue = &rv;

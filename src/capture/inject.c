@@ -291,21 +291,21 @@ static int replay_record(const CUpti_Activity *a)
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
 		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)a;
-		return gd_rp_drop(GD_RP_REC_KERNEL, k->correlationId, k->start, k->name);
+		return gd_rp_drop(GD_RP_REC_KERNEL, k->correlationId, k->contextId, k->start, k->name);
 	}
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpy6 *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpy6 *)a)->correlationId, 0, 0, NULL);
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
-		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpyPtoP4 *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemcpyPtoP4 *)a)->correlationId, 0, 0, NULL);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemset4 *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemset4 *)a)->correlationId, 0, 0, NULL);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivitySynchronization2 *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivitySynchronization2 *)a)->correlationId, 0, 0, NULL);
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemory4 *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_OTHER, ((const CUpti_ActivityMemory4 *)a)->correlationId, 0, 0, NULL);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER:
-		return gd_rp_drop(GD_RP_REC_API, ((const CUpti_ActivityAPI *)a)->correlationId, 0, NULL);
+		return gd_rp_drop(GD_RP_REC_API, ((const CUpti_ActivityAPI *)a)->correlationId, 0, 0, NULL);
 	default: return 0;
 	}
 }

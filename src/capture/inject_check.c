@@ -219,6 +219,8 @@ static int rp_child(void)
 			memset(&k, 0, sizeof(k));
 			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 			k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
+			if (getenv("FAKE_CUPTI_NESTED_CORR") && !strcmp(getenv("FAKE_CUPTI_NESTED_CORR"), "2"))
+				k.correlationId += u[i].runtime; /* the driver call's id (the fake's pairs) */
 			ts(&k.start);
 			if (getenv("CHECK_RP_USER_SKEW"))
 				k.start = 5; /* a GPU clock behind the host's: the program's kernel seems to
@@ -630,7 +632,9 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
  * profile holds the program's 3 kernels and its 1 sync only, and none of the replay's API
  * calls. With FAKE_CUPTI_NESTED_CORR the replay's calls and records carry the launch's own
  * id (as CUPTI does inside a runtime launch call); with CHECK_RP_USER_SKEW as well, the
- * program's kernel record also seems to begin before the replays' (a skewed GPU clock). */
+ * program's kernel record also seems to begin before the replays' (a skewed GPU clock); with
+ * FAKE_CUPTI_NESTED_CORR=2 the replays' calls and records and the program's kernel record all
+ * carry the program's driver call's id. Kernels are told by the replay window, not by ids. */
 static void user_replay_checks(const char *self, const char *inject, const char *fake)
 {
 	static char cu[300], ck[300];
@@ -642,9 +646,9 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 	 * calls take ids in between) */
 	snprintf(cu, sizeof(cu), "GPUDIAG_INJECT_LIBCUDA=%s/libcupti.so.13", fake);
 	snprintf(ck, sizeof(ck), "GPUDIAG_INJECT_LIBCHECKPOINT=%s/libcupti.so.13", fake);
-	for (int nested = 0; nested < 3; nested++) {
+	for (int nested = 0; nested < 4; nested++) {
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck,
-				     nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset",
+				     nested == 3 ? "FAKE_CUPTI_NESTED_CORR=2" : nested ? "FAKE_CUPTI_NESTED_CORR=1" : "GPUDIAG_API=subset",
 				     nested == 2 ? "CHECK_RP_USER_SKEW=1" : NULL, NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);

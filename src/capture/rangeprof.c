@@ -98,119 +98,142 @@ static struct {
  *
  * While this thread replays a launch (t_internal), every driver call it makes (the kernel
  * again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
- * callbacks like the program's own, and the GPU work they start gives activity records. Two
- * tables keep all of it out of the profile, so that it shows the program's launch once, as the
- * program made it:
- *   - g_drop: the correlation ids of those driver calls (inject.c leaves out the API calls
- *     made while t_internal, and every record carrying one of these ids) — never the id of the
- *     program's launch itself: a driver call made inside the program's runtime call (its
- *     cudaLaunchKernel) is given that runtime call's correlation id by CUPTI, in its callback
- *     and on the kernel record it makes (seen on an H100, 2026-12-06: the id in the drop set
- *     took the program's own kernel records out of the trace);
- *   - g_cut: for each launch replayed, its own correlation id, how many replays were made of it
- *     and the time its last pass (the program's launch) began. Of the kernel records with that
- *     id, the first `replays` that began before the cut are the replays (they all ran, and were
- *     waited for, before the program's launch began, on its stream); the program's is the one
- *     left. A copy, memset, synchronisation or allocation record with that id is the replay's
- *     (a launch makes none).
- * The flush kernel is left out by its name as well. Open addressing, never emptied: at most
+ * callbacks like the program's own, and the GPU work they start gives activity records. The
+ * profile must show the program's launch once, as the program made it:
+ *   - kernels by time: a replay window per profiled launch, from the moment the context's
+ *     earlier work was done (its first synchronisation) to the moment the program's own launch
+ *     goes on. No kernel of the program can begin on that context inside the window — its
+ *     earlier ones were finished, and every other launch of the process waits on g_rp_rw —
+ *     so a kernel record of that context that began inside it is the replay's. Correlation ids
+ *     cannot tell them: a driver call made inside the program's runtime launch call is given
+ *     ids CUPTI ties to that call (on an H100, 2026-12-06, a rule by ids took the program's own
+ *     kernel records out of the trace), and the L2 flush is recognised by its name as well;
+ *   - the replay's API calls are not recorded (inject.c asks gd_rp_internal);
+ *   - its other records (synchronisation, memset, allocation, a copy the checkpoint makes) by
+ *     correlation id: the ids of its driver calls (g_drop; never the program's launch's own
+ *     id), and the program's launch's id itself (g_own), which a launch call never gives such
+ *     a record.
+ * Windows are appended in time order (launches are profiled one at a time) and found by
+ * binary search; the id tables are open addressing, never emptied: at most
  * GPUDIAG_METRICS_MAX launches × (passes + a few) ids; past 3/4 full new ids are not kept
- * (counted, said in the debug output): at worst a replay shows in the trace, never is a record
- * of the program lost. */
+ * (counted, said in the debug output): at worst a replay's record shows in the trace, never is
+ * one of the program's taken out. */
 #define DROP_SLOTS 65536u
-#define CUT_SLOTS 8192u
+#define OWN_SLOTS 8192u
 static _Thread_local int t_internal;
 static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t g_drop[DROP_SLOTS];
-static struct {
-	uint32_t corr;
-	uint32_t replays;   /* replays made (UINT32_MAX while they are being made) */
-	uint32_t dropped;   /* of their kernel records, taken out so far */
-	uint64_t cut;
-} g_cut[CUT_SLOTS];
+static uint32_t g_drop[DROP_SLOTS], g_own[OWN_SLOTS];
+static unsigned g_drop_n, g_own_n, g_drop_full;
+static struct window {
+	uint32_t ctx;     /* CUPTI's context id */
+	uint64_t from, to; /* CUPTI timestamps; to = UINT64_MAX while the replay goes on */
+} *g_win;
+static long g_nwin, g_capwin;
 /* the program's launch this thread is replaying: its id is never put in g_drop */
 static _Thread_local uint32_t t_own_corr;
-static unsigned g_drop_n, g_cut_n, g_drop_full;
 
 static unsigned slot_of(uint32_t corr, unsigned size) { return (corr * 2654435761u) & (size - 1); }
 
-static void drop_add(uint32_t corr)
+/* Under g_drop_mu. */
+static void id_add(uint32_t *tab, unsigned size, unsigned *n, uint32_t corr)
 {
+	unsigned i;
 	if (!corr)
 		return;
-	pthread_mutex_lock(&g_drop_mu);
-	if (g_drop_n >= DROP_SLOTS / 4 * 3) {
+	if (*n >= size / 4 * 3) {
 		g_drop_full++;
-	} else {
-		unsigned i = slot_of(corr, DROP_SLOTS);
-		while (g_drop[i] && g_drop[i] != corr)
-			i = (i + 1) & (DROP_SLOTS - 1);
-		if (!g_drop[i]) {
-			g_drop[i] = corr;
-			__atomic_add_fetch(&g_drop_n, 1, __ATOMIC_RELAXED);
-		}
-	}
-	pthread_mutex_unlock(&g_drop_mu);
-}
-
-static void cut_add(uint32_t corr, uint64_t cut, uint32_t replays)
-{
-	if (!corr)
 		return;
-	pthread_mutex_lock(&g_drop_mu);
-	if (g_cut_n >= CUT_SLOTS / 4 * 3) {
-		g_drop_full++;
-	} else {
-		unsigned i = slot_of(corr, CUT_SLOTS);
-		while (g_cut[i].corr && g_cut[i].corr != corr)
-			i = (i + 1) & (CUT_SLOTS - 1);
-		if (!g_cut[i].corr) {
-			__atomic_add_fetch(&g_cut_n, 1, __ATOMIC_RELAXED);
-			g_cut[i].dropped = 0;
-		}
-		g_cut[i].corr = corr, g_cut[i].cut = cut, g_cut[i].replays = replays;
 	}
-	pthread_mutex_unlock(&g_drop_mu);
+	for (i = slot_of(corr, size); tab[i] && tab[i] != corr; i = (i + 1) & (size - 1))
+		;
+	if (!tab[i]) {
+		tab[i] = corr;
+		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* Under g_drop_mu. */
-static int in_drop(uint32_t corr)
+static int id_in(const uint32_t *tab, unsigned size, uint32_t corr)
 {
-	for (unsigned i = slot_of(corr, DROP_SLOTS); g_drop[i]; i = (i + 1) & (DROP_SLOTS - 1))
-		if (g_drop[i] == corr)
+	for (unsigned i = slot_of(corr, size); tab[i]; i = (i + 1) & (size - 1))
+		if (tab[i] == corr)
 			return 1;
 	return 0;
 }
 
-/* Under g_drop_mu: the entry of a replayed launch, or NULL. */
-static __typeof__(&g_cut[0]) cut_of(uint32_t corr)
+static void drop_add(uint32_t corr)
 {
-	for (unsigned i = slot_of(corr, CUT_SLOTS); g_cut[i].corr; i = (i + 1) & (CUT_SLOTS - 1))
-		if (g_cut[i].corr == corr)
-			return &g_cut[i];
-	return NULL;
+	pthread_mutex_lock(&g_drop_mu);
+	id_add(g_drop, DROP_SLOTS, &g_drop_n, corr);
+	pthread_mutex_unlock(&g_drop_mu);
 }
 
-int gd_rp_drop(int kind, uint32_t corr, uint64_t start, const char *kernel_name)
+/* A replay window opens on context ctx (the program's launch id: own). */
+static void window_open(uint32_t ctx, uint32_t own)
+{
+	uint64_t now = 0;
+	cuptiGetTimestamp(&now);
+	pthread_mutex_lock(&g_drop_mu);
+	id_add(g_own, OWN_SLOTS, &g_own_n, own);
+	if (g_nwin == g_capwin) {
+		long cap = g_capwin ? g_capwin * 2 : 64;
+		struct window *w = realloc(g_win, (size_t)cap * sizeof(*w));
+		if (!w) { /* no window: this launch's replays may show in the trace */
+			g_drop_full++;
+			pthread_mutex_unlock(&g_drop_mu);
+			return;
+		}
+		g_win = w, g_capwin = cap;
+	}
+	g_win[g_nwin].ctx = ctx, g_win[g_nwin].from = now, g_win[g_nwin].to = UINT64_MAX;
+	__atomic_store_n(&g_nwin, g_nwin + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* The window opened last closes: the program's launch goes on after this moment. */
+static void window_close(void)
+{
+	uint64_t now = 0;
+	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS || !now)
+		now = 1; /* no clock: the window keeps only its start (nothing after it is taken) */
+	pthread_mutex_lock(&g_drop_mu);
+	if (g_nwin > 0 && g_win[g_nwin - 1].to == UINT64_MAX)
+		g_win[g_nwin - 1].to = now > g_win[g_nwin - 1].from ? now : g_win[g_nwin - 1].from;
+	pthread_mutex_unlock(&g_drop_mu);
+}
+
+/* Under g_drop_mu: whether a kernel of context ctx that began at start began in a window. */
+static int in_window(uint32_t ctx, uint64_t start)
+{
+	long lo = 0, hi = g_nwin - 1, last = -1;
+	while (lo <= hi) { /* the last window that opened at or before start */
+		long mid = lo + (hi - lo) / 2;
+		if (g_win[mid].from <= start)
+			last = mid, lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	/* windows never overlap (one replay at a time in a process): only that one can hold it */
+	return last >= 0 && g_win[last].ctx == ctx && start < g_win[last].to;
+}
+
+int gd_rp_drop(int kind, uint32_t corr, uint32_t ctx, uint64_t start, const char *kernel_name)
 {
 	int drop = 0;
-	if (kind == GD_RP_REC_KERNEL && kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
-		return 1;
-	if (!corr || (!__atomic_load_n(&g_drop_n, __ATOMIC_RELAXED) && !__atomic_load_n(&g_cut_n, __ATOMIC_RELAXED)))
+	if (kind == GD_RP_REC_KERNEL) {
+		if (kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
+			return 1;
+		if (!start || !__atomic_load_n(&g_nwin, __ATOMIC_ACQUIRE))
+			return 0;
+		pthread_mutex_lock(&g_drop_mu);
+		drop = in_window(ctx, start);
+		pthread_mutex_unlock(&g_drop_mu);
+		return drop;
+	}
+	if (!corr || (!__atomic_load_n(&g_drop_n, __ATOMIC_RELAXED) && !__atomic_load_n(&g_own_n, __ATOMIC_RELAXED)))
 		return 0;
 	pthread_mutex_lock(&g_drop_mu);
-	if (in_drop(corr)) {
-		drop = 1;
-	} else if (kind != GD_RP_REC_API) {
-		__typeof__(&g_cut[0]) c = cut_of(corr);
-		if (c && kind != GD_RP_REC_KERNEL) {
-			drop = 1;
-		} else if (c && c->dropped < c->replays && start && start < c->cut) {
-			/* one of the replays: they began before the program's launch did */
-			c->dropped++;
-			drop = 1;
-		}
-	}
+	drop = id_in(g_drop, DROP_SLOTS, corr) || (kind != GD_RP_REC_API && id_in(g_own, OWN_SLOTS, corr));
 	pthread_mutex_unlock(&g_drop_mu);
 	return drop;
 }
@@ -1232,16 +1255,6 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 	return 0;
 }
 
-/* The program's own launch begins after this moment: a kernel record of its id that began
- * earlier is a replay (gd_rp_drop). */
-static void set_cut(const struct launch *l, size_t replays)
-{
-	uint64_t now = 0;
-	if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS)
-		now = 1; /* no clock: no kernel record of the id is taken for a replay any more */
-	cut_add(l->correlation, now, (uint32_t)replays);
-}
-
 /* User replay, in the enter callback of the program's launch, holding g_rp_rw for writing:
  * every pass but the last is replayed here (restore, flush, Start, the launch again, Stop),
  * then memory is restored, L2 flushed and the last pass started around the program's own
@@ -1253,7 +1266,7 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 {
 	const struct rp_dev *d = dev_find(c->dev);
 	size_t passes = d->passes, pass = 0, replays = 0;
-	int pushed = 0, done = 0, entered = 0;
+	int pushed = 0, done = 0, entered = 0, windowed = 0;
 	char why[600];
 	CUresult cr;
 	CUptiResult r;
@@ -1262,9 +1275,6 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	st.pRangeProfilerObject = c->obj;
 	sp.pRangeProfilerObject = c->obj;
 	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
-	/* until the cut is known, every kernel with the launch's id is a replay (gd_rp_drop) */
-	if (passes > 1)
-		cut_add(l->correlation, UINT64_MAX, UINT32_MAX);
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
 		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
@@ -1276,6 +1286,9 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
 		goto fail;
 	}
+	/* from here every kernel that begins on this context is ours, until the window closes */
+	window_open(l->context, l->correlation);
+	windowed = 1;
 	if (passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
 		goto fail;
@@ -1307,13 +1320,17 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 			goto fail;
 		}
 	}
+	/* the replays are over (each waited for): the window closes here, a restore and a flush
+	 * before the program's launch, so that no error of the GPU clock's conversion can put
+	 * that launch's kernel inside it (the last pass's flush kernel goes by its name) */
+	window_close();
 	if (replays && (r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
 		goto fail;
 	}
 	if (done) {
 		/* CUPTI had every pass before the last: the program's launch runs unprofiled */
-		set_cut(l, replays);
+		window_close();
 		gd_ckpt_free(&c->ck);
 		gd_ctx_leave(pushed);
 		t_internal = 0;
@@ -1328,8 +1345,7 @@ static int user_passes(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, stru
 	}
 	gd_ctx_leave(pushed);
 	t_internal = 0;
-	if (passes > 1)
-		set_cut(l, replays);
+	window_close();
 	return 1;
 fail:
 	/* the program's memory as before the launch, whatever the replays did to it */
@@ -1338,8 +1354,8 @@ fail:
 		snprintf(why + len, sizeof(why) - len, "; the memory could not be restored after %zu replays of the "
 			 "kernel: the program's results may be affected", replays);
 	}
-	if (passes > 1)
-		set_cut(l, replays);
+	if (windowed)
+		window_close();
 	gd_ckpt_free(&c->ck);
 	if (entered)
 		gd_ctx_leave(pushed);
@@ -1438,7 +1454,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	if (t_internal) {
 		/* one of user replay's own calls (the kernel again, the flush, a sync); inside the
 		 * program's runtime launch call CUPTI may give it that call's id, which is the
-		 * program's (g_cut tells those records apart) */
+		 * program's (g_own covers its other records; kernels go by the replay window) */
 		if (cb->callbackSite == CUPTI_API_ENTER && cb->correlationId != t_own_corr)
 			drop_add(cb->correlationId);
 		return;

@@ -64,11 +64,11 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data);
 /* User replay (replay.h): 1 while this thread makes the replay's own driver calls (inject.c
  * records none of them). gd_rp_drop: whether an activity record is the replay's own work
  * (rangeprof.c, "user replay's own work", says how it tells); inject.c leaves it out. kind:
- * GD_RP_REC_*; start: a kernel's start time (CUPTI ns; 0 unknown); kernel_name: a kernel's
- * name, else NULL. Cheap when nothing was replayed. */
+ * GD_RP_REC_*; ctx: CUPTI's context id of a kernel record; start: a kernel's start (CUPTI ns;
+ * 0 unknown); kernel_name: a kernel's name, else NULL. Cheap when nothing was replayed. */
 enum { GD_RP_REC_KERNEL, GD_RP_REC_OTHER, GD_RP_REC_API };
 #define GD_L2_FLUSH_KERNEL "gpudiag_l2_flush"
 int gd_rp_internal(void);
-int gd_rp_drop(int kind, uint32_t correlation, uint64_t start, const char *kernel_name);
+int gd_rp_drop(int kind, uint32_t correlation, uint32_t ctx, uint64_t start, const char *kernel_name);
 
 #endif

@@ -1057,6 +1057,7 @@ void gd_report_html_write(const struct gd_analysis *a, FILE *f)
 	page_top_kernels(p, s, f);
 	page_kinds(s, f);
 	page_copies(s, f);
+	gd_html_framework(f, a);
 	page_kcounters(p, s, f);
 	fputs("<h2>Roofline</h2>\n", f);
 	if (!(s->kc.nk > 0 && kc_rooflines(p, &s->kc, f)))

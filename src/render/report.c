@@ -250,6 +250,14 @@ static void more_rows(long n, int top, const char *what, FILE *out)
 }
 
 /* ---- the terminal verdict ---- */
+/* The op and module that launched a finding's kernels (gd_verdicts_add_framework): shown even
+ * past the first six lines of evidence, as they say where in the user's code to look. */
+static int fw_evidence(const struct gd_evidence *e)
+{
+	return !strcmp(e->key, "module_kernels_per_call") || !strcmp(e->key, "op_kernels_per_call") ||
+	       !strcmp(e->key, "op_module");
+}
+
 static void print_verdict(const struct gd_verdicts *v, FILE *out)
 {
 	char b1[32];
@@ -273,8 +281,9 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		if (f->basis == GD_BASIS_NAMES)
 			fprintf(out, "  (from kernel names, not measured)");
 		fprintf(out, "\n    %s\n", gd_tty(f->headline));
-		for (int e = 0; e < f->nev && e < 6; e++)
-			fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
+		for (int e = 0; e < f->nev; e++)
+			if (e < 6 || fw_evidence(&f->ev[e]))
+				fprintf(out, "    %s· %s%s\n", gd_dim(), gd_tty(f->ev[e].text), gd_reset());
 		fprintf(out, "    → %s\n", gd_tty(f->advice));
 	}
 	int ni = 0;
@@ -508,10 +517,11 @@ static void summary_nvtx(const struct gd_profile *p, const struct gd_stat_tables
 	for (long i = 0; i < t->nnvtx && i < top; i++) {
 		const struct gd_nvtx_row *r = &t->nvtx[i];
 		char cnt[32], ops[32], name[160];
+		const char *nm = r->label ? r->label : pname(p, r->name, "(unnamed)");
 		if (r->domain >= 0)
-			snprintf(name, sizeof(name), "%s:%s", gd_tty(pname(p, r->domain, "")), gd_tty(pname(p, r->name, "(unnamed)")));
+			snprintf(name, sizeof(name), "%s:%s", gd_tty(pname(p, r->domain, "")), gd_tty(nm));
 		else
-			snprintf(name, sizeof(name), "%s", gd_tty(pname(p, r->name, "(unnamed)")));
+			snprintf(name, sizeof(name), "%s", gd_tty(nm));
 		snprintf(cnt, sizeof(cnt), "%ld", r->count);
 		snprintf(ops, sizeof(ops), "%ld", r->gpu_ops);
 		gd_table_rowv(&tb, name, cnt, gd_fmt_time(b[0], 48, r->total_ns), gd_fmt_time(b[1], 48, r->mean_ns),
@@ -813,6 +823,148 @@ static void print_summary(const struct gd_analysis *a, int top, FILE *out)
 	summary_counters(p, s, out);
 }
 
+/* ---- the framework view (analysis/framework.h) ---- */
+/* A name cut to `max` characters with "…" (op names can be long: "autograd::engine::…"). */
+static const char *cut(char *b, size_t n, const char *s, int max)
+{
+	if ((int)strlen(s) <= max)
+		snprintf(b, n, "%s", s);
+	else
+		snprintf(b, n, "%.*s…", max - 1, s);
+	return b;
+}
+
+static const char *module_path(const struct gd_fw_module *m)
+{
+	return m->none ? "(no module)" : m->path[0] ? m->path : "(root)";
+}
+
+const char *const gd_report_fw_op_head[GD_REPORT_FW_OP_COLS] = {"op",   "calls", "kernels", "per call",
+								  "self", "% kernel", "total", "direction"};
+
+void gd_report_fw_op_row(const struct gd_framework *fw, const struct gd_fw_op *o,
+			 char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL])
+{
+	const char *dir = gd_fw_dir_name(gd_fw_op_dir(o));
+	snprintf(cell[0], GD_REPORT_FW_CELL, "%s", o->name);
+	snprintf(cell[1], GD_REPORT_FW_CELL, "%ld", o->calls);
+	snprintf(cell[2], GD_REPORT_FW_CELL, "%ld", o->kernels);
+	if (o->calls)
+		snprintf(cell[3], GD_REPORT_FW_CELL, "%.2f", (double)o->kernels / (double)o->calls);
+	else
+		snprintf(cell[3], GD_REPORT_FW_CELL, "-");
+	gd_fmt_time(cell[4], GD_REPORT_FW_CELL, o->self_ns);
+	gd_fmt_pct(cell[5], GD_REPORT_FW_CELL, frac(o->self_ns, fw->kernel_ns));
+	gd_fmt_time(cell[6], GD_REPORT_FW_CELL, o->total_ns);
+	snprintf(cell[7], GD_REPORT_FW_CELL, "%s", dir ? dir : "-");
+}
+
+static void framework_ops(const struct gd_framework *fw, int top, FILE *out)
+{
+	struct gd_table tb;
+	char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL], nm[96];
+	fprintf(out, "\n  %sTop ops%s (by self time; self: the kernels the op launched itself, total: with the ops it "
+		     "called; %% of summed kernel time)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, GD_REPORT_FW_OP_COLS);
+	for (int c = 1; c <= 6; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_row(&tb, gd_report_fw_op_head);
+	for (long i = 0; i < fw->nops && i < top; i++) {
+		const char *row[GD_REPORT_FW_OP_COLS];
+		gd_report_fw_op_row(fw, &fw->ops[i], cell);
+		for (int c = 0; c < GD_REPORT_FW_OP_COLS; c++)
+			row[c] = cell[c];
+		row[0] = cut(nm, sizeof(nm), gd_tty(cell[0]), 64);
+		gd_table_row(&tb, row);
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(fw->nops, top, "ops", out);
+}
+
+static void framework_modules(const struct gd_framework *fw, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[7][48], nm[96], cl[64];
+	fprintf(out, "\n  %sTop modules%s (by self time; self: kernels launched in the module outside its submodules, "
+		     "backward kernels by the seq of their forward op; total: with its submodules)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, 9);
+	for (int c = 2; c <= 8; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "module", "class", "calls", "kernels", "self", "% kernel", "total", "forward", "backward");
+	for (long i = 0; i < fw->nmodules && i < top; i++) {
+		const struct gd_fw_module *m = &fw->modules[i];
+		snprintf(b[0], 48, "%ld", m->calls);
+		snprintf(b[1], 48, "%ld", m->kernels);
+		gd_table_rowv(&tb, cut(nm, sizeof(nm), gd_tty(module_path(m)), 64),
+			      m->cls ? cut(cl, sizeof(cl), gd_tty(m->cls), 40) : "", b[0], b[1],
+			      gd_fmt_time(b[2], 48, m->self_ns), gd_fmt_pct(b[3], 48, frac(m->self_ns, fw->kernel_ns)),
+			      gd_fmt_time(b[4], 48, m->total_ns), gd_fmt_time(b[5], 48, m->fwd_ns),
+			      gd_fmt_time(b[6], 48, m->bwd_ns));
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(fw->nmodules, top, "modules", out);
+}
+
+static void framework_fused(const struct gd_framework *fw, int top, FILE *out)
+{
+	struct gd_table tb;
+	char b[3][48], nm[96], ops[96];
+	fprintf(out, "\n  %sInductor kernels%s (torch.compile's Triton kernels; the ops each fused, read from its "
+		     "name)\n",
+		gd_bold(), gd_reset());
+	gd_table_init(&tb, 5);
+	for (int c = 3; c <= 4; c++)
+		gd_table_align_right(&tb, c);
+	gd_table_rowv(&tb, "kernel", "kind", "fused ops", "count", "time");
+	for (long i = 0; i < fw->nfused && i < top; i++) {
+		const struct gd_fw_fused *f = &fw->fused[i];
+		snprintf(b[0], 48, "%ld", f->kernels);
+		gd_table_rowv(&tb, cut(nm, sizeof(nm), gd_tty(f->kernel), 60), f->kind,
+			      f->ops[0] ? cut(ops, sizeof(ops), gd_tty(f->ops), 60) : "(none named)", b[0],
+			      gd_fmt_time(b[1], 48, f->ns));
+	}
+	gd_table_print(&tb, out, 4);
+	gd_table_free(&tb);
+	more_rows(fw->nfused, top, "kernels", out);
+}
+
+static void print_framework(const struct gd_analysis *a, int top, FILE *out)
+{
+	const struct gd_framework *fw = &a->fw;
+	char b[48];
+	if (!fw->present)
+		return;
+	fprintf(out, "\n%sFRAMEWORK%s  ", gd_bold(), gd_reset());
+	if (fw->mode[0])
+		fprintf(out, "PyTorch %s, instrumented by gpudiag run --torch %s%s\n", gd_tty(fw->torch), gd_tty(fw->mode),
+			fw->modes_differ ? " (processes differ; the first one's)" : "");
+	else if (fw->op_ranges || fw->module_ranges)
+		fprintf(out, "op and module ranges in the profile (no gpudiag torch mark: recorded without its "
+			     "instrumentation)\n");
+	else
+		fprintf(out, "torch.compile's kernels (no op or module ranges in the profile)\n");
+	fprintf(out, "  GPU time = the durations of the kernels each op or module launched (copies and memsets not "
+		     "counted); a kernel belongs to the ranges around its launch call on the launching thread\n");
+	if (fw->op_ranges || fw->module_ranges)
+		fprintf(out, "  %ld op ranges (%ld in backward), %ld module ranges; %s of kernel time in all\n",
+			fw->op_ranges, fw->bwd_ranges, fw->module_ranges, gd_fmt_time(b, 48, fw->kernel_ns));
+	if (fw->nops)
+		framework_ops(fw, top, out);
+	else if (fw->module_ranges)
+		fprintf(out, "\n  No op ranges: recorded with --torch modules (--torch ops adds the aten ops)\n");
+	if (fw->nmodules)
+		framework_modules(fw, top, out);
+	if (fw->nfused)
+		framework_fused(fw, top, out);
+	if (fw->no_launcher)
+		fprintf(out, "    %s%ld kernels' launch calls are not in the profile: no op, no module%s\n", gd_dim(),
+			fw->no_launcher, gd_reset());
+}
+
 /* ---- JSON (docs/json.md, "report") ---- */
 static void json_range(struct gd_json *j, const char *key, const struct gd_range *r)
 {
@@ -1039,7 +1191,7 @@ static void tw_nvtx(struct gd_tw *w, const struct gd_profile *p, const struct gd
 	for (long i = 0; i < t->nnvtx && i < top; i++) {
 		const struct gd_nvtx_row *r = &t->nvtx[i];
 		gd_tw_row(w);
-		gd_tw_str(w, pname(p, r->name, NULL));
+		gd_tw_str(w, r->label ? r->label : pname(p, r->name, NULL));
 		gd_tw_str(w, pname(p, r->domain, NULL));
 		gd_tw_int(w, r->count);
 		gd_tw_num(w, r->total_ns);
@@ -1363,6 +1515,96 @@ static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 	gd_json_obj_end(j);
 }
 
+/* The framework view's tables (docs/json.md "framework", docs/framework-view.md). In CSV/TSV of
+ * every table they are written only for a profile that has the view, so that other profiles'
+ * output stays what it was; --table ops|modules|fused always writes its header. */
+static const char *const fw_ops_cols[] = {"name", "calls", "kernels", "kernels_per_call", "self_gpu_ns",
+					  "total_gpu_ns", "direction"};
+static const char *const fw_modules_cols[] = {"path", "class", "calls", "kernels", "self_gpu_ns",
+					      "total_gpu_ns", "forward_gpu_ns", "backward_gpu_ns"};
+static const char *const fw_fused_cols[] = {"kernel", "kind", "ops", "kernels", "gpu_ns"};
+
+static void tw_fw_ops(struct gd_tw *w, const struct gd_framework *fw, int top)
+{
+	if (!gd_tw_begin(w, "ops", NULL, fw_ops_cols, NCOLS(fw_ops_cols)))
+		return;
+	for (long i = 0; i < fw->nops && i < top; i++) {
+		const struct gd_fw_op *o = &fw->ops[i];
+		gd_tw_row(w);
+		gd_tw_str(w, o->name);
+		gd_tw_int(w, o->calls);
+		gd_tw_int(w, o->kernels);
+		gd_tw_num(w, o->calls ? (double)o->kernels / (double)o->calls : NAN);
+		gd_tw_num(w, o->self_ns);
+		gd_tw_num(w, o->total_ns);
+		gd_tw_str(w, gd_fw_dir_name(gd_fw_op_dir(o)));
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+static void tw_fw_modules(struct gd_tw *w, const struct gd_framework *fw, int top)
+{
+	if (!gd_tw_begin(w, "modules", NULL, fw_modules_cols, NCOLS(fw_modules_cols)))
+		return;
+	for (long i = 0; i < fw->nmodules && i < top; i++) {
+		const struct gd_fw_module *m = &fw->modules[i];
+		gd_tw_row(w);
+		gd_tw_str(w, m->path);
+		gd_tw_str(w, m->cls);
+		gd_tw_int(w, m->calls);
+		gd_tw_int(w, m->kernels);
+		gd_tw_num(w, m->self_ns);
+		gd_tw_num(w, m->total_ns);
+		gd_tw_num(w, m->fwd_ns);
+		gd_tw_num(w, m->bwd_ns);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+static void tw_fw_fused(struct gd_tw *w, const struct gd_framework *fw, int top)
+{
+	if (!gd_tw_begin(w, "fused", NULL, fw_fused_cols, NCOLS(fw_fused_cols)))
+		return;
+	for (long i = 0; i < fw->nfused && i < top; i++) {
+		const struct gd_fw_fused *f = &fw->fused[i];
+		gd_tw_row(w);
+		gd_tw_str(w, f->kernel);
+		gd_tw_str(w, f->kind);
+		gd_tw_str(w, f->ops);
+		gd_tw_int(w, f->kernels);
+		gd_tw_num(w, f->ns);
+		gd_tw_row_end(w);
+	}
+	gd_tw_end(w);
+}
+
+/* CSV/TSV: the three tables (see above). */
+static void tw_framework(struct gd_tw *w, const struct gd_framework *fw, int top)
+{
+	if (!fw->present && !w->want)
+		return;
+	tw_fw_ops(w, fw, top);
+	tw_fw_modules(w, fw, top);
+	tw_fw_fused(w, fw, top);
+}
+
+/* JSON: "framework", absent when the profile has no framework view. */
+static void json_framework(struct gd_tw *w, const struct gd_framework *fw, int top)
+{
+	struct gd_json *j = w->j;
+	if (!fw->present)
+		return;
+	gd_json_obj(j, "framework");
+	gd_json_str(j, "mode", fw->mode[0] ? fw->mode : NULL);
+	gd_json_str(j, "torch", fw->torch[0] ? fw->torch : NULL);
+	tw_fw_ops(w, fw, top);
+	tw_fw_modules(w, fw, top);
+	tw_fw_fused(w, fw, top);
+	gd_json_obj_end(j);
+}
+
 static void json_run(struct gd_json *j, const struct gd_run_exit *r)
 {
 	char text[400];
@@ -1387,7 +1629,9 @@ static void json_run(struct gd_json *j, const struct gd_run_exit *r)
 	gd_json_obj_end(j);
 }
 
-static void print_json(const struct gd_analysis *a, int top, FILE *out)
+/* fw_top: the framework's rows (every one unless --top was given: the contract with the GPU
+ * tier's comparison, which reads every op) */
+static void print_json(const struct gd_analysis *a, int top, int fw_top, FILE *out)
 {
 	struct gd_json j;
 	struct gd_tw w;
@@ -1398,14 +1642,16 @@ static void print_json(const struct gd_analysis *a, int top, FILE *out)
 	json_run(&j, &a->run);
 	json_verdicts(&w, &a->v);
 	json_summary(&w, a, top);
+	json_framework(&w, &a->fw, fw_top);
 	gd_report_ranks_tw(&w, a, top);
 	gd_json_obj_end(&j);
 	gd_json_end(&j);
 }
 
 /* ---- CSV / TSV (docs/scripting.md) ---- */
-const char *const gd_report_tables[] = {"summary", "findings", "kernels", "kinds", "libraries", "copies",
-					"api", "nvtx", "streams", "threads", "nodes", "ranks", "collectives", NULL};
+const char *const gd_report_tables[] = {"summary", "findings", "kernels", "kinds",   "libraries", "copies",
+					"api",     "nvtx",     "streams", "threads", "ops",       "modules",
+					"fused",   "nodes",    "ranks",   "collectives", NULL};
 
 static const char *const summary_cols[] = {
 	"profile", "wall_ns", "gpu_span_ns", "gpu_busy_ns", "gpu_busy_fraction", "kernel_ns", "copy_ns", "kernels",
@@ -1461,6 +1707,7 @@ static void print_tables(const struct gd_analysis *a, int format, const char *ta
 	tw_nvtx(&w, &a->p, &a->t, top);
 	tw_streams(&w, s, &a->t, top);
 	tw_threads(&w, &a->t, top);
+	tw_framework(&w, &a->fw, top);
 	gd_report_ranks_tw(&w, a, top);
 }
 
@@ -1494,11 +1741,12 @@ static void report_text(const struct gd_analysis *a, int top, FILE *out)
 	print_header(a, out);
 	print_verdict(&a->v, out);
 	print_summary(a, top, out);
+	print_framework(a, top, out);
 }
 
 void gd_report_text(const struct gd_analysis *a, FILE *out) { report_text(a, GD_REPORT_TOP, out); }
 
-void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, GD_REPORT_TOP, out); }
+void gd_report_json(const struct gd_analysis *a, FILE *out) { print_json(a, GD_REPORT_TOP, INT_MAX, out); }
 
 void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *o, FILE *out)
 {
@@ -1506,7 +1754,7 @@ void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *
 	if (o && (o->format == GD_FMT_CSV || o->format == GD_FMT_TSV))
 		print_tables(a, o->format, o->table, o->top > 0 ? o->top : INT_MAX, out);
 	else if (o && (o->json || o->format == GD_FMT_JSON))
-		print_json(a, top, out);
+		print_json(a, top, o->top > 0 ? o->top : INT_MAX, out);
 	else
 		report_text(a, top, out);
 }

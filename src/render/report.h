@@ -19,7 +19,8 @@ struct gd_render_opts {
 			      tables (docs/scripting.md); 0 (terminal) follows `json` */
 	const char *table; /* --table: the one CSV/TSV table to write; NULL every table */
 	int top;           /* --top: rows of the ranked tables; 0 = the default (GD_REPORT_TOP in
-			      the terminal and JSON, every row in CSV/TSV) */
+			      the terminal and JSON, every row in CSV/TSV and in JSON's framework
+			      ops, modules and fused kernels) */
 };
 
 /* The rows the ranked tables (kernels, API calls, NVTX ranges, streams, threads) show in the
@@ -46,6 +47,19 @@ void gd_report_ranks_tw(struct gd_tw *w, const struct gd_analysis *a, int top);
 int gd_report_html(const struct gd_analysis *a, const char *path);
 /* Writes the page to a stream (tests). */
 void gd_report_html_write(const struct gd_analysis *a, FILE *f);
+/* The page's framework section (render/html_framework.c): top ops, the module tree, the fused
+ * kernels; nothing for a profile without the framework view. */
+void gd_html_framework(FILE *f, const struct gd_analysis *a);
+/* The top ops table's columns and one op's cells (analysis/framework.h), one definition for the
+ * terminal (report.c) and the page (html_framework.c). The name cell is the op's name as
+ * recorded: the caller escapes it for its medium. */
+#define GD_REPORT_FW_OP_COLS 8
+#define GD_REPORT_FW_CELL 256
+struct gd_framework;
+struct gd_fw_op;
+extern const char *const gd_report_fw_op_head[GD_REPORT_FW_OP_COLS];
+void gd_report_fw_op_row(const struct gd_framework *fw, const struct gd_fw_op *o,
+			 char cell[GD_REPORT_FW_OP_COLS][GD_REPORT_FW_CELL]);
 
 /* The convenience `gpudiag run` (after writing its profile), `gpudiag report FILE` and the
  * demo's no-GPU sample use: analyse the file, render it as ctx asks (ctx->json). Returns GD_OK,

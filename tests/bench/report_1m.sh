@@ -2,15 +2,20 @@
 # CPU-tier benchmark (not a timed test): `gpudiag report` on a synthetic profile of 1 million
 # kernels (plus 1 million launch API calls, 100 syncs, NVML samples), target ≤ 3 s and
 # ≤ 500 MB peak RSS on the 2-core CI machine (issue 8). Prints wall time and peak RSS as
-# measured by /usr/bin/time -v, for the terminal report, --json and --html.
-# usage: tests/bench/report_1m.sh [gpudiag binary] [kernels]
+# measured by /usr/bin/time -v, for the terminal report, --json and --html. The scenario
+# big_torch adds the framework view's ranges (issue 21: an op range per launch, half of them
+# autograd's backward on a second thread, a module range per 4 launches; docs/framework-view.md).
+# usage: tests/bench/report_1m.sh [gpudiag binary] [kernels] [big|big_torch]
 set -eu
 G=${1:-./build/gpudiag}
 N=${2:-1000000}
-P=${TMPDIR:-/tmp}/gpudiag-bench-$N.sqlite
+S=${3:-big}
+case $S in big | big_torch) ;; *) echo "unknown scenario '$S' (big or big_torch)" >&2; exit 2 ;; esac
+P=${TMPDIR:-/tmp}/gpudiag-bench-$S-$N.sqlite
+[ "$S" = big ] && P=${TMPDIR:-/tmp}/gpudiag-bench-$N.sqlite # the name it always had
 if [ ! -s "$P" ]; then
 	echo "generating $P ($N kernels; takes a while, kept for the next run)"
-	python3 tests/fixtures/gen_profile.py big "$P" --kernels "$N"
+	python3 tests/fixtures/gen_profile.py "$S" "$P" --kernels "$N"
 fi
 echo "profile: $P ($(du -h "$P" | cut -f1))"
 cat "$P" >/dev/null # warm the page cache: the benchmark measures gpudiag, not the disk

@@ -23,7 +23,8 @@
 #            unchanged, no mark; the NVTX ranges JAX emits, listed
 #  cost      ROUNDS (>= 5) interleaved rounds of tests/gpu/progs/train_step.py (the overhead
 #            benchmark's transformer step): alone, gpudiag run --torch off|modules|ops,
-#            torch.profiler; median step times and ratios
+#            torch.profiler (COST_CONFIGS picks among "plain off modules ops torch.profiler");
+#            median step times and ratios
 # Output: $OUT/framework/ framework.log (everything, the summary table last), at most three
 # small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB) and
 # h200_torch_gpt2.torch_profiler.json (torch.profiler's per-op figures of the same steps);
@@ -217,7 +218,7 @@ sys.exit(5)'
 		fits cost 60 || continue
 		P="tests/gpu/progs/train_step.py --steps ${STEPS:-30}"
 		PIN=${PIN:-taskset -c 2-5}
-		CONFIGS="plain off modules ops torch.profiler"
+		CONFIGS=${COST_CONFIGS:-"plain off modules ops torch.profiler"}
 		declare -A T
 		say "== cost: up to $ROUNDS interleaved rounds of train_step.py (median step time of each process, ms)"
 		done_rounds=0
