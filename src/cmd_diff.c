@@ -9,6 +9,7 @@
 #include "core/table.h"
 #include "analysis/analysis.h"
 #include "analysis/compare.h"
+#include "render/report.h"
 
 #include <limits.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 
 const char cmd_diff_usage[] =
 	"usage: gpudiag diff A B [--top N] [--format terminal|json|csv|tsv [--table NAME]]\n"
+	"       gpudiag diff A1 A2 ... B1 B2 ... [--split K]\n"
 	"\n"
 	"Compares two profiles written by 'gpudiag run': wall time, GPU busy time, kernel time by kind,\n"
 	"and each kernel's total time (matched by short name), sorted by the size of the change. When\n"
@@ -24,8 +26,14 @@ const char cmd_diff_usage[] =
 	"Ratios are B / A: below 1 means B is faster; below 0.1 they are written as a division\n"
 	"(÷222: B is 222 times smaller).\n"
 	"\n"
+	"A job over several nodes writes one profile per node: give each side's profiles in turn, the\n"
+	"first half A and the second half B (or the first K A with --split K). Each side is judged as\n"
+	"one job, as 'gpudiag report A1 A2 ...' does: its clocks put on its first profile's by the\n"
+	"collectives they share (the offsets applied are printed), its profiles merged.\n"
+	"\n"
 	"options:\n"
 	"  --top N       kernels, ops and modules to list (default 15)\n"
+	"  --split K     with more than two profiles: the first K are A, the rest B (default: half)\n"
 	"  --format F    terminal (default), json, csv or tsv; csv and tsv write the tables\n"
 	"                totals, kinds and kernels, and ops and modules with the framework view\n"
 	"                (docs/scripting.md)\n"
@@ -170,33 +178,53 @@ static void print_text(const char *pa, const char *pb, const struct gd_summary *
 	}
 }
 
+/* Each side's profiles and the clock offsets applied, when a side is a job of several nodes. */
+static void print_jobs(const struct gd_analysis *aa, const struct gd_analysis *ab)
+{
+	const struct gd_analysis *side[2] = {aa, ab};
+	for (int i = 0; i < 2; i++)
+		if (side[i]->r.nnodes > 1) {
+			printf("\n%s: ", i ? "B" : "A");
+			gd_report_nodes_text(side[i], stdout);
+		}
+}
+
 int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 {
-	int top = 15, npos = 0, rc, fmt;
+	int top = 15, npos = 0, rc, fmt, split = GD_UNSET_INT;
 	const char *format = NULL, *table = NULL;
-	char *pos[3], why[1200];
+	char *pos[2 * GD_MAX_NODES + 1], why[1200];
 	struct gd_analysis aa, ab;
 	struct gd_compare c;
 	const struct gd_opt opts[] = {
 		{"top", GD_OPT_INT, &top, "N", "kernels to list (default 15)"},
 		{"format", GD_OPT_STR, &format, "F", "terminal, json, csv or tsv"},
 		{"table", GD_OPT_STR, &table, "NAME", "with csv/tsv: only this table"},
+		{"split", GD_OPT_INT, &split, "K", "the first K profiles are A, the rest B"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
-	rc = gd_parse_opts("diff", argc, argv, opts, pos, 3, &npos, 0);
+	rc = gd_parse_opts("diff", argc, argv, opts, pos, 2 * GD_MAX_NODES + 1, &npos, 0);
 	if (rc == GD_OK)
 		rc = gd_no_device(ctx, "diff");
 	if (rc == GD_OK)
 		rc = gd_format_pick("diff", format, ctx->json, diff_tables, table, &fmt);
 	if (rc != GD_OK)
 		return rc;
-	if (npos != 2)
-		return gd_error(GD_EUSAGE, "diff: expected two profile files (see 'gpudiag help diff')");
+	if (npos < 2 || npos > 2 * GD_MAX_NODES)
+		return gd_error(GD_EUSAGE, "diff: expected two profile files, or two jobs' profiles (see 'gpudiag help diff')");
 	if ((rc = gd_opt_check_int("diff", "top", top, 1, INT_MAX, NULL)) != GD_OK)
 		return rc;
-	if ((rc = gd_analysis_load(pos[0], &aa, why, sizeof(why))) != GD_OK)
+	if (split == GD_UNSET_INT) {
+		if (npos % 2)
+			return gd_error(GD_EUSAGE,
+					"diff: %d profiles cannot be split in half; say how many are A with --split K", npos);
+		split = npos / 2;
+	} else if ((rc = gd_opt_check_int("diff", "split", split, 1, npos - 1, " (profiles of A; the rest are B)")) != GD_OK) {
+		return rc;
+	}
+	if ((rc = gd_analysis_load_many((const char *const *)pos, split, &aa, why, sizeof(why))) != GD_OK)
 		return gd_error(rc, "diff: %s", why);
-	if ((rc = gd_analysis_load(pos[1], &ab, why, sizeof(why))) != GD_OK) {
+	if ((rc = gd_analysis_load_many((const char *const *)pos + split, npos - split, &ab, why, sizeof(why))) != GD_OK) {
 		gd_analysis_free(&aa);
 		return gd_error(rc, "diff: %s", why);
 	}
@@ -206,10 +234,12 @@ int cmd_diff(struct gd_ctx *ctx, int argc, char **argv)
 			gd_compare_free(&c);
 		rc = gd_error(rc, "diff: out of memory");
 	} else {
-		if (fmt != GD_FMT_TERMINAL)
-			print_tables(fmt, table, pos[0], pos[1], &aa.s, &ab.s, &c, top);
-		else
-			print_text(pos[0], pos[1], &aa.s, &ab.s, &c, top);
+		if (fmt != GD_FMT_TERMINAL) {
+			print_tables(fmt, table, pos[0], pos[split], &aa.s, &ab.s, &c, top);
+		} else {
+			print_text(pos[0], pos[split], &aa.s, &ab.s, &c, top);
+			print_jobs(&aa, &ab);
+		}
 		gd_compare_free(&c);
 	}
 	gd_analysis_free(&aa);

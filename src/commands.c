@@ -27,6 +27,8 @@ const struct gd_cmd gd_commands[] = {
 	{"monitor", cmd_monitor, 0, "§14",
 	 "live utilisation, memory, power, clocks and decoded throttle reasons (JSON Lines with --json)",
 	 cmd_monitor_usage},
+	{"nccl", cmd_nccl, 0, "§12",
+	 "collective bandwidth (algbw/busbw) over this machine's GPUs through NCCL, checked", cmd_nccl_usage},
 	/* hidden: the embedded demo workload that `gpudiag run` with no command profiles */
 	{"__demo", cmd___demo, 0, NULL, NULL, cmd___demo_usage},
 	{NULL, NULL, 0, NULL, NULL, NULL},

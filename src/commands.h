@@ -60,6 +60,7 @@ int cmd_report(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_export(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_diff(struct gd_ctx *ctx, int argc, char **argv);
 int cmd_monitor(struct gd_ctx *ctx, int argc, char **argv);
+int cmd_nccl(struct gd_ctx *ctx, int argc, char **argv);
 int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
 /* The no-GPU fallback of `gpudiag run` with no command (src/cmd_demo.c): says there is no GPU
  * and reports the sample profile shipped with gpudiag (found by gd_find_sample,
@@ -68,6 +69,6 @@ int cmd___demo(struct gd_ctx *ctx, int argc, char **argv);
 int gd_demo_sample(const struct gd_ctx *ctx, const char *argv0, FILE *out);
 extern const char cmd_info_usage[], cmd_occupancy_usage[], cmd_roofline_usage[], cmd_lab_usage[],
 	cmd_run_usage[], cmd_report_usage[], cmd_export_usage[], cmd_diff_usage[], cmd_monitor_usage[],
-	cmd___demo_usage[];
+	cmd_nccl_usage[], cmd___demo_usage[];
 
 #endif

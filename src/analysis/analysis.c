@@ -1,4 +1,4 @@
-/* One profile's analysis: load → summary → verdicts → tables → framework view (analysis.h). */
+/* One profile's analysis: load → summary → ranks → verdicts → tables → framework view (analysis.h). */
 #include "analysis/analysis.h"
 
 #include "core/status.h"
@@ -53,16 +53,21 @@ int gd_run_exit_text(const struct gd_run_exit *r, char *buf, size_t n)
 	return failed;
 }
 
-int gd_analysis_of(struct gd_analysis *a)
+int gd_analysis_of(struct gd_analysis *a) { return gd_analysis_of_nodes(a, NULL, 1); }
+
+int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int nnodes)
 {
 	int rc;
 	memset(&a->t, 0, sizeof(a->t)); /* freed by gd_analysis_free whatever fails below */
+	memset(&a->r, 0, sizeof(a->r));
 	memset(&a->fw, 0, sizeof(a->fw));
 	memset(&a->loop, 0, sizeof(a->loop));
 	run_exit(&a->p, &a->run);
 	rc = gd_summary_compute(&a->p, &a->s);
 	if (rc == GD_OK)
-		rc = gd_verdicts_compute(&a->p, &a->s, &a->v);
+		rc = gd_ranks_compute(&a->p, nodes, nnodes, &a->r);
+	if (rc == GD_OK)
+		rc = gd_verdicts_compute_ranks(&a->p, &a->s, &a->r, &a->v);
 	if (rc == GD_OK)
 		rc = gd_stat_tables_compute(&a->p, &a->t);
 	if (rc == GD_OK)
@@ -79,6 +84,7 @@ int gd_analysis_of(struct gd_analysis *a)
 		gd_framework_free(&a->fw);
 		gd_stat_tables_free(&a->t);
 		gd_summary_free(&a->s);
+		gd_ranks_free(&a->r);
 		return rc;
 	}
 	return GD_OK;
@@ -104,6 +110,7 @@ void gd_analysis_free(struct gd_analysis *a)
 	gd_framework_free(&a->fw);
 	gd_loop_view_free(&a->loop);
 	gd_stat_tables_free(&a->t);
+	gd_ranks_free(&a->r);
 	gd_summary_free(&a->s);
 	gd_profile_free(&a->p);
 }

@@ -1,4 +1,4 @@
-/* The sixteen rules of the guide's checklist; see verdict.h and docs/verdicts.md.
+/* The seventeen rules of the guide's checklist; see verdict.h and docs/verdicts.md.
  *
  * Every share is a fraction of the active GPU span (first GPU work → last GPU work), so a
  * 10 ms step and a 10 minute job are judged alike: µs bubbles matter exactly as much as
@@ -111,6 +111,17 @@
 #define COMM_INFO 0.02             /* NCCL time not overlapped by compute: a note from 2 % */
 #define COMM_WARN 0.10             /* a tenth of the loop waiting on communication is the §12 case */
 #define COMM_HIGH 0.30
+/* Stragglers (issue 22; the matching in ranks.c). The stake is the time the other ranks' NCCL
+ * kernels spent waiting for the straggler to start its own, of their GPU span: the same
+ * lines as communication, since it is the same time seen from its cause. */
+#define STRAG_MIN_COLL 10          /* collectives judged (compute before them on every rank): fewer
+				      are start-up (an initial broadcast, a barrier), not a loop */
+#define STRAG_CONSISTENT 0.50      /* the straggler was last in at least half of the judged
+				      collectives it took part in: below, the last rank changes from
+				      one collective to the next (jitter), and no one rank is to fix */
+#define STRAG_INFO 0.02
+#define STRAG_WARN 0.10
+#define STRAG_HIGH 0.30
 /* Per-kernel counters (issue 19, `gpudiag run --metrics`; the view s->kc of kcounters.h): the
  * medians over each kernel's profiled launches. The lines follow Nsight Compute's rules where
  * it has one (its section rules "UncoalescedGlobalAccess", "ThreadDivergence", "Occupancy"
@@ -170,6 +181,7 @@ static const struct {
 	{"uncoalesced", "Uncoalesced global memory access", "§7"},
 	{"divergence", "Warp divergence", "§8"},
 	{"roofline", "Roofline position of the profiled kernels", "§10"},
+	{"straggler", "Straggler rank: the others wait for it", "§12"},
 };
 
 const char *gd_sev_name(int s)
@@ -320,26 +332,6 @@ static double select_kth(double *v, long n, long k)
 	return v[k];
 }
 
-static int cmp_iv(const void *x, const void *y)
-{
-	const struct gd_interval *a = x, *b = y;
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static long merge(struct gd_interval *v, long n)
-{
-	long m = 0;
-	for (long i = 0; i < n; i++) {
-		if (m && v[i].start <= v[m - 1].end) {
-			if (v[i].end > v[m - 1].end)
-				v[m - 1].end = v[i].end;
-		} else {
-			v[m++] = v[i];
-		}
-	}
-	return m;
-}
-
 static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 /* ---- the rules ------------------------------------------------------------------------- */
@@ -377,6 +369,7 @@ struct ctx {
 	double kc_kern;
 	long nkc;
 	int *kc_of;   /* summary slot (s->ks) → index into s->kc.k, -1 none */
+	const struct gd_ranks *rk; /* ranks, collectives and stragglers (ranks.h) */
 };
 
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
@@ -1312,8 +1305,7 @@ static void rule_default_stream(struct ctx *c, struct gd_finding *f)
 			break;
 		}
 	}
-	qsort(dl, (size_t)ndl, sizeof(*dl), cmp_iv);
-	ndl = merge(dl, ndl);
+	ndl = gd_interval_merge(dl, ndl); /* sorts, then merges */
 	/* the streams were held back side by side: the run would shorten by about the most any
 	 * one stream waited, not by the union of their waits (two blocking streams alternating
 	 * through the default stream are each held back while the other runs) */
@@ -3008,54 +3000,145 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	clear(f, "Peak device memory %s of capacity; %ld allocation calls in the main loop.", pc(b1, ratio), nalloc);
 }
 
+/* Exposed communication, per rank (ranks.c): NCCL time not overlapped by compute kernels on
+ * the same GPU, less the part spent waiting for a rank that joined the collective late (that time
+ * is the straggler finding's: one cause per microsecond). Summed over the ranks that ran NCCL, of
+ * their GPU spans summed; with one rank, exposed NCCL time of the span. */
 static void rule_comm(struct ctx *c, struct gd_finding *f)
 {
-	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
-	char b1[32], b2[32], b3[32];
-	long nn = 0, nc = 0;
-	struct gd_interval *a, *b;
+	const struct gd_ranks *R = c->rk;
+	char b1[32], b2[32], b3[32], b4[32], who[96];
+	double comm = 0, ov = 0, exposed = 0, wait = 0, span = 0, worst = -1;
+	int n = 0, wr = -1;
 	if (s->kind_n[GD_KIND_NCCL] == 0) {
 		clear(f, "No NCCL kernels.");
 		return;
 	}
-	a = malloc((size_t)p->nk * sizeof(*a));
-	b = malloc((size_t)p->nk * sizeof(*b));
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return;
+	for (int i = 0; i < R->nr; i++) {
+		const struct gd_rank *x = &R->r[i];
+		double net = x->comm_exposed_ns - x->comm_wait_ns;
+		if (!x->nccl_kernels)
+			continue;
+		n++;
+		comm += x->comm_ns;
+		ov += x->comm_overlap_ns;
+		exposed += net;
+		wait += x->comm_wait_ns;
+		span += x->span_ns;
+		if (x->span_ns > 0 && net / x->span_ns > worst) {
+			worst = net / x->span_ns;
+			wr = i;
+		}
 	}
-	for (long i = 0; i < p->nk; i++) {
-		int sl = c->slot[p->k[i].name];
-		struct gd_interval iv = {p->k[i].start, p->k[i].end};
-		if (sl >= 0 && s->ks[sl].kind == GD_KIND_NCCL)
-			a[nn++] = iv;
-		else
-			b[nc++] = iv;
+	double share = clamp01(span > 0 ? exposed / span : 0);
+	if (n <= 1) {
+		/* one rank: the figures and words of a one-GPU report */
+		ev(f, "nccl_ns", comm, "ns", "NCCL kernels busy %s (%ld kernels)", t(b1, comm), s->kind_n[GD_KIND_NCCL]);
+		ev(f, "overlap_fraction", comm > 0 ? ov / comm : NAN, "fraction", "%s of it overlapped compute kernels",
+		   pc(b1, comm > 0 ? ov / comm : NAN));
+		ev(f, "exposed_ns", exposed, "ns", "%s exposed (%s of the span)", t(b1, exposed), pc(b2, share));
+	} else {
+		ev(f, "ranks", n, "count", "%d ranks ran NCCL kernels (%ld kernels)", n, s->kind_n[GD_KIND_NCCL]);
+		ev(f, "nccl_ns", comm, "ns", "NCCL kernels busy %s, summed over the ranks", t(b1, comm));
+		ev(f, "overlap_fraction", comm > 0 ? ov / comm : NAN, "fraction",
+		   "%s of it overlapped compute kernels on the same GPU", pc(b1, comm > 0 ? ov / comm : NAN));
+		ev(f, "exposed_ns", exposed, "ns", "%s exposed (%s of the ranks' GPU time), not counting waiting",
+		   t(b1, exposed), pc(b2, share));
+		ev(f, "wait_ns", wait, "ns",
+		   "%s more was spent waiting for a rank that joined its collective late (see the straggler finding)",
+		   t(b1, wait));
+		if (wr >= 0)
+			ev(f, "worst_rank_exposed_fraction", worst, "fraction", "most exposed: %s, %s of its GPU time",
+			   gd_rank_label(R, wr, who, sizeof(who)), pc(b1, worst));
 	}
-	qsort(a, (size_t)nn, sizeof(*a), cmp_iv);
-	nn = merge(a, nn);
-	nc = merge(b, nc); /* already start-sorted */
-	double comm = 0;
-	for (long i = 0; i < nn; i++)
-		comm += gd_dur_ns(a[i].start, a[i].end);
-	double ov = gd_overlap(a, nn, b, nc), exposed = comm - ov, share = clamp01(exposed / c->span);
-	free(a);
-	free(b);
-	ev(f, "nccl_ns", comm, "ns", "NCCL kernels busy %s (%ld kernels)", t(b1, comm), s->kind_n[GD_KIND_NCCL]);
-	ev(f, "overlap_fraction", comm > 0 ? ov / comm : NAN, "fraction", "%s of it overlapped compute kernels",
-	   pc(b1, comm > 0 ? ov / comm : NAN));
-	ev(f, "exposed_ns", exposed, "ns", "%s exposed (%s of the span)", t(b1, exposed), pc(b2, share));
 	if (share < COMM_INFO) {
 		clear(f, "Communication is hidden behind compute (%s exposed).", t(b1, exposed));
 		return;
 	}
 	fire(f, share >= COMM_HIGH ? GD_SEV_HIGH : share >= COMM_WARN ? GD_SEV_WARN : GD_SEV_INFO, share,
-	     "Overlap communication with compute: DDP gradient bucketing (bucket_cap_mb), FSDP prefetch, "
-	     "communication on its own stream; check the link with gpudiag info (PCIe link, NVLink links active) (§12).",
-	     "Communication is exposed: NCCL ran %s, %s of it not overlapped with compute (%s of the span).",
-	     t(b1, comm), t(b2, exposed), pc(b3, share));
+	     "Overlap communication with compute: DDP gradient bucketing (bucket_cap_mb; the default 25 MB buckets "
+	     "start each all-reduce as soon as its gradients are ready), FSDP prefetch, communication on its own "
+	     "stream. Communicate less per step: a bigger batch per GPU or gradient accumulation (no_sync), "
+	     "compressed gradients (DDP's bf16/fp16 or PowerSGD communication hooks). Check the links with gpudiag "
+	     "info and gpudiag nccl (NVLink active, bus bandwidth) (§12).",
+	     n <= 1 ? "Communication is exposed: NCCL ran %s, %s of it not overlapped with compute (%s of the span)."
+		    : "Communication is exposed: NCCL ran %s over the ranks, %s of it not overlapped with compute on "
+		      "the same GPU (%s of their GPU time)%s%s.",
+	     t(b1, comm), t(b2, exposed), pc(b3, share), n <= 1 || wait <= 0 ? "" : "; waiting for late ranks: ",
+	     n <= 1 || wait <= 0 ? "" : t(b4, wait));
+}
+
+/* A straggler (issue 22): one rank whose compute ends last before the collectives, so that every
+ * other rank's NCCL kernels wait for it (ranks.c). The stake is that waiting, of the other
+ * ranks' GPU time. */
+static void rule_straggler(struct ctx *c, struct gd_finding *f)
+{
+	const struct gd_ranks *R = c->rk;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], who[96];
+	if (!R || R->nccl_ranks < 2) {
+		f->state = GD_NOT_APPLICABLE;
+		snprintf(f->headline, sizeof(f->headline), "Fewer than two ranks ran NCCL kernels: nobody waits.");
+		return;
+	}
+	if (R->judged < STRAG_MIN_COLL) {
+		ev(f, "collectives_matched", (double)R->matched, "count",
+		   "%ld collectives matched across %d ranks by order (%d communicator stream%s)", R->matched, R->nccl_ranks,
+		   R->groups, R->groups == 1 ? "" : "s");
+		ev(f, "collectives_judged", (double)R->judged, "count",
+		   "%ld of them had compute launched before them on every rank (%d needed)", R->judged, STRAG_MIN_COLL);
+		insufficient(f, R->matched < STRAG_MIN_COLL
+					? "Too few collectives could be matched across the ranks to judge stragglers."
+					: "Too few collectives had compute before them on every rank to judge stragglers.");
+		return;
+	}
+	if (R->straggler < 0) {
+		ev(f, "collectives_judged", (double)R->judged, "count",
+		   "%ld collectives judged (compute launched before each on every rank), of %ld matched across %d ranks",
+		   R->judged, R->matched, R->nccl_ranks);
+		clear(f, "No rank was late: before every judged collective the ranks finished their compute together.");
+		return;
+	}
+	const struct gd_rank *x = &R->r[R->straggler];
+	double last_frac = x->judged ? (double)x->last / (double)x->judged : 0;
+	double mean = x->last ? x->late_sum_ns / (double)x->last : NAN;
+	double wait_frac = R->others_comm_ns > 0 ? R->others_wait_ns / R->others_comm_ns : NAN;
+	double share = clamp01(R->others_span_ns > 0 ? R->others_wait_ns / R->others_span_ns : 0);
+	gd_rank_label(R, R->straggler, who, sizeof(who));
+	/* the terminal shows the first six: the straggler and the figures of its cost first */
+	ev(f, "straggler_rank", R->straggler, "count", "the latest: %s, last before %ld of the %ld judged collectives it took part in",
+	   who, x->last, x->judged);
+	ev(f, "lateness_mean_ns", mean, "ns", "its compute ended %s after the median of the other ranks' on average", t(b1, mean));
+	ev(f, "lateness_max_ns", x->late_max_ns, "ns", "%s at most", t(b1, x->late_max_ns));
+	ev(f, "others_wait_ns", R->others_wait_ns, "ns", "the other ranks' NCCL kernels waited %s for it to start its own",
+	   t(b1, R->others_wait_ns));
+	ev(f, "wait_fraction", wait_frac, "fraction", "%s of their collective time", pc(b1, wait_frac));
+	ev(f, "collectives_judged", (double)R->judged, "count",
+	   "%ld collectives judged (compute launched before each on every rank), of %ld matched across %d ranks by "
+	   "order (%d communicator stream%s)",
+	   R->judged, R->matched, R->nccl_ranks, R->groups, R->groups == 1 ? "" : "s");
+	ev(f, "last_fraction", last_frac, "fraction", "last before %s of its judged collectives", pc(b1, last_frac));
+	ev(f, "straggler_pid", x->pid, "", "its process id %d", x->pid);
+	ev(f, "straggler_device", x->device, "", "its GPU %d", x->device);
+	ev(f, "ranks", R->nccl_ranks, "count", "%d ranks ran NCCL kernels", R->nccl_ranks);
+	ev(f, "collectives_matched", (double)R->matched, "count", "%ld collectives matched%s", R->matched,
+	   R->mismatched ? "; positions where the ranks' collective names disagreed were left out" : "");
+	if (last_frac < STRAG_CONSISTENT || share < STRAG_INFO) {
+		clear(f, "No consistent straggler: the latest rank changes between collectives, or the others wait little "
+			 "(%s of their GPU time).",
+		      pc(b1, share));
+		return;
+	}
+	f->basis = GD_BASIS_TRACE;
+	fire(f, share >= STRAG_HIGH ? GD_SEV_HIGH : share >= STRAG_WARN ? GD_SEV_WARN : GD_SEV_INFO, share,
+	     "Make the ranks' work equal: the same batch and sequence lengths on every rank (pad or bucket by "
+	     "length), a data loader fast enough on every rank (num_workers, pin_memory, prefetching), no extra "
+	     "work on one rank inside the step (logging, evaluation, checkpointing on rank 0: move it out of the "
+	     "step or spread it), and the same clocks on every GPU (gpudiag info: throttling or a slower link on one "
+	     "GPU holds back all the others) (§12).",
+	     "R%s is the straggler: its compute ended last before %s of the collectives, %s late on average (at most "
+	     "%s); the other ranks' NCCL kernels spent %s of their time waiting for it (%s of their GPU time).",
+	     who + 1, pc(b1, last_frac), t(b2, mean), t(b3, x->late_max_ns), pc(b4, wait_frac), pc(b5, share));
 }
 
 /* ---- driver ---------------------------------------------------------------------------- */
@@ -3093,7 +3176,19 @@ static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v)
 {
-	struct ctx c = {.p = p, .s = s};
+	struct gd_ranks r;
+	int rc = gd_ranks_compute(p, NULL, 1, &r);
+	if (rc != GD_OK)
+		return rc;
+	rc = gd_verdicts_compute_ranks(p, s, &r, v);
+	gd_ranks_free(&r);
+	return rc;
+}
+
+int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summary *s, const struct gd_ranks *rk,
+			      struct gd_verdicts *v)
+{
+	struct ctx c = {.p = p, .s = s, .rk = rk};
 	memset(v, 0, sizeof(*v));
 	for (int r = 0; r < GD_R_COUNT; r++) {
 		v->f[r].rule = r;
@@ -3132,8 +3227,10 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 	rule_profiler(&c, &v->f[GD_R_PROFILER]);
 	if (!p->cupti_ok) {
 		for (int r = 0; r < GD_R_COUNT; r++)
-			if (r >= GD_R_UNCOALESCED && kc_not_applicable(&c))
+			if (r >= GD_R_UNCOALESCED && r <= GD_R_ROOFLINE && kc_not_applicable(&c))
 				kc_gate(&c, &v->f[r]);
+			else if (r == GD_R_STRAGGLER)
+				rule_straggler(&c, &v->f[r]);
 			else if (r != GD_R_PROFILER)
 				insufficient(&v->f[r], !strcmp(p->untraced_status, "light")
 							       ? "Needs a trace: light mode (--light) recorded none."
@@ -3156,6 +3253,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 		rule_uncoalesced(&c, &v->f[GD_R_UNCOALESCED]);
 		rule_divergence(&c, &v->f[GD_R_DIVERGENCE]);
 		rule_roofline(&c, &v->f[GD_R_ROOFLINE]);
+		rule_straggler(&c, &v->f[GD_R_STRAGGLER]);
 	}
 	for (int r = 0; r < GD_R_COUNT; r++)
 		v->f[r].rank_share = v->f[r].share;
@@ -3212,6 +3310,8 @@ const char *gd_stake_base(int rule)
 		return "the judged span";
 	if (rule == GD_R_UNCOALESCED || rule == GD_R_DIVERGENCE || rule == GD_R_ROOFLINE)
 		return "kernel time";
+	if (rule == GD_R_STRAGGLER)
+		return "the other ranks' GPU time";
 	return "the GPU span";
 }
 

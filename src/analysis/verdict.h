@@ -1,14 +1,16 @@
 /* The verdicts (issue 9): the guide's diagnosis checklist (§16) walked over one profile.
- * Sixteen rules, each ending in one of three states — clear, fired (with a severity, the
+ * Seventeen rules, each ending in one of three states — clear, fired (with a severity, the
  * evidence numbers, the share of time at stake, the guide section and advice) or
  * "insufficient signal" (with what was missing). The three rules of per-kernel counters
  * (issue 19: uncoalesced, divergence, roofline) are "not applicable" in a profile recorded
- * without `gpudiag run --metrics`, so that its report reads as before. Thresholds are the named
+ * without `gpudiag run --metrics`, so that its report reads as before; the straggler rule
+ * (issue 22) is not applicable to a profile of fewer than two ranks running NCCL. Thresholds are the named
  * constants in verdict.c and are listed in docs/verdicts.md. */
 #ifndef GPUDIAG_VERDICT_H
 #define GPUDIAG_VERDICT_H
 
 #include "profile/profile.h"
+#include "analysis/ranks.h"
 #include "analysis/summary.h"
 
 enum gd_rule {
@@ -16,6 +18,8 @@ enum gd_rule {
 	GD_R_MEMBOUND, GD_R_TENSOR, GD_R_LATENCY, GD_R_THROTTLE, GD_R_MEMORY, GD_R_COMM, GD_R_PROFILER,
 	/* per-kernel counters (issue 19), after the older rules so that ties keep their order */
 	GD_R_UNCOALESCED, GD_R_DIVERGENCE, GD_R_ROOFLINE,
+	/* several ranks (issue 22): not applicable to a profile of one rank */
+	GD_R_STRAGGLER,
 	GD_R_COUNT
 };
 /* GD_NOT_APPLICABLE: the rule judges a kind of record the run was not asked to collect (the
@@ -85,6 +89,10 @@ struct gd_verdicts {
 };
 
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);
+/* The same with the rank analysis of p (ranks.h) that the communication and straggler rules
+ * read; gd_verdicts_compute computes it itself. */
+int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summary *s, const struct gd_ranks *r,
+			      struct gd_verdicts *v);
 /* Adds the framework view (framework.h) to the evidence of fired findings, after both are
  * computed: for launch-bound, the module and op that launch the short kernels, with their
  * kernels per call (keys module_kernels_per_call, op_kernels_per_call); for a finding that

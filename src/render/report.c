@@ -812,6 +812,7 @@ static void print_summary(const struct gd_analysis *a, int top, FILE *out)
 	const struct gd_profile *p = &a->p;
 	const struct gd_summary *s = &a->s;
 	summary_totals(a, out);
+	gd_report_ranks_text(a, top, out);
 	if (s->nks)
 		summary_top_kernels(p, s, top, out);
 	summary_kcounters(p, s, top, out);
@@ -1694,6 +1695,7 @@ static void print_json(const struct gd_analysis *a, int top, int fw_top, FILE *o
 	json_verdicts(&w, &a->v);
 	json_summary(&w, a, top);
 	json_framework(&w, &a->fw, fw_top);
+	gd_report_ranks_tw(&w, a, top);
 	gd_json_obj_end(&j);
 	gd_json_end(&j);
 }
@@ -1701,7 +1703,7 @@ static void print_json(const struct gd_analysis *a, int top, int fw_top, FILE *o
 /* ---- CSV / TSV (docs/scripting.md) ---- */
 const char *const gd_report_tables[] = {"summary", "findings", "kernels", "kinds",   "libraries", "copies",
 					"api",     "nvtx",     "streams", "threads", "ops",       "modules",
-					"fused",   NULL};
+					"fused",   "nodes",    "ranks",   "collectives", NULL};
 
 static const char *const summary_cols[] = {
 	"profile", "wall_ns", "gpu_span_ns", "gpu_busy_ns", "gpu_busy_fraction", "gpu_judged_ns", "kernel_ns", "copy_ns", "kernels",
@@ -1759,6 +1761,7 @@ static void print_tables(const struct gd_analysis *a, int format, const char *ta
 	tw_streams(&w, s, &a->t, top);
 	tw_threads(&w, &a->t, top);
 	tw_framework(&w, &a->fw, top);
+	gd_report_ranks_tw(&w, a, top);
 }
 
 /* ---- entry points ---- */
@@ -1771,6 +1774,7 @@ static void print_header(const struct gd_analysis *a, FILE *out)
 	int failed;
 	fprintf(out, "%sgpudiag report%s  %s\n", gd_bold(), gd_reset(), p->path[0] ? gd_tty(p->path) : "(in memory)");
 	label_line(p, out);
+	gd_report_nodes_text(a, out);
 	if (p->command[0])
 		fprintf(out, "command: %s\n", gd_tty(p->command));
 	if (p->ndev)

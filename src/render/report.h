@@ -34,6 +34,15 @@ void gd_report_render(const struct gd_analysis *a, const struct gd_render_opts *
 void gd_report_text(const struct gd_analysis *a, FILE *out);
 void gd_report_json(const struct gd_analysis *a, FILE *out);
 
+/* The ranks of a job (issue 22, render/ranks_render.c): the job's profiles and clock offsets
+ * (header lines, only with several), the ranks and the NCCL collectives (a summary section, only
+ * where analysis/ranks.h's gd_ranks_shown), and their tables: JSON "job" { ..., nodes } plus
+ * "ranks" and "collectives", or CSV/TSV tables nodes, ranks, collectives. */
+struct gd_tw;
+void gd_report_nodes_text(const struct gd_analysis *a, FILE *out);
+void gd_report_ranks_text(const struct gd_analysis *a, int top, FILE *out);
+void gd_report_ranks_tw(struct gd_tw *w, const struct gd_analysis *a, int top);
+
 /* Writes the self-contained HTML page atomically. Returns GD_OK or an error (printed). */
 int gd_report_html(const struct gd_analysis *a, const char *path);
 /* Writes the page to a stream (tests). */

@@ -78,7 +78,7 @@ expect_rc 0 -- "$GD" report tests/fixtures/nvtx.gpudiag.sqlite --format csv --ta
 [ "$(cat "$T/out")" = "path,class,calls,kernels,self_gpu_ns,total_gpu_ns,forward_gpu_ns,backward_gpu_ns" ] && ok ||
 	bad "--table modules without the view: the header alone"
 expect_rc 2 -- "$GD" report "$T/torch.sqlite" --format csv --table op
-expect_err "no table 'op' (tables: summary, findings, kernels, kinds, libraries, copies, api, nvtx, streams, threads, ops, modules, fused)"
+expect_err "no table 'op' (tables: summary, findings, kernels, kinds, libraries, copies, api, nvtx, streams, threads, ops, modules, fused, nodes, ranks, collectives)"
 
 # ---- HTML: the module tree as nested <details>, well formed, strings escaped
 expect_rc 0 -- "$GD" report "$T/torch.sqlite" --html "$T/t.html"

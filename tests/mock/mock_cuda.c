@@ -3,7 +3,11 @@
  * and `gpudiag occupancy --device` can be tested end to end on a machine with no GPU.
  * MOCK_CUDA_INIT_ERROR=N makes cuInit fail with CUresult N (100 = no device);
  * MOCK_CUDA_CC=M.N reports another compute capability (an architecture gpudiag has no table for);
- * MOCK_GPUS=2 gives two devices (UUIDs ...1e1f and ...1e20; mock_nvml.c lists them swapped). */
+ * MOCK_GPUS=2 gives two devices (UUIDs ...1e1f and ...1e20; mock_nvml.c lists them swapped);
+ * MOCK_GPUS=3..8 gives that many (NVML's mock knows two at most).
+ * For `gpudiag nccl` (issue 22, with tests/mock/mock_nccl.c): primary contexts, streams and
+ * "device" memory, which is host memory (mock_nccl.c reads and writes it directly); an
+ * allocation above MOCK_CUDA_MEM bytes (default 1 GiB) fails with CUDA_ERROR_OUT_OF_MEMORY. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +41,12 @@ CUresult cuDriverGetVersion(int *v)
 	return 0;
 }
 
-/* MOCK_GPUS=2: two devices (the NVML mock lists them in the other order) */
-static int ngpus(void) { return getenv("MOCK_GPUS") && atoi(getenv("MOCK_GPUS")) == 2 ? 2 : 1; }
+/* MOCK_GPUS=2: two devices (the NVML mock lists them in the other order); up to 8 */
+static int ngpus(void)
+{
+	int n = getenv("MOCK_GPUS") ? atoi(getenv("MOCK_GPUS")) : 1;
+	return n >= 2 && n <= 8 ? n : 1;
+}
 
 CUresult cuDeviceGetCount(int *n)
 {
@@ -112,6 +120,74 @@ CUresult cuDeviceGetPCIBusId(char *buf, int len, CUdevice d)
 
 CUresult cuGetErrorName(CUresult r, const char **s)
 {
-	*s = r == 100 ? "CUDA_ERROR_NO_DEVICE" : r == 999 ? "CUDA_ERROR_UNKNOWN" : "CUDA_ERROR_MOCK";
+	*s = r == 100 ? "CUDA_ERROR_NO_DEVICE" : r == 999 ? "CUDA_ERROR_UNKNOWN" : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
+	     : "CUDA_ERROR_MOCK";
+	return 0;
+}
+
+/* ---- memory, contexts and streams (gpudiag nccl) ---- */
+typedef unsigned long long CUdeviceptr;
+static int ctx_token[8], stream_token;
+CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d);
+CUresult cuCtxSetCurrent(void *ctx);
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes);
+CUresult cuMemFree_v2(CUdeviceptr p);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n);
+CUresult cuStreamCreate(void **s, unsigned flags);
+CUresult cuStreamSynchronize(void *s);
+CUresult cuStreamDestroy_v2(void *s);
+
+CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d)
+{
+	if (d < 0 || d >= ngpus())
+		return 101;
+	*ctx = &ctx_token[d];
+	return 0;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return d < 0 || d >= ngpus() ? 101 : 0; }
+CUresult cuCtxSetCurrent(void *ctx) { return ctx ? 0 : 201; /* CUDA_ERROR_INVALID_CONTEXT */ }
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
+{
+	const char *lim = getenv("MOCK_CUDA_MEM");
+	size_t max = lim ? (size_t)strtoull(lim, NULL, 10) : (size_t)1 << 30;
+	void *m;
+	if (bytes > max || !(m = malloc(bytes ? bytes : 1)))
+		return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+	*p = (CUdeviceptr)(size_t)m;
+	return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p)
+{
+	free((void *)(size_t)p);
+	return 0;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
+{
+	memcpy((void *)(size_t)dst, src, bytes);
+	return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
+{
+	memcpy(dst, (const void *)(size_t)src, bytes);
+	return 0;
+}
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
+{
+	memset((void *)(size_t)dst, v, n);
+	return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned flags)
+{
+	(void)flags;
+	*s = &stream_token;
+	return 0;
+}
+CUresult cuStreamSynchronize(void *s) { return s ? 0 : 400; /* CUDA_ERROR_INVALID_HANDLE */ }
+CUresult cuStreamDestroy_v2(void *s)
+{
+	(void)s;
 	return 0;
 }

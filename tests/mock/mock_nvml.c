@@ -129,7 +129,52 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *c, unsigned *p)
 	return 0;
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned *g) { return NOT_SUPPORTED; }
-nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned l, int *s) { return NOT_SUPPORTED; }
+/* MOCK_NVML_NVLINK=K (issue 22, gpudiag nccl's links): K active NVLink links on each GPU, all to
+ * an NVSwitch, and NVLink peer-to-peer between the GPUs; unset: NVLink not supported. */
+static int nvlinks(void) { return getenv("MOCK_NVML_NVLINK") ? atoi(getenv("MOCK_NVML_NVLINK")) : 0; }
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned l, int *s)
+{
+	if (!nvlinks())
+		return NOT_SUPPORTED;
+	if (l >= 18)
+		return 2; /* NVML_ERROR_INVALID_ARGUMENT: no such link */
+	*s = (int)l < nvlinks();
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned l, int *t);
+nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t d, unsigned l, int *t)
+{
+	if (!nvlinks())
+		return NOT_SUPPORTED;
+	*t = 2; /* NVML_NVLINK_DEVICE_TYPE_SWITCH */
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *d);
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *d)
+{
+	char b[96];
+	for (unsigned i = 0; i < ngpus(); i++) {
+		nvmlDeviceGetUUID(&dev_token[i], b, sizeof(b));
+		if (!strcmp(b, uuid)) {
+			*d = &dev_token[i];
+			return 0;
+		}
+	}
+	return 6; /* NVML_ERROR_NOT_FOUND */
+}
+/* the two mock GPUs: PCIe across host bridges of one NUMA node (NODE); NVLink P2P with MOCK_NVML_NVLINK */
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, int *level);
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, int *level)
+{
+	*level = a == b ? 0 : 40;
+	return 0;
+}
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, int index, int *status);
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, int index, int *status)
+{
+	*status = index == 2 && nvlinks() ? 0 : 5; /* NVLINK index: OK, else NOT_SUPPORTED */
+	return 0;
+}
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *n, void *p)
 {
 	*n = 0;
