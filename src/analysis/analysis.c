@@ -61,6 +61,7 @@ int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int
 	memset(&a->t, 0, sizeof(a->t)); /* freed by gd_analysis_free whatever fails below */
 	memset(&a->r, 0, sizeof(a->r));
 	memset(&a->fw, 0, sizeof(a->fw));
+	memset(&a->loop, 0, sizeof(a->loop));
 	run_exit(&a->p, &a->run);
 	rc = gd_summary_compute(&a->p, &a->s);
 	if (rc == GD_OK)
@@ -73,10 +74,14 @@ int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int
 		rc = gd_framework_compute(&a->p, &a->fw);
 	if (rc == GD_OK)
 		gd_verdicts_add_framework(&a->p, &a->s, &a->fw, &a->v);
+	if (rc == GD_OK)
+		rc = gd_loop_view_compute(&a->p, &a->s, a->v.loop_found, a->v.loop_first_kernel, a->v.loop_last_kernel,
+					  a->v.loop_period, a->v.loop_start, a->v.loop_end, &a->loop);
 	if (rc != GD_OK) {
 		/* a failed summary may hold some of its arrays; the caller frees only a->p then
-		 * (failed tables and a failed framework view free themselves; tables computed
-		 * before a failed framework view are freed here) */
+		 * (failed tables, a failed framework view and a failed loop view free themselves;
+		 * what was computed before is freed here) */
+		gd_framework_free(&a->fw);
 		gd_stat_tables_free(&a->t);
 		gd_summary_free(&a->s);
 		gd_ranks_free(&a->r);
@@ -103,6 +108,7 @@ int gd_analysis_load(const char *path, struct gd_analysis *a, char *why, size_t 
 void gd_analysis_free(struct gd_analysis *a)
 {
 	gd_framework_free(&a->fw);
+	gd_loop_view_free(&a->loop);
 	gd_stat_tables_free(&a->t);
 	gd_ranks_free(&a->r);
 	gd_summary_free(&a->s);

@@ -7,6 +7,7 @@
 
 #include "analysis/ranks.h"
 #include "analysis/framework.h"
+#include "analysis/steady.h"
 #include "analysis/summary.h"
 #include "analysis/tables.h"
 #include "analysis/verdict.h"
@@ -34,6 +35,7 @@ struct gd_analysis {
 	struct gd_stat_tables t; /* API, NVTX, stream and thread tables of p (tables.h) */
 	struct gd_ranks r;       /* ranks, collectives, stragglers and the job's nodes (ranks.h) */
 	struct gd_framework fw;  /* the PyTorch op and module view of p (framework.h) */
+	struct gd_loop_view loop; /* the main loop iteration by iteration, NVML in it (steady.h) */
 };
 
 /* Loads the profile at path, then computes its summary and verdicts. Returns GD_OK, or the

@@ -24,6 +24,13 @@
  * is set aside: a program whose every kernel runs once is judged whole. */
 #include "analysis/steady.h"
 
+#include "analysis/pm_steady.h"
+#include "core/stats.h"
+#include "core/status.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,4 +239,159 @@ void gd_steady_find(const struct gd_profile *p, const int64_t *launch_start, str
 	if (launch_start && launch_start[st->k0] < st->t0)
 		st->t0 = launch_start[st->k0];
 	st->t1 = st->g1;
+}
+
+/* ---- the loop iteration by iteration (steady.h, gd_loop_view) ---- */
+
+/* Adds the part of [a, b) that falls in each iteration to its field at offset `off`; *j is the
+ * first iteration that may still overlap (intervals come in time order, so it only moves on). */
+static void spread(struct gd_iter *it, long n, long *j, int64_t a, int64_t b, size_t off)
+{
+	while (*j < n && it[*j].end <= a)
+		(*j)++;
+	for (long q = *j; q < n && it[q].start < b; q++) {
+		int64_t lo = a > it[q].start ? a : it[q].start, hi = b < it[q].end ? b : it[q].end;
+		if (hi > lo)
+			*(double *)((char *)&it[q] + off) += gd_i64_diff(hi, lo);
+	}
+}
+
+static void nvml_range(const struct gd_profile *p, int64_t t0, int64_t t1, struct gd_range *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (long i = 0; i < p->ns; i++)
+		if (p->s[i].util_gpu >= 0 && p->s[i].t >= t0 && p->s[i].t <= t1)
+			gd_range_add(r, p->s[i].util_gpu);
+	gd_range_end(r);
+}
+
+/* The steady window (steady.h, gd_loop_view.window). */
+static void steady_window(const struct gd_profile *p, const struct gd_summary *s, int found, int64_t t0, int64_t t1,
+			  struct gd_loop_view *lv)
+{
+	lv->window = GD_WIN_NONE;
+	if (found && t1 > t0) {
+		lv->window = GD_WIN_LOOP, lv->w0 = t0, lv->w1 = t1;
+		return;
+	}
+	if (s->nbusy > 0 && s->span_end > s->span_start) {
+		lv->window = GD_WIN_SPAN, lv->w0 = s->span_start, lv->w1 = s->span_end;
+		return;
+	}
+	/* light mode: each device's steady part (the samples are in device, then time order) */
+	for (long lo = 0, hi; !p->nk && lo < p->npm; lo = hi) {
+		struct gd_pm_window w;
+		for (hi = lo + 1; hi < p->npm && p->pm[hi].device == p->pm[lo].device; hi++)
+			;
+		if (gd_pm_window(p->pm, lo, hi, &w) < 0 || w.first < 0 || w.start < 0)
+			continue;
+		if (lv->window != GD_WIN_PM_STEADY || p->pm[w.start].t_start < lv->w0)
+			lv->w0 = p->pm[w.start].t_start;
+		if (lv->window != GD_WIN_PM_STEADY || p->pm[w.last].t_end > lv->w1)
+			lv->w1 = p->pm[w.last].t_end;
+		lv->window = GD_WIN_PM_STEADY;
+	}
+	if (lv->window == GD_WIN_NONE && p->t_end > p->t_start)
+		lv->window = GD_WIN_RUN, lv->w0 = p->t_start, lv->w1 = p->t_end;
+}
+
+/* The iterations' boundaries: each run of the opener (in its process) that begins an iteration. */
+static long iter_bounds(const struct gd_profile *p, long k0, long k1, long period, int64_t end, struct gd_loop_view *lv)
+{
+	int opener = p->k[k0].name, pid = p->k[k0].pid;
+	long per = 0, runs = 0, n = 0;
+	for (long i = k0; i <= k1 && i < k0 + period; i++)
+		per += p->k[i].name == opener && p->k[i].pid == pid;
+	for (long i = k0; i <= k1; i++)
+		runs += p->k[i].name == opener && p->k[i].pid == pid;
+	if (per < 1 || runs / per < 2)
+		return 0; /* one iteration is no view of iterations */
+	lv->it = calloc((size_t)(runs / per + 1), sizeof(*lv->it));
+	if (!lv->it)
+		return -1;
+	runs = 0;
+	for (long i = k0; i <= k1; i++)
+		if (p->k[i].name == opener && p->k[i].pid == pid && runs++ % per == 0) {
+			if (n)
+				lv->it[n - 1].end = p->k[i].start;
+			lv->it[n++].start = p->k[i].start;
+		}
+	lv->it[n - 1].end = end > lv->it[n - 1].start ? end : lv->it[n - 1].start;
+	lv->opener = opener;
+	lv->opener_runs = per;
+	return n;
+}
+
+int gd_loop_view_compute(const struct gd_profile *p, const struct gd_summary *s, int found, long k0, long k1,
+			 long period, int64_t t0, int64_t t1, struct gd_loop_view *lv)
+{
+	long n, j;
+	memset(lv, 0, sizeof(*lv));
+	lv->opener = -1;
+	lv->slowest = -1;
+	lv->median_ns = NAN;
+	steady_window(p, s, found, t0, t1, lv);
+	nvml_range(p, lv->w0, lv->w1, &lv->nvml_util_loop);
+	if (!found || period < 1 || k0 < 0 || k1 >= p->nk || k0 > k1)
+		return GD_OK;
+	n = iter_bounds(p, k0, k1, period, t1, lv);
+	if (n < 0) {
+		gd_loop_view_free(lv);
+		return GD_EFAIL;
+	}
+	if (n == 0)
+		return GD_OK;
+	lv->n = n;
+	/* kernel time: the union of the kernels' intervals, merged on the fly (start order) */
+	{
+		int64_t a = 0, b = 0;
+		int open = 0;
+		j = 0;
+		for (long i = 0; i < p->nk; i++) {
+			if (p->k[i].end < p->k[i].start)
+				continue;
+			if (open && p->k[i].start <= b) {
+				if (p->k[i].end > b)
+					b = p->k[i].end;
+				continue;
+			}
+			if (open)
+				spread(lv->it, n, &j, a, b, offsetof(struct gd_iter, kernel_ns));
+			a = p->k[i].start, b = p->k[i].end, open = 1;
+		}
+		if (open)
+			spread(lv->it, n, &j, a, b, offsetof(struct gd_iter, kernel_ns));
+	}
+	/* busy time (kernels, copies, memsets): the summary's union; copy = busy less kernel */
+	j = 0;
+	for (long i = 0; i < s->nbusy; i++)
+		spread(lv->it, n, &j, s->busy[i].start, s->busy[i].end, offsetof(struct gd_iter, copy_ns));
+	double *len = malloc((size_t)n * sizeof(*len));
+	if (!len) {
+		gd_loop_view_free(lv);
+		return GD_EFAIL;
+	}
+	for (long i = 0; i < n; i++) {
+		struct gd_iter *x = &lv->it[i];
+		double L = gd_iter_ns(x), busy = x->copy_ns;
+		x->copy_ns = busy > x->kernel_ns ? busy - x->kernel_ns : 0;
+		x->idle_ns = L > busy ? L - busy : 0;
+		len[i] = L;
+		if (lv->slowest < 0 || L > gd_iter_ns(&lv->it[lv->slowest]))
+			lv->slowest = i;
+	}
+	{
+		struct gd_stats st;
+		gd_stats_compute(len, n < INT_MAX ? (int)n : INT_MAX, &st);
+		lv->median_ns = st.median;
+	}
+	free(len);
+	return GD_OK;
+}
+
+void gd_loop_view_free(struct gd_loop_view *lv)
+{
+	free(lv->it);
+	lv->it = NULL;
+	lv->n = 0;
 }

@@ -2,6 +2,7 @@
  * the first pass differs (autotuning), when the program has phases, when streams interleave,
  * and when nothing repeats in order. */
 #include "analysis/steady.h"
+#include "core/status.h"
 #include "core/test.h"
 
 #include <stdint.h>
@@ -34,6 +35,122 @@ static void k(const char *name, int64_t start_skew)
 static void pass(void)
 {
 	k("conv_a", 0), k("bn", 0), k("conv_b", 0), k("bn", 0), k("conv_c", 0), k("bn", 0), k("head", 0);
+}
+
+static void nvml_at(int64_t t, int util)
+{
+	struct gd_pnvml *m = gd_profile_add_nvml(&P);
+	m->t = t;
+	m->util_gpu = util;
+}
+
+static void memset_at(int64_t a, int64_t b)
+{
+	struct gd_pcopy *c = gd_profile_add_copy(&P);
+	c->start = a, c->end = b, c->kind = GD_CK_MEMSET, c->pid = 7;
+}
+
+/* The loop iteration by iteration (gd_loop_view): ten iterations of a, bn, b, bn (5 us each,
+ * one every 10 us, so 20 us of kernels in 40 us), a 50 us stall after the seventh, a memset in
+ * an idle stretch of the fourth and one overlapping a kernel in the fifth. */
+static void loop_view(void)
+{
+	struct gd_steady st;
+	struct gd_summary s;
+	struct gd_loop_view lv;
+	int64_t it0[10];
+	reset();
+	k("upload", 0);
+	for (int i = 0; i < 10; i++) {
+		if (i == 7)
+			T += 50000;
+		it0[i] = T;
+		k("a", 0), k("bn", 0), k("b", 0), k("bn", 0);
+	}
+	k("checksum", 0);
+	memset_at(it0[3] + 6000, it0[3] + 9000);
+	memset_at(it0[4] + 2000, it0[4] + 7000);
+	nvml_at(1000000, 0);
+	nvml_at(it0[2], 50);
+	nvml_at(it0[5], 70);
+	nvml_at(T + 1000000, 0);
+	gd_profile_finish(&P);
+	gd_steady_find(&P, NULL, &st);
+	CHECK_INT(st.k0, 1);
+	CHECK_INT(st.period, 4);
+	CHECK_INT(gd_summary_compute(&P, &s), GD_OK);
+	CHECK_INT(gd_loop_view_compute(&P, &s, st.found, st.k0, st.k1, st.period, st.t0, st.t1, &lv), GD_OK);
+	CHECK_INT(lv.n, 10);
+	CHECK_INT(lv.opener_runs, 1);
+	CHECK(lv.opener == P.k[1].name);
+	if (lv.n == 10) {
+		for (int i = 0; i < 10; i++)
+			CHECK_INT(lv.it[i].start, it0[i]);
+		CHECK_INT(lv.it[0].end - lv.it[0].start, 40000);
+		CHECK_NEAR(lv.it[0].kernel_ns, 20000, 0);
+		CHECK_NEAR(lv.it[0].copy_ns, 0, 0);
+		CHECK_NEAR(lv.it[0].idle_ns, 20000, 0);
+		CHECK_NEAR(lv.it[3].copy_ns, 3000, 0); /* in an idle stretch */
+		CHECK_NEAR(lv.it[3].idle_ns, 17000, 0);
+		CHECK_NEAR(lv.it[4].copy_ns, 2000, 0); /* 5 us, 3 of them beside kernel a */
+		CHECK_NEAR(lv.it[4].idle_ns, 18000, 0);
+		CHECK_INT(lv.it[6].end - lv.it[6].start, 90000); /* the stall */
+		CHECK_NEAR(lv.it[6].idle_ns, 70000, 0);
+		CHECK_INT(lv.it[9].end, st.g1); /* the last ends with the loop: 35 us */
+		CHECK_NEAR(lv.it[9].idle_ns, 15000, 0);
+		CHECK_INT(lv.slowest, 6);
+		CHECK_NEAR(lv.median_ns, 40000, 0);
+	}
+	/* NVML in the loop: the two samples inside it */
+	CHECK_INT(lv.nvml_util_loop.n, 2);
+	CHECK_NEAR(lv.nvml_util_loop.mean, 60, 1e-9);
+	CHECK_NEAR(lv.nvml_util_loop.min, 50, 0);
+	gd_loop_view_free(&lv);
+	CHECK_INT(lv.window, GD_WIN_LOOP);
+	CHECK_INT(lv.w0, it0[0]);
+	CHECK_INT(lv.w1, st.g1);
+	/* no loop: no iterations; the window is the GPU active span (upload .. checksum), which
+	 * holds the same two samples and the one at the upload's start */
+	CHECK_INT(gd_loop_view_compute(&P, &s, 0, 0, 0, 0, 0, 0, &lv), GD_OK);
+	CHECK_INT(lv.n, 0);
+	CHECK_INT(lv.slowest, -1);
+	CHECK_INT(lv.window, GD_WIN_SPAN);
+	CHECK_INT(lv.w0, P.k[0].start);
+	CHECK_INT(lv.w1, P.k[P.nk - 1].end);
+	CHECK_INT(lv.nvml_util_loop.n, 3);
+	gd_loop_view_free(&lv);
+	gd_summary_free(&s);
+
+	/* light mode (no kernels): the PM samples' steady part, from the first sample with work */
+	reset();
+	for (int i = 0; i < 200; i++) {
+		struct gd_pm_sample *x = gd_profile_add_pm(&P);
+		x->t_start = 1000000 + 100000 * (int64_t)i, x->t_end = x->t_start + 100000;
+		x->v[GD_PM_SM_ACTIVE] = i < 100 ? 0 : 80;
+	}
+	gd_profile_finish(&P);
+	CHECK_INT(gd_summary_compute(&P, &s), GD_OK);
+	CHECK_INT(gd_loop_view_compute(&P, &s, 0, 0, 0, 0, 0, 0, &lv), GD_OK);
+	CHECK_INT(lv.window, GD_WIN_PM_STEADY);
+	CHECK_INT(lv.w0, 1000000 + 100 * 100000);
+	CHECK_INT(lv.w1, 1000000 + 200 * 100000);
+	gd_loop_view_free(&lv);
+	gd_summary_free(&s);
+
+	/* the opener runs twice per iteration (x y x z): every second run opens one */
+	reset();
+	for (int i = 0; i < 5; i++)
+		k("x", 0), k("y", 0), k("x", 0), k("z", 0);
+	gd_profile_finish(&P);
+	gd_steady_find(&P, NULL, &st);
+	CHECK_INT(gd_summary_compute(&P, &s), GD_OK);
+	CHECK_INT(gd_loop_view_compute(&P, &s, st.found, st.k0, st.k1, st.period, st.t0, st.t1, &lv), GD_OK);
+	CHECK_INT(lv.opener_runs, 2);
+	CHECK_INT(lv.n, 5);
+	if (lv.n == 5)
+		CHECK_INT(lv.it[1].start, P.k[4].start);
+	gd_loop_view_free(&lv);
+	gd_summary_free(&s);
 }
 
 int main(void)
@@ -106,6 +223,7 @@ int main(void)
 	CHECK_INT(st.found, 0);
 	CHECK(gd_steady_in(&st, 0));
 
+	loop_view();
 	gd_profile_free(&P);
 	return TEST_DONE();
 }

@@ -30,7 +30,7 @@ static int cmp_total(const void *x, const void *y)
 	return a->total_ns < b->total_ns ? 1 : a->total_ns > b->total_ns ? -1 : 0;
 }
 
-static void range_add(struct gd_range *r, double v)
+void gd_range_add(struct gd_range *r, double v)
 {
 	if (!isfinite(v))
 		return;
@@ -42,7 +42,7 @@ static void range_add(struct gd_range *r, double v)
 	r->n++;
 }
 
-static void range_end(struct gd_range *r)
+void gd_range_end(struct gd_range *r)
 {
 	if (r->n)
 		r->mean /= r->n;
@@ -288,11 +288,11 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 	s->mem_total = NAN;
 	for (i = 0; i < p->ns; i++) {
 		const struct gd_pnvml *m = &p->s[i];
-		range_add(&s->util, m->util_gpu >= 0 ? m->util_gpu : NAN);
-		range_add(&s->mem_used, m->mem_used);
-		range_add(&s->power, m->power_w);
-		range_add(&s->temp, m->temp_c);
-		range_add(&s->sm_mhz, m->sm_mhz >= 0 ? m->sm_mhz : NAN);
+		gd_range_add(&s->util, m->util_gpu >= 0 ? m->util_gpu : NAN);
+		gd_range_add(&s->mem_used, m->mem_used);
+		gd_range_add(&s->power, m->power_w);
+		gd_range_add(&s->temp, m->temp_c);
+		gd_range_add(&s->sm_mhz, m->sm_mhz >= 0 ? m->sm_mhz : NAN);
 		if (isfinite(m->mem_total))
 			s->mem_total = m->mem_total;
 		if (m->reasons != ~0ULL) {
@@ -301,11 +301,11 @@ int gd_summary_compute(const struct gd_profile *p, struct gd_summary *s)
 				s->throttled_samples++;
 		}
 	}
-	range_end(&s->util);
-	range_end(&s->mem_used);
-	range_end(&s->power);
-	range_end(&s->temp);
-	range_end(&s->sm_mhz);
+	gd_range_end(&s->util);
+	gd_range_end(&s->mem_used);
+	gd_range_end(&s->power);
+	gd_range_end(&s->temp);
+	gd_range_end(&s->sm_mhz);
 	if (!isfinite(s->mem_total) && p->ndev > 0)
 		s->mem_total = p->dev[0].mem_total;
 	/* last: the per-kernel counters read the kernel time shares and occupancy above */

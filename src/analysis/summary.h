@@ -46,6 +46,10 @@ struct gd_range {
 	int n;
 	double min, mean, max;
 };
+/* A range built one value at a time: add every value (NaN is skipped), then end it (mean
+ * divided; min, mean and max NaN when no value came). Start from a zeroed range. */
+void gd_range_add(struct gd_range *r, double v);
+void gd_range_end(struct gd_range *r);
 
 struct gd_interval {
 	int64_t start, end;

@@ -438,6 +438,14 @@ static int link_launches(struct ctx *c)
  * whole graph, so it is never compared with that call one by one. */
 static int in_graph(const struct ctx *c, long i) { return c->p->k[i].graph_id != 0 || c->k_graphlaunch[i]; }
 
+/* GPU busy, the one definition (verdict.h, gd_verdicts.busy_fraction): the busy time (union of
+ * kernel, copy and memset intervals) over the judged span, which holds all of it, so this is
+ * 1 - (idle in judged gaps) / judged. NaN when nothing is judged. */
+static double busy_fraction(const struct ctx *c)
+{
+	return c->judged > 0 ? clamp01(c->s->busy_ns / c->judged) : NAN;
+}
+
 /* The gaps that are not judged, found once for every rule (docs/verdicts.md, "The main loop"):
  *  - start-up: a gap that ends at or before the start of the main loop's first kernel
  *    (steady.c), and the time before the first GPU work;
@@ -614,8 +622,7 @@ static void startup_sentence(const struct ctx *c, char *out, size_t n)
 		PUT("%s%s after %s", sep, t(b1, c->teardown_ns + after), c->st.found ? "the main loop" : "the last kernel");
 		sep = ", ";
 	}
-	PUT("; the %s kept the GPU %s busy.", c->st.found ? "main loop" : "rest of the run",
-	    pc(b3, clamp01(1 - steady / c->judged)));
+	PUT("; the %s kept the GPU %s busy.", c->st.found ? "main loop" : "rest of the run", pc(b3, busy_fraction(c)));
 #undef PUT
 }
 
@@ -834,9 +841,8 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		return;
 	}
 	frac = clamp01(idle / c->judged);
-	ev(f, "busy_fraction", clamp01(1 - idle / c->judged), "fraction",
-	   "GPU busy %s of the %s judged span (active span less warm-up)", pc(b1, clamp01(1 - idle / c->judged)),
-	   t(b2, c->judged));
+	ev(f, "busy_fraction", busy_fraction(c), "fraction",
+	   "GPU busy %s of the %s judged span (active span less warm-up)", pc(b1, busy_fraction(c)), t(b2, c->judged));
 	ev(f, "idle_ns", idle, "ns", "%s idle in %ld gaps", t(b1, idle), c->nsgaps);
 	if (c->st.found)
 		ev(f, "loop_start_ns", gd_i64_diff(c->st.g0, s->span_start), "ns",
@@ -3291,6 +3297,9 @@ int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summar
 	v->loop_repeats = c.st.repeats;
 	v->loop_start = c.st.found ? c.st.t0 : s->span_start;
 	v->loop_end = c.st.found ? c.st.t1 : s->span_end;
+	v->loop_period = c.st.found ? c.st.period : 0;
+	v->judged_ns = c.judged;
+	v->busy_fraction = busy_fraction(&c);
 	ctx_free(&c);
 	return GD_OK;
 }

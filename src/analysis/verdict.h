@@ -77,6 +77,15 @@ struct gd_verdicts {
 	long loop_first_kernel, loop_last_kernel; /* indices into the profile's kernels */
 	long loop_repeats;                         /* runs of its most frequent kernel */
 	int64_t loop_start, loop_end;              /* ns on the profile's clock */
+	long loop_period;                          /* kernels in one iteration (steady.h); 0 no loop */
+	/* GPU busy, the one figure every renderer shows (terminal, JSON gpu_busy_fraction, HTML):
+	 * the share of the judged span in which a kernel, copy or memset ran on the GPU, i.e. the
+	 * summary's busy_ns over judged_ns. The judged span is the GPU active span less the idle
+	 * gaps of start-up, first launches and tear-down (docs/verdicts.md, "The main loop"): the
+	 * time in which the program was issuing work. The idle rule judges 1 - busy_fraction.
+	 * NaN when nothing was traced (light mode: the PM counters' GPU active is another
+	 * measure, named as such). */
+	double judged_ns, busy_fraction;
 };
 
 int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, struct gd_verdicts *v);

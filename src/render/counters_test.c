@@ -163,15 +163,19 @@ static void measured(void)
 	CHECK(!strstr(h, "id='pm-track-1-tensor_active_pct'") && !strstr(h, "sm_issue_pct"));
 	CHECK(strstr(h, ">GPU 1 SM active %</text>") != NULL);
 	CHECK(strstr(h, "id='pm-legend'") && strstr(h, "id='pm-quantities'"));
-	CHECK(strstr(h, "<td>cycles the tensor pipe was active, of its peak</td>") != NULL);
+	CHECK(strstr(h, "<td class='p'>cycles the tensor pipe was active, of its peak</td>") != NULL);
 	CHECK(strstr(h, "<th class='pm'>SM active</th>") && strstr(h, "<th class='pm'>DRAM</th>"));
 	CHECK(!strstr(h, "<th class='pm'>SM issue</th>"));
 	CHECK(strstr(h, "<td class='r'>40</td><td class='r'>50 %</td><td class='r'>50 %</td><td class='r'>15 % · 722 GB/s</td>") != NULL);
 	CHECK(!strstr(h, "id='counters-note'"));
-	/* device 0's SM active track (the first, at y = 10 + 3 rows × 60 = 190, 26 px high) stands
-	 * at 80 %: 190 + 26 × 0.2; device 1's (the sixth, y = 360) at 40 %: 360 + 26 × 0.6 */
-	CHECK(strstr(h, "V195.2H") != NULL);
-	CHECK(strstr(h, "V375.6H") != NULL);
+	/* the timeline (html_timeline.c): the loop is the whole run, so no overview strip; from
+	 * y = 6 the kernel lane (84) and the host-sync lane (26), each with a gap of 6, then the
+	 * tracks, 30 high, 36 apart. Device 0's SM active track (the first, at y = 128) stands at
+	 * 80 %: 128 + 30 × 0.2; device 1's (the sixth, y = 308) at 40 %: 308 + 30 × 0.6 */
+	CHECK(strstr(h, "<g class='pm-track' id='pm-track-0-sm_active_pct'><g class='lane' id='lane-pm-0-sm_active_pct'>"
+			"<rect x='150' y='128'") != NULL);
+	CHECK(strstr(h, "V134.0H") != NULL);
+	CHECK(strstr(h, "V326.0H") != NULL);
 	free(t);
 	free(j);
 	free(h);

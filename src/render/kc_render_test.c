@@ -330,16 +330,20 @@ static void html(const char *h)
 	CHECK(strstr(h, "<p id='kc-launches'>gpudiag run --metrics=default: 2 launches profiled (up to 14 replay passes each; "
 			"1 by user replay, L2 flushed before each pass, 1 by CUPTI kernel replay, L2 not flushed between passes), "
 			"1 skipped: 1 cooperative.</p>") != NULL);
+	/* two tables that fit the page: the roofline's columns, then occupancy, access and stalls */
 	CHECK(strstr(h, "<td class='k' title='" GATHER "'>strided_gather</td><td class='r'>1</td><td class='r'>2.00 ms</td>"
 			"<td class='r'>1.60 TB/s</td><td class='r'>80.0 GFLOP/s</td><td>FP32</td><td class='r'>0.05</td>"
-			"<td>memory</td><td class='r'>40 %</td><td class='r'>45 % / 50 %</td><td class='r'>32.0</td>"
-			"<td class='r'>12.5 %</td><td class='r'>32.0</td><td>long_scoreboard 71 %</td>") != NULL);
-	CHECK(strstr(h, "<td>BF16</td><td class='r'>400</td><td>compute</td><td class='r'>70 %</td>"
-			"<td class='r'>12 % / unknown</td>") != NULL);
+			"<td>memory</td><td class='r'>40 %</td></tr>") != NULL);
+	CHECK(strstr(h, "<td class='k' title='" GATHER "'>strided_gather</td><td class='r'>45 % / 50 %</td>"
+			"<td class='r'>32.0</td><td class='r'>12.5 %</td><td class='r'>32.0</td><td>long_scoreboard 71 %</td>"
+			"</tr>") != NULL);
+	CHECK(strstr(h, "<td>BF16</td><td class='r'>400</td><td>compute</td><td class='r'>70 %</td></tr>") != NULL);
+	CHECK(strstr(h, ">bf16_gemm</td><td class='r'>12 % / unknown</td>") != NULL);
+	CHECK(strstr(h, "<table id='kernel-counters'>") && strstr(h, "<table id='kernel-counters-sm'>"));
 	CHECK(strstr(h, "white-space:nowrap") != NULL);
 	/* the skipped launch, escaped */
-	CHECK(strstr(h, "<td>coop_scan</td><td>#1 of pid 4242</td><td>cooperative</td><td>cooperative &lt;b&gt;launch&lt;/b&gt; "
-			"&amp; ") != NULL);
+	CHECK(strstr(h, "<td class='n' title='coop_scan'>coop_scan</td><td>#1 of pid 4242</td><td>cooperative</td>"
+			"<td class='p'>cooperative &lt;b&gt;launch&lt;/b&gt; &amp; ") != NULL);
 	CHECK(!strstr(h, "<b>launch</b>"));
 	/* the roofline replaces the cache's: one device, two points, the DRAM roof and the two compute roofs */
 	CHECK(svg != NULL);

@@ -306,16 +306,24 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 }
 
 /* ---- the terminal summary ---- */
-static void summary_totals(const struct gd_summary *s, FILE *out)
+static void summary_totals(const struct gd_analysis *a, FILE *out)
 {
-	char b[4][48];
+	const struct gd_summary *s = &a->s;
+	const struct gd_verdicts *v = &a->v;
+	const struct gd_loop_view *lv = &a->loop;
+	char b[5][48];
 	fprintf(out, "\n%sSUMMARY%s\n", gd_bold(), gd_reset());
-	fprintf(out, "  wall time %s   GPU active span %s   GPU busy %s of the wall time (%s of the span; union of "
-		     "kernel, copy and memset intervals)\n",
-		gd_fmt_time(b[0], 48, s->wall_ns), gd_fmt_time(b[1], 48, s->span_ns),
-		gd_fmt_pct(b[2], 48, frac(s->busy_ns, s->wall_ns)), gd_fmt_pct(b[3], 48, frac(s->busy_ns, s->span_ns)));
+	/* GPU busy: the one figure (verdict.h), the same on the HTML page and in JSON */
+	fprintf(out, "  wall time %s   GPU active span %s   GPU busy %s (%s of the %s judged: the active span less "
+		     "start-up, first-launch and tear-down gaps; busy = union of kernel, copy and memset intervals)\n",
+		gd_fmt_time(b[0], 48, s->wall_ns), gd_fmt_time(b[1], 48, s->span_ns), gd_fmt_pct(b[2], 48, v->busy_fraction),
+		gd_fmt_time(b[3], 48, s->busy_ns), gd_fmt_time(b[4], 48, v->judged_ns));
 	fprintf(out, "  %ld kernels (%s of kernel time), %ld copies/memsets (%s)\n", s->nkernels,
 		gd_fmt_time(b[0], 48, s->kernel_ns), s->ncopies, gd_fmt_time(b[1], 48, s->copy_ns));
+	if (lv->n > 0)
+		fprintf(out, "  main loop: %ld iterations of %ld kernel%s, median %s, slowest #%ld %s\n", lv->n,
+			v->loop_period, v->loop_period == 1 ? "" : "s", gd_fmt_time(b[0], 48, lv->median_ns), lv->slowest + 1,
+			gd_fmt_time(b[1], 48, gd_iter_ns(&lv->it[lv->slowest])));
 }
 
 static void summary_top_kernels(const struct gd_profile *p, const struct gd_summary *s, int top, FILE *out)
@@ -803,7 +811,7 @@ static void print_summary(const struct gd_analysis *a, int top, FILE *out)
 {
 	const struct gd_profile *p = &a->p;
 	const struct gd_summary *s = &a->s;
-	summary_totals(s, out);
+	summary_totals(a, out);
 	gd_report_ranks_text(a, top, out);
 	if (s->nks)
 		summary_top_kernels(p, s, top, out);
@@ -1486,6 +1494,45 @@ static void json_kcounters(struct gd_json *j, const struct gd_profile *p, const 
 	gd_json_obj_end(j);
 }
 
+/* summary.loop: the main loop (verdict.h, steady.h) and its iterations. */
+static void json_loop(struct gd_json *j, const struct gd_analysis *a)
+{
+	const struct gd_verdicts *v = &a->v;
+	const struct gd_loop_view *lv = &a->loop;
+	static const char *const win[] = {NULL, "loop", "span", "pm_steady", "run"};
+	gd_json_obj(j, "loop");
+	gd_json_bool(j, "found", v->loop_found);
+	if (v->loop_found) {
+		gd_json_int(j, "start_ns", v->loop_start);
+		gd_json_int(j, "end_ns", v->loop_end);
+	} else {
+		gd_json_null(j, "start_ns");
+		gd_json_null(j, "end_ns");
+	}
+	gd_json_int(j, "period_kernels", v->loop_period);
+	gd_json_int(j, "iterations", lv->n);
+	gd_json_num(j, "median_iteration_ns", lv->median_ns);
+	if (lv->slowest >= 0) {
+		gd_json_int(j, "slowest_iteration", lv->slowest + 1);
+		gd_json_num(j, "slowest_iteration_ns", gd_iter_ns(&lv->it[lv->slowest]));
+	} else {
+		gd_json_null(j, "slowest_iteration");
+		gd_json_null(j, "slowest_iteration_ns");
+	}
+	gd_json_obj(j, "steady_window");
+	gd_json_str(j, "kind", lv->window > 0 && lv->window <= GD_WIN_RUN ? win[lv->window] : NULL);
+	if (lv->window) {
+		gd_json_int(j, "start_ns", lv->w0);
+		gd_json_int(j, "end_ns", lv->w1);
+	} else {
+		gd_json_null(j, "start_ns");
+		gd_json_null(j, "end_ns");
+	}
+	gd_json_obj_end(j);
+	json_range(j, "nvml_util_gpu_pct", &lv->nvml_util_loop);
+	gd_json_obj_end(j);
+}
+
 static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 {
 	struct gd_json *j = w->j;
@@ -1495,7 +1542,9 @@ static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 	gd_json_num(j, "wall_ns", s->wall_ns);
 	gd_json_num(j, "gpu_span_ns", s->span_ns);
 	gd_json_num(j, "gpu_busy_ns", s->busy_ns);
-	gd_json_num(j, "gpu_busy_fraction", frac(s->busy_ns, s->wall_ns));
+	gd_json_num(j, "gpu_busy_fraction", a->v.busy_fraction);
+	gd_json_num(j, "gpu_judged_ns", a->v.judged_ns);
+	json_loop(j, a);
 	gd_json_num(j, "kernel_ns", s->kernel_ns);
 	gd_json_num(j, "copy_ns", s->copy_ns);
 	gd_json_int(j, "kernels", s->nkernels);
@@ -1657,7 +1706,7 @@ const char *const gd_report_tables[] = {"summary", "findings", "kernels", "kinds
 					"fused",   "nodes",    "ranks",   "collectives", NULL};
 
 static const char *const summary_cols[] = {
-	"profile", "wall_ns", "gpu_span_ns", "gpu_busy_ns", "gpu_busy_fraction", "kernel_ns", "copy_ns", "kernels",
+	"profile", "wall_ns", "gpu_span_ns", "gpu_busy_ns", "gpu_busy_fraction", "gpu_judged_ns", "kernel_ns", "copy_ns", "kernels",
 	"copies", "api_traced", "synchronising_calls", "sync_calls", "sync_ns", "sync_copy_calls", "sync_copy_ns",
 	"launch_calls", "launch_ns", "verdict_top", "verdict_headline", "rejected_rows", "dropped_records"};
 
@@ -1674,7 +1723,8 @@ static void tw_summary(struct gd_tw *w, const struct gd_analysis *a)
 	gd_tw_num(w, s->wall_ns);
 	gd_tw_num(w, s->span_ns);
 	gd_tw_num(w, s->busy_ns);
-	gd_tw_num(w, frac(s->busy_ns, s->wall_ns));
+	gd_tw_num(w, v->busy_fraction);
+	gd_tw_num(w, v->judged_ns);
 	gd_tw_num(w, s->kernel_ns);
 	gd_tw_num(w, s->copy_ns);
 	gd_tw_int(w, s->nkernels);
