@@ -3412,6 +3412,16 @@ void gd_verdicts_add_framework(const struct gd_profile *p, const struct gd_summa
 				fw_launch(p, fw, f, sel);
 			else if (f->kernel[0])
 				fw_kernel(p, s, fw, f, sel, want);
+			/* The op ranges cost the host time on every op (a RecordFunction callback, a
+			 * formatted string and an NVTX range: thousands per step), so under --torch ops
+			 * the host is slower than without them, and a finding about a waiting GPU may be
+			 * partly gpudiag's own doing: said beside it, with the way to tell. */
+			if ((r == GD_R_IDLE || r == GD_R_LAUNCH) && !strcmp(fw->mode, "ops")) {
+				size_t len = strlen(f->advice);
+				snprintf(f->advice + len, sizeof(f->advice) - len,
+					 " This profile was recorded with --torch ops, whose op ranges add host time to "
+					 "every op: compare with a run under --torch modules or off before acting on it.");
+			}
 		}
 	free(sel);
 	free(want);
