@@ -299,9 +299,14 @@ static void steady_window(const struct gd_profile *p, const struct gd_summary *s
 static long iter_bounds(const struct gd_profile *p, long k0, long k1, long period, int64_t end, struct gd_loop_view *lv)
 {
 	int opener = p->k[k0].name, pid = p->k[k0].pid;
-	long per = 0, runs = 0, n = 0;
-	for (long i = k0; i <= k1 && i < k0 + period; i++)
-		per += p->k[i].name == opener && p->k[i].pid == pid;
+	long per = 0, runs = 0, n = 0, seen = 0;
+	/* the period counts the kernels of the process whose launch order found it: the first
+	 * `period` of them from k0 (other ranks' kernels interleave in start order) */
+	for (long i = k0; i <= k1 && seen < period; i++)
+		if (p->k[i].pid == pid) {
+			seen++;
+			per += p->k[i].name == opener;
+		}
 	for (long i = k0; i <= k1; i++)
 		runs += p->k[i].name == opener && p->k[i].pid == pid;
 	if (per < 1 || runs / per < 2)

@@ -39,10 +39,10 @@ static inline int gd_steady_in(const struct gd_steady *st, int64_t t)
  *
  * An iteration opens with the loop's first kernel (its name: the opener) and lasts until the
  * next iteration opens; the last one ends with the loop. The opener may run more than once per
- * iteration, so an iteration holds as many of its runs as the loop's first `period` kernels do
- * (steady.c's period, in start order). Only the opener's runs in the process that launched the
- * loop's first kernel count: another process's runs of the same kernel are not its
- * iterations. Each iteration's time is split three ways: kernel (at least one kernel ran, on
+ * iteration, so an iteration holds as many of its runs as the loop's first `period` kernels of
+ * that process do (steady.c's period, counted in that process's launches). Only the opener's
+ * runs in the process that launched the loop's first kernel count: another process's runs of
+ * the same kernel (the other ranks of a job) are not its iterations. Each iteration's time is split three ways: kernel (at least one kernel ran, on
  * any device), copy (copies or memsets ran and no kernel) and idle (nothing ran), so the three
  * add up to its length. */
 struct gd_iter {

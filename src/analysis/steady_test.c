@@ -137,6 +137,38 @@ static void loop_view(void)
 	gd_loop_view_free(&lv);
 	gd_summary_free(&s);
 
+	/* two ranks (pids 7 and 8) run the same step, a b a c, side by side: rank 8's kernels start
+	 * 2 us after rank 7's, so start order interleaves them (a7 a8 b7 b8 a7 ...). The step is
+	 * rank 7's four kernels, two runs of a: counted in start order, its first four would hold
+	 * one, and the loop would split into 12 half-steps */
+	reset();
+	for (int i = 0; i < 6; i++) {
+		static const char *const nm[4] = {"a_kernel", "b_kernel", "a_kernel", "c_kernel"};
+		for (int q = 0; q < 4; q++) {
+			for (int r = 0; r < 2; r++) {
+				struct gd_pkernel *x = gd_profile_add_kernel(&P);
+				x->start = T + 2000 * r;
+				x->end = x->start + 5000;
+				x->name = x->dname = gd_profile_intern(&P, nm[q]);
+				x->corr = CORR++;
+				x->pid = 7 + r;
+				x->device = r;
+			}
+			T += 10000;
+		}
+	}
+	gd_profile_finish(&P);
+	gd_steady_find(&P, NULL, &st);
+	CHECK_INT(st.period, 4);
+	CHECK_INT(gd_summary_compute(&P, &s), GD_OK);
+	CHECK_INT(gd_loop_view_compute(&P, &s, st.found, st.k0, st.k1, st.period, st.t0, st.t1, &lv), GD_OK);
+	CHECK_INT(lv.opener_runs, 2);
+	CHECK_INT(lv.n, 6);
+	if (lv.n == 6)
+		CHECK_INT(gd_iter_ns(&lv.it[1]), 40000);
+	gd_loop_view_free(&lv);
+	gd_summary_free(&s);
+
 	/* the opener runs twice per iteration (x y x z): every second run opens one */
 	reset();
 	for (int i = 0; i < 5; i++)
