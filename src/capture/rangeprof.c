@@ -126,6 +126,15 @@ static _Thread_local int t_internal;
 static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_drop[DROP_SLOTS], g_own[OWN_SLOTS];
 static unsigned g_drop_n, g_own_n, g_drop_full;
+static void rp_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Under g_drop_mu: a table is full (never in a run within GPUDIAG_METRICS_MAX's bound); said
+ * once in the debug output. */
+static void drop_full(const char *what)
+{
+	if (!g_drop_full++)
+		rp_dbg("the table of %s is full: later replays' records may show in the trace", what);
+}
 static struct window {
 	uint32_t ctx;     /* CUPTI's context id */
 	uint64_t from, to; /* CUPTI timestamps; to = UINT64_MAX while the replay goes on */
@@ -143,7 +152,7 @@ static void id_add(uint32_t *tab, unsigned size, unsigned *n, uint32_t corr)
 	if (!corr)
 		return;
 	if (*n >= size / 4 * 3) {
-		g_drop_full++;
+		drop_full("correlation ids");
 		return;
 	}
 	for (i = slot_of(corr, size); tab[i] && tab[i] != corr; i = (i + 1) & (size - 1))
@@ -189,7 +198,7 @@ static void window_open(uint32_t ctx)
 		long cap = g_capwin ? g_capwin * 2 : 64;
 		struct window *w = realloc(g_win, (size_t)cap * sizeof(*w));
 		if (!w) { /* no window: this launch's replays may show in the trace */
-			g_drop_full++;
+			drop_full("replay windows");
 			pthread_mutex_unlock(&g_drop_mu);
 			return;
 		}
@@ -252,7 +261,6 @@ int gd_rp_internal(void) { return t_internal; }
 
 /* ---- debugging: GPUDIAG_INJECT_DEBUG */
 
-static void rp_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void rp_dbg(const char *fmt, ...)
 {
 	char line[768];
@@ -910,7 +918,7 @@ static void replay_setup(struct rp_ctx *c, CUcontext ctx)
 		snprintf(why, sizeof(why), "the context could not be made current: %s", gd_cu_text(r));
 		c->flush.state = -1;
 	} else {
-		if (gd_flush_setup(&c->flush, ctx, why, sizeof(why)) < 0)
+		if (gd_flush_setup(&c->flush, why, sizeof(why)) < 0)
 			c->flush.state = -1;
 		gd_ctx_leave(pushed);
 	}
@@ -1326,7 +1334,7 @@ fail:
 static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
-	size_t pass = 1, replays = 0;
+	size_t pass = 1;
 	int pushed = 0, done, restored = 0, rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	char why[600];
 	CUresult cr;
@@ -1386,7 +1394,7 @@ static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 			snprintf(why, sizeof(why), "launching the kernel again for pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
-		replays++, restored = 0;
+		restored = 0;
 		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
 			snprintf(why, sizeof(why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
@@ -1419,7 +1427,6 @@ fail:
 	gd_ckpt_free(&c->ck);
 	c->broken = 1; /* the session may be mid-way: no more profiling on this context */
 	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
-	(void)replays;
 }
 
 /* Holding g_rp_rw for writing: set up (first time on the context) and start the first pass

@@ -157,12 +157,11 @@ void gd_ctx_leave(int pushed)
 
 /* ---- the L2 flush */
 
-int gd_flush_setup(struct gd_flush *f, CUcontext ctx, char *why, size_t n)
+int gd_flush_setup(struct gd_flush *f, char *why, size_t n)
 {
 	CUdevice dev;
 	int l2 = 0, sms = 0;
 	CUresult r;
-	(void)ctx;
 	if ((r = drv.ctx_get_device(&dev)) != CUDA_SUCCESS ||
 	    (r = drv.dev_attr(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)) != CUDA_SUCCESS ||
 	    (r = drv.dev_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)) != CUDA_SUCCESS) {

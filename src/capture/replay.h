@@ -38,8 +38,8 @@ struct gd_flush {
 	size_t bytes;
 	unsigned blocks;
 };
-/* Sets f up in ctx (current on this thread). 0, or -1 with why. */
-int gd_flush_setup(struct gd_flush *f, CUcontext ctx, char *why, size_t n);
+/* Sets f up in the context current on this thread. 0, or -1 with why. */
+int gd_flush_setup(struct gd_flush *f, char *why, size_t n);
 /* Launches the flush and waits for it. CUDA_SUCCESS or the error. */
 CUresult gd_flush_run(const struct gd_flush *f);
 
