@@ -364,7 +364,7 @@ struct ctx {
 	double *kcns; /* each one's kernel time (its name's, all launches), ns */
 	/* what kernel-counter findings are weighed by: the kernel time of the view (the trace's
 	 * plus the profiled launches it has no record of, kcounters.h), not the GPU span, which
-	 * kernel replay inflates (a profiled launch is replayed once per pass, its memory saved
+	 * replaying inflates (a profiled launch is replayed once per pass, its memory saved
 	 * and restored: kernels.cu's 0.64 ms of kernels spanned 3.9 s on the H200) */
 	double kc_kern;
 	long nkc;

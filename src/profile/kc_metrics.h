@@ -3,7 +3,7 @@
  * the profile (tables metric_launches and metric_values, docs/profile-schema.md), the analysis
  * (src/analysis/kcounters.c: derived values and verdicts) and every renderer.
  *
- * Each quantity has one CUPTI metric name (range profiler, auto range + kernel replay; names
+ * Each quantity has one CUPTI metric name (range profiler, auto range, user or kernel replay; names
  * checked on GH100 in ../shared/docs/cupti-notes.md §5) and belongs to one or more sets
  * (`--metrics=SET`). A name the GPU's counters reject is left out, recorded as rejected, and
  * the quantity is unknown (NaN) — never 0. Besides the quantities, `--metrics=a,b,...` may
