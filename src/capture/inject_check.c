@@ -206,7 +206,7 @@ static int rp_child(void)
 		} u[] = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", 0},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1}};
-		int rc[6];
+		int rc[7];
 		if (!emit || !ts || !counts)
 			return 52;
 		for (int i = 0; i < 3; i++) {
@@ -242,7 +242,7 @@ static int rp_child(void)
 		counts(rc);
 		snprintf(path, sizeof(path), "%s/fake_replay", getenv("GPUDIAG_RAW_DIR"));
 		if ((f = fopen(path, "w"))) {
-			fprintf(f, "%d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5]);
+			fprintf(f, "%d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6]);
 			fclose(f);
 		}
 	} else if (getenv("CHECK_RP_THREADS")) {
@@ -484,7 +484,7 @@ struct kl {
 };
 struct rpsum {
 	int nkl, nrej, calls, inside, disabled;
-	int replay[6]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
+	int replay[7]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
 	struct kl kl[64];
 	char rej[8][2][200];
 };
@@ -562,9 +562,9 @@ static void read_rp(const char *dir, struct rpsum *s)
 	memset(s->replay, 0, sizeof(s->replay));
 	snprintf(path, sizeof(path), "%s/fake_replay", dir);
 	if ((f = fopen(path, "r"))) {
-		CHECK_INT(fscanf(f, "%d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2], &s->replay[3],
-				 &s->replay[4], &s->replay[5]),
-			  6);
+		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2], &s->replay[3],
+				 &s->replay[4], &s->replay[5], &s->replay[6]),
+			  7);
 		fclose(f);
 	}
 }
@@ -627,10 +627,12 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
 
 /* User replay (replay.c, the default --metrics-replay): the fake stands in for the driver and
  * CUPTI's checkpoint library. Per profiled launch of 3 passes: one save, the program's own
- * launch as the first pass, 2 replays after it, each after a restore (2 restores), 3 flushes
- * (before every pass, none inside one), one free; the
- * profile holds the program's 3 kernels and its 1 sync only, and none of the replay's API
- * calls. With FAKE_CUPTI_NESTED_CORR the replay's calls and records carry the launch's own
+ * launch unprofiled, 3 replays after it on gpudiag's replay thread (none launched from inside a
+ * callback), each after a restore (3 restores), 3 flushes (before every pass, none inside one),
+ * one free. The profile holds the program's 3 kernels and its 1 sync only, none of the
+ * replay's API calls and not the WaitNs kernel the fake's Enable runs with the first profiled
+ * launch's id. With FAKE_CUPTI_NESTED_CORR the
+ * replay's calls and records carry the launch's own
  * id (as CUPTI does inside a runtime launch call); with CHECK_RP_USER_SKEW as well, the
  * program's kernel record also seems to begin before the replays' (a skewed GPU clock); with
  * FAKE_CUPTI_NESTED_CORR=2 the replays' calls and records and the program's kernel record all
@@ -663,11 +665,12 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 				CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
 		}
 		CHECK_INT(s.replay[0], 3); /* saves */
-		CHECK_INT(s.replay[1], 6); /* restores */
+		CHECK_INT(s.replay[1], 9); /* restores */
 		CHECK_INT(s.replay[2], 3); /* frees */
-		CHECK_INT(s.replay[3], 6); /* replayed launches */
+		CHECK_INT(s.replay[3], 9); /* replayed launches */
 		CHECK_INT(s.replay[4], 9); /* flushes */
 		CHECK_INT(s.replay[5], 0); /* flushes inside a pass */
+		CHECK_INT(s.replay[6], 0); /* passes launched from inside a callback */
 		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
@@ -681,12 +684,12 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
 		remove_dir(dir);
 	}
-	{ /* one pass: no checkpoint, no replay; a flush before the program's launch */
+	{ /* one pass by default: saved, restored and replayed once per launch */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_RP_PASSES=1", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
 		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
-		CHECK(s.replay[0] == 0 && s.replay[1] == 0 && s.replay[3] == 0 && s.replay[4] == 3 && s.replay[5] == 0);
+		CHECK(s.replay[0] == 3 && s.replay[1] == 3 && s.replay[3] == 3 && s.replay[4] == 3 && s.replay[5] == 0);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		remove_dir(dir);
 	}
@@ -721,7 +724,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		read_rp(dir, &s);
 		CHECK_INT(s.nkl, 1);
 		CHECK(s.kl[0].status == GD_KL_ERROR &&
-		      strstr(s.kl[0].detail, "launching the kernel again for pass 2: ") == s.kl[0].detail &&
+		      strstr(s.kl[0].detail, "launching the kernel again for pass 1: ") == s.kl[0].detail &&
 		      !strstr(s.kl[0].detail, "may be affected"));
 		CHECK_INT(s.replay[3], 2); /* the failed one and the run that follows it */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);

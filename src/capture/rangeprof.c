@@ -7,8 +7,8 @@
  * only the selected launches bounds the cost (at most GPUDIAG_METRICS_MAX launches, by default
  * the first 3 of each kernel name) and makes the selection (regex, names file, skip/count)
  * exact. The session is auto range with user replay (user_enter/user_exit, replay.h: the
- * program's launch is the first pass, gpudiag replays the others from the memory it saved, L2
- * flushed before each) or with CUPTI's kernel replay (GPUDIAG_METRICS_REPLAY=kernel, or where
+ * program's launch runs unprofiled, then gpudiag replays every pass from the memory it saved,
+ * L2 flushed before each, on a thread of its own) or with CUPTI's kernel replay (GPUDIAG_METRICS_REPLAY=kernel, or where
  * user replay cannot be set up): the metrics need `passes` passes of the counters, each pass a
  * different counter set, each from the same memory, so the program sees the effect of one
  * launch. The launch becomes synchronous and takes passes × its duration plus the save and
@@ -98,18 +98,21 @@ static struct {
 
 /* ---- user replay's own work, kept out of the trace
  *
- * While this thread replays a launch (t_internal), every driver call it makes (the kernel
- * again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
+ * While a thread does user replay's work (t_internal: the replay thread, or the program's
+ * thread while it saves the memory or sets a context up), every driver call it makes (the
+ * kernel again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
  * callbacks like the program's own, and the GPU work they start gives activity records. The
  * profile must show the program's launch once, as the program made it:
- *   - kernels by time: a replay window per profiled launch, from the moment the program's
- *     kernel (the first pass) has finished to the end of the last replay, both waited for
+  *   - kernels by time: a replay window per profiled launch, from the moment the program's
+ *     kernel has finished to the end of the last replay, both waited for
  *     with a context synchronisation. No kernel of the program can begin on that context
  *     inside the window — its launch is over, and every other launch of the process waits on
  *     g_rp_rw — so a kernel record of that context that began inside it is a replay. Correlation ids
  *     cannot tell them: a driver call made inside the program's runtime launch call is given
  *     ids CUPTI ties to that call (on an H100, 2026-12-06, a rule by ids took the program's own
  *     kernel records out of the trace), and the L2 flush is recognised by its name as well;
+ *     so is a kernel that carries a profiled launch's own id under another kernel's name (a
+ *     CUPTI kernel run from inside the launch's callback: WaitNs, H100, 2026-12-06);
  *   - the replay's API calls are not recorded (inject.c asks gd_rp_internal);
  *   - its other records (synchronisation, memset, allocation, a copy the checkpoint makes) by
  *     correlation id: the ids of its driver calls (g_drop; never the program's launch's own
@@ -125,6 +128,7 @@ static struct {
 static _Thread_local int t_internal;
 static pthread_mutex_t g_drop_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_drop[DROP_SLOTS], g_own[OWN_SLOTS];
+static uint64_t g_own_name[OWN_SLOTS]; /* hash of the kernel name the launch in g_own's slot ran */
 static unsigned g_drop_n, g_own_n, g_drop_full;
 static void rp_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -145,31 +149,42 @@ static _Thread_local uint32_t t_own_corr;
 
 static unsigned slot_of(uint32_t corr, unsigned size) { return (corr * 2654435761u) & (size - 1); }
 
-/* Under g_drop_mu. */
-static void id_add(uint32_t *tab, unsigned size, unsigned *n, uint32_t corr)
+/* Under g_drop_mu: the slot of corr, added when new; -1 when not kept (0, or the table full). */
+static long id_add(uint32_t *tab, unsigned size, unsigned *n, uint32_t corr)
 {
 	unsigned i;
 	if (!corr)
-		return;
-	if (*n >= size / 4 * 3) {
-		drop_full("correlation ids");
-		return;
-	}
+		return -1;
 	for (i = slot_of(corr, size); tab[i] && tab[i] != corr; i = (i + 1) & (size - 1))
 		;
 	if (!tab[i]) {
+		if (*n >= size / 4 * 3) {
+			drop_full("correlation ids");
+			return -1;
+		}
 		tab[i] = corr;
 		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
 	}
+	return i;
 }
 
-/* Under g_drop_mu. */
-static int id_in(const uint32_t *tab, unsigned size, uint32_t corr)
+/* Under g_drop_mu: the slot of corr, -1 when absent. */
+static long id_slot(const uint32_t *tab, unsigned size, uint32_t corr)
 {
 	for (unsigned i = slot_of(corr, size); tab[i]; i = (i + 1) & (size - 1))
 		if (tab[i] == corr)
-			return 1;
-	return 0;
+			return i;
+	return -1;
+}
+
+static int id_in(const uint32_t *tab, unsigned size, uint32_t corr) { return id_slot(tab, size, corr) >= 0; }
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1;
 }
 
 static void drop_add(uint32_t corr)
@@ -179,12 +194,16 @@ static void drop_add(uint32_t corr)
 	pthread_mutex_unlock(&g_drop_mu);
 }
 
-/* The program's launch being profiled by user replay: a copy, memset, sync or allocation
- * record with its id is the replay's (a launch call makes none). */
-static void own_add(uint32_t own)
+/* The program's launch being profiled by user replay, id own, kernel name: a copy, memset,
+ * sync or allocation record with its id is the replay's (a launch call makes none), and so is
+ * a kernel record with its id and another kernel's name (CUPTI's own kernels launched from
+ * inside the launch's callbacks get the launch's id: WaitNs on an H100, 2026-12-06). */
+static void own_add(uint32_t own, const char *name)
 {
+	long i;
 	pthread_mutex_lock(&g_drop_mu);
-	id_add(g_own, OWN_SLOTS, &g_own_n, own);
+	if ((i = id_add(g_own, OWN_SLOTS, &g_own_n, own)) >= 0)
+		g_own_name[i] = name ? hash_str(name) : 0;
 	pthread_mutex_unlock(&g_drop_mu);
 }
 
@@ -242,10 +261,14 @@ int gd_rp_drop(int kind, uint32_t corr, uint32_t ctx, uint64_t start, const char
 	if (kind == GD_RP_REC_KERNEL) {
 		if (kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
 			return 1;
-		if (!start || !__atomic_load_n(&g_nwin, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&g_nwin, __ATOMIC_ACQUIRE) && !__atomic_load_n(&g_own_n, __ATOMIC_RELAXED))
 			return 0;
 		pthread_mutex_lock(&g_drop_mu);
-		drop = in_window(ctx, start);
+		drop = start && g_nwin && in_window(ctx, start);
+		if (!drop && corr && kernel_name && g_own_n) {
+			long i = id_slot(g_own, OWN_SLOTS, corr);
+			drop = i >= 0 && g_own_name[i] && g_own_name[i] != hash_str(kernel_name);
+		}
 		pthread_mutex_unlock(&g_drop_mu);
 		return drop;
 	}
@@ -588,14 +611,6 @@ static long g_matching, g_profiled; /* matching launches seen; launches profiled
 /* stream captures in progress in the process (begun, not yet ended), from the driver's
  * cuStreamBeginCapture* and cuStreamEndCapture* callbacks; under g_rp_mu */
 static long g_captures;
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h | 1;
-}
 
 static int kn_grow(void)
 {
@@ -1274,11 +1289,11 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 }
 
 /* User replay, part 1, in the enter callback of the program's launch, holding g_rp_rw for
- * writing: wait for the context's earlier work, save its memory (when there is more than one
- * pass), flush L2 and start the first pass, which the program's own launch then runs as —
- * undisturbed: none of gpudiag's driver calls is made between its start and its submission.
- * 1: bracketed (user_exit replays the other passes); 0: not profiled (an error record is
- * written and the context profiles no more). */
+ * writing: wait for the context's earlier work and save its memory. The program's launch then
+ * runs unprofiled, with no session started before it (starting one there launched a CUPTI
+ * kernel, WaitNs, with the program's correlation id on an H100), and user_exit replays every
+ * pass. 1: bracketed; 0: not profiled (an error record is written and the context profiles no
+ * more). */
 static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
@@ -1286,8 +1301,6 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	char why[600];
 	CUresult cr;
 	CUptiResult r;
-	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-	st.pRangeProfilerObject = c->obj;
 	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
@@ -1299,14 +1312,8 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
 		goto fail_ctx;
 	}
-	if (d->passes > 1 && (r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
+	if ((r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
-		goto fail_ctx;
-	}
-	if (flush_l2(c, why, sizeof(why)) < 0)
-		goto fail_ctx;
-	if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
 		goto fail_ctx;
 	}
 	gd_ctx_leave(pushed);
@@ -1322,115 +1329,136 @@ fail:
 	return 0;
 }
 
-/* User replay, part 2, in the exit callback: the first pass (the program's launch) is stopped;
- * then, while CUPTI asks for more, restore the memory saved before the launch, flush L2, start,
- * launch the kernel again with the program's arguments, stop. Each replay starts from the
- * memory the program's launch started from and leaves what it left, so after the last the
- * program sees the effect of one launch. Then decode and record. On a failure after a restore,
- * the kernel is run once more, unprofiled, to leave that effect; where that fails too, the
- * record says the program's results may be affected. The replays' kernels begin inside a
- * window opened after the program's kernel has finished (rangeprof.c, "user replay's own
+/* One launch's passes, on the replay thread (gd_worker_call): in no CUPTI callback, so the
+ * range profiler patches the kernel for the SASS metrics (replay.c, "the worker thread"). */
+struct passes_job {
+	CUpti_CallbackId cbid;
+	const CUpti_CallbackData *cb;
+	struct rp_ctx *c;
+	const struct rp_dev *d;
+	const struct launch *l;
+	int ok;         /* out: every pass submitted */
+	char why[600];  /* out, when not ok */
+};
+
+/* Wait for the program's kernel; then, while CUPTI asks for more passes, restore the memory
+ * saved before the launch, flush L2, start, launch the kernel again with the program's
+ * arguments, stop. Each pass starts from the memory the program's launch started from and
+ * leaves what it left, so after the last the program sees the effect of one launch. On a
+ * failure after a restore, the kernel is run once more, unprofiled, to leave that effect;
+ * where that fails too, the reason says the program's results may be affected. Everything
+ * that runs on the GPU from here to the last pass, CUPTI's own kernels included, begins inside
+ * a window opened after the program's kernel has finished (rangeprof.c, "user replay's own
  * work"). */
-static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
+static void run_passes(void *arg)
 {
-	const struct rp_dev *d = dev_find(c->dev);
-	size_t pass = 1;
-	int pushed = 0, done, restored = 0, rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
-	char why[600];
+	struct passes_job *j = arg;
+	struct rp_ctx *c = j->c;
+	size_t pass = 0;
+	int pushed = 0, done = 0, restored = 0;
 	CUresult cr;
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	st.pRangeProfilerObject = c->obj;
 	sp.pRangeProfilerObject = c->obj;
-	if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
-		gd_ckpt_free(&c->ck);
-		c->broken = 1;
-		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
-		return;
-	}
-	done = sp.isAllPassSubmitted;
-	if (rv != CUDA_SUCCESS) {
-		/* the program's launch failed: nothing ran that could be measured or replayed */
-		gd_ckpt_free(&c->ck);
-		c->broken = 1; /* the session is mid-way */
-		snprintf(why, sizeof(why), "the launch itself failed (CUDA error %d): not replayed", rv);
-		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
-		return;
-	}
 	t_internal = 1;
-	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
-		snprintf(why, sizeof(why), "making the launch's context current: %s", gd_cu_text(cr));
-		goto fail;
+	if ((cr = gd_ctx_enter(j->cb->context, &pushed)) != CUDA_SUCCESS) {
+		snprintf(j->why, sizeof(j->why), "making the launch's context current: %s", gd_cu_text(cr));
+		t_internal = 0;
+		return;
 	}
-	if (!done) {
-		/* the program's kernel done: from here every kernel that begins on this context
-		 * is a replay's, until the window closes */
-		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-			snprintf(why, sizeof(why), "the launch: %s", gd_cu_text(cr));
-			goto fail;
-		}
-		window_open(l->context);
+	/* the program's kernel done: from here every kernel that begins on this context is a
+	 * replay's, until the window closes */
+	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(j->why, sizeof(j->why), "the launch: %s", gd_cu_text(cr));
+		goto out;
 	}
+	window_open(j->l->context);
 	for (; !done; pass++) {
 		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
-			why_cupti(why, sizeof(why), "cuptiCheckpointRestore", r);
+			why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
 			goto fail;
 		}
 		restored = 1;
-		if (flush_l2(c, why, sizeof(why)) < 0)
+		if (flush_l2(c, j->why, sizeof(j->why)) < 0)
 			goto fail;
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-			why_cupti(why, sizeof(why), "cuptiRangeProfilerStart", r);
+			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
 			goto fail;
 		}
-		cr = gd_replay_launch(cbid, cb->functionParams);
+		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
 		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
-			why_cupti(why, sizeof(why), "cuptiRangeProfilerStop", r);
+			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStop", r);
 			goto fail;
 		}
 		if (cr != CUDA_SUCCESS) {
-			snprintf(why, sizeof(why), "launching the kernel again for pass %zu: %s", pass + 1, gd_cu_text(cr));
+			snprintf(j->why, sizeof(j->why), "launching the kernel again for pass %zu: %s", pass + 1,
+				 gd_cu_text(cr));
 			goto fail;
 		}
 		restored = 0;
 		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-			snprintf(why, sizeof(why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
+			snprintf(j->why, sizeof(j->why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
 		done = sp.isAllPassSubmitted;
-		if (!done && pass + 1 >= d->passes + 2) {
-			snprintf(why, sizeof(why), "CUPTI asked for more than the %zu passes it announced", d->passes);
+		if (!done && pass + 1 >= j->d->passes + 2) {
+			snprintf(j->why, sizeof(j->why), "CUPTI asked for more than the %zu passes it announced",
+				 j->d->passes);
 			goto fail;
 		}
 	}
-	window_close();
-	gd_ctx_leave(pushed);
-	t_internal = 0;
-	gd_ckpt_free(&c->ck);
-	finish(c, d, l, 1, rv);
-	return;
+	j->ok = 1;
+	goto out;
 fail:
 	if (restored) {
 		/* the memory is as before the launch: run the kernel once more to leave its effect */
-		cr = gd_replay_launch(cbid, cb->functionParams);
+		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
 		if (cr != CUDA_SUCCESS || gd_ctx_sync() != CUDA_SUCCESS) {
-			size_t len = strlen(why);
-			snprintf(why + len, sizeof(why) - len, "; the kernel could not be run again after the memory was "
-				 "restored: the program's results may be affected");
+			size_t len = strlen(j->why);
+			snprintf(j->why + len, sizeof(j->why) - len, "; the kernel could not be run again after the "
+				 "memory was restored: the program's results may be affected");
 		}
 	}
+out:
 	window_close();
 	gd_ctx_leave(pushed);
 	t_internal = 0;
-	gd_ckpt_free(&c->ck);
-	c->broken = 1; /* the session may be mid-way: no more profiling on this context */
-	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 }
 
-/* Holding g_rp_rw for writing: set up (first time on the context) and start the first pass
- * (kernel replay: CUPTI replays inside the launch; user replay: user_enter). 1 when the
+/* User replay, part 2, in the exit callback: the passes on the replay thread (in this callback
+ * when no thread could be started, said in the record), then decode and record. */
+static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
+{
+	struct passes_job j;
+	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+	memset(&j, 0, sizeof(j));
+	j.cbid = cbid, j.cb = cb, j.c = c, j.d = dev_find(c->dev), j.l = l;
+	if (rv != CUDA_SUCCESS) {
+		/* the program's launch failed: nothing ran that could be measured or replayed */
+		gd_ckpt_free(&c->ck);
+		snprintf(j.why, sizeof(j.why), "the launch itself failed (CUDA error %d): not replayed", rv);
+		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
+		return;
+	}
+	if (gd_worker_call(run_passes, &j) < 0) {
+		if (!c->note[0])
+			snprintf(c->note, sizeof(c->note), "user replay from inside the launch callback (no thread "
+				 "could be started): the smsp__sass_* metrics may read 0");
+		run_passes(&j);
+	}
+	gd_ckpt_free(&c->ck);
+	if (!j.ok) {
+		c->broken = 1; /* the session may be mid-way: no more profiling on this context */
+		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
+		return;
+	}
+	finish(c, j.d, l, 1, rv);
+}
+
+/* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay:
+ * the session, CUPTI replays inside the launch; user replay: user_enter saves the memory). 1 when the
  * program's launch is bracketed (launch_exit finishes). */
 static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 {
@@ -1440,7 +1468,7 @@ static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 	CUpti_RangeProfiler_Start_Params sp = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	t_own_corr = l->correlation;
 	if (cfg.user_replay)
-		own_add(l->correlation);
+		own_add(l->correlation, l->name);
 	t_internal = 1; /* the first launch on a context sets the flush up: its driver calls are ours */
 	c = ctx_get(l, cb->context, why, sizeof(why));
 	t_internal = 0;

@@ -5,10 +5,12 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* CUPTI's checkpoint API (cupti_checkpoint.h) is declared in a C++ namespace with C linkage;
  * a C file cannot include it, so the one struct and three functions are declared here with the
@@ -259,4 +261,78 @@ CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params)
 	}
 	default: return CUDA_ERROR_NOT_SUPPORTED;
 	}
+}
+
+/* ---- the worker thread
+ *
+ * A kernel launched from inside a CUPTI callback runs without the range profiler's SASS
+ * patching: under user replay every smsp__sass_* metric read 0 when the passes were launched
+ * from the program's launch callback, and the right values when the same passes were launched
+ * from outside any callback (H100, driver 580, CUDA 13.0, 2026-12-06; tests/gpu/metrics/
+ * replay_probe.cu). So the passes run on a thread of gpudiag's own, which is in no callback,
+ * while the program's thread waits in its callback. One job at a time (the caller holds the
+ * profiling session's lock); the thread lives until the process ends, blocking every signal so
+ * that the program's own handlers never run on it. */
+static pthread_mutex_t g_wk_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_wk_cv = PTHREAD_COND_INITIALIZER;
+static void (*g_wk_fn)(void *);
+static void *g_wk_arg;
+static unsigned long g_wk_posted, g_wk_done;
+static int g_wk_state; /* 0 not started, 1 running, -1 could not be started */
+static pid_t g_wk_pid;  /* the process that started it: a fork's child has no such thread */
+
+static void *worker(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&g_wk_mu);
+	for (;;) {
+		while (g_wk_done == g_wk_posted)
+			pthread_cond_wait(&g_wk_cv, &g_wk_mu);
+		void (*fn)(void *) = g_wk_fn;
+		void *arg = g_wk_arg;
+		pthread_mutex_unlock(&g_wk_mu);
+		fn(arg);
+		pthread_mutex_lock(&g_wk_mu);
+		g_wk_done = g_wk_posted;
+		pthread_cond_broadcast(&g_wk_cv);
+	}
+	return NULL;
+}
+
+static int worker_start(void)
+{
+	pthread_t t;
+	pthread_attr_t a;
+	sigset_t all, old;
+	int rc;
+	if (pthread_attr_init(&a) != 0)
+		return -1;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits the full mask */
+	rc = pthread_create(&t, &a, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return rc == 0 ? 0 : -1;
+}
+
+int gd_worker_call(void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&g_wk_mu);
+	if (g_wk_state == 0 || (g_wk_state > 0 && g_wk_pid != getpid())) {
+		g_wk_state = worker_start() == 0 ? 1 : -1;
+		g_wk_pid = getpid();
+		g_wk_done = g_wk_posted = 0;
+	}
+	if (g_wk_state < 0) {
+		pthread_mutex_unlock(&g_wk_mu);
+		return -1;
+	}
+	g_wk_fn = fn, g_wk_arg = arg;
+	g_wk_posted++;
+	pthread_cond_broadcast(&g_wk_cv);
+	while (g_wk_done != g_wk_posted)
+		pthread_cond_wait(&g_wk_cv, &g_wk_mu);
+	pthread_mutex_unlock(&g_wk_mu);
+	return 0;
 }

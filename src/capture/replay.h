@@ -6,12 +6,13 @@
  * docs/kernel-metrics.md).
  *
  * Per profiled launch (rangeprof.c drives it): in the launch's enter callback, synchronise
- * the context, save its device memory with CUPTI's checkpoint API (libcheckpoint.so: device,
- * pinned and managed allocations), flush L2 and start the first pass, which the program's own
- * launch runs as, undisturbed; in its exit callback, for each further pass: restore, flush,
- * start, launch the kernel again with the program's own parameters, stop. Every replay starts
- * from the memory the program's launch started from and leaves what it left: the program
- * sees exactly one effective launch.
+ * the context and save its device memory with CUPTI's checkpoint API (libcheckpoint.so:
+ * device, pinned and managed allocations); the program's own launch then runs unprofiled,
+ * undisturbed; in its exit callback, gpudiag's replay thread (gd_worker_call: a kernel
+ * launched from inside a callback gets no SASS-metric patching) runs every pass: restore,
+ * flush L2, start, launch the kernel again with the program's own parameters, stop. Every
+ * replay starts from the memory the program's launch started from and leaves what it left:
+ * the program sees exactly one effective launch.
  *
  * Everything is loaded at run time: the driver that the program already loaded
  * (libcuda.so.1, RTLD_NOLOAD) and CUPTI's libcheckpoint.so (found through the injection
@@ -56,6 +57,10 @@ void gd_ckpt_free(struct gd_ckpt *k);
  * with the same parameters (cb->functionParams). */
 CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params);
 CUresult gd_ctx_sync(void);
+/* Runs fn(arg) on gpudiag's replay thread, which is inside no CUPTI callback, and waits for it
+ * (replay.c says why). 0, or -1 when the thread could not be started (nothing ran: the caller
+ * runs it itself). */
+int gd_worker_call(void (*fn)(void *), void *arg);
 /* Makes ctx current on this thread if it is not; *pushed says whether to pop. */
 CUresult gd_ctx_enter(CUcontext ctx, int *pushed);
 void gd_ctx_leave(int pushed);

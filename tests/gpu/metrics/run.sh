@@ -27,13 +27,15 @@
 #     --launch-count 30`, `ncu --set full --launch-count 30` and `ncu --metrics <gpudiag's
 #     default names> --launch-count 30` (ncu's default clock and cache control: what a user of
 #     it gets). Wall time of each process; ratios to plain.
+#  0. (probe) CUPTI alone, no gpudiag (replay_probe.cu): the SASS metrics of a strided gather
+#     and an FMA kernel under user replay launched from main() equal kernel replay's.
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
-# about 2-4 minutes; METRICS_STEPS="agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
+# about 2-4 minutes; METRICS_STEPS="probe agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
 # leaves the default-mode row out of the cost table). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
-# files are deleted at the end.
+# files are deleted at the end (METRICS_KEEP=1 keeps them, and the two test programs).
 set -u
 cd "$(dirname "$0")/../../.."
 W=$OUT/metrics; mkdir -p "$W"
@@ -43,13 +45,33 @@ say() { echo "$*" | tee -a "$LOG"; }
 fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
 D=tests/gpu/metrics
 # METRICS_STEPS: which steps run (default all: agree verdict skips cost)
-step() { case " ${METRICS_STEPS:-agree verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
+step() { case " ${METRICS_STEPS:-probe agree verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
 nvcc -O2 -arch=sm_90 -o "$W/kernels" $D/kernels.cu >>"$LOG" 2>&1 || { say "FAIL nvcc kernels.cu"; exit 1; }
 "$W/kernels" 1 | tee -a "$LOG"
 TORCH=0
 python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && TORCH=1
 [ $TORCH = 1 ] || say "torch with CUDA missing: the GEMM, FlashAttention and cost steps are skipped"
 NCU=$(command -v ncu)
+
+# ---- 0. CUPTI alone (replay_probe.cu, no gpudiag): user replay from main() must give the SASS
+# metrics kernel replay gives (the reason gpudiag replays on a thread of its own: replay.c)
+if step probe; then
+	CI=$(dirname "$(find /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
+	CL=$(dirname "$(find /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | head -1)")
+	if nvcc -O2 -arch=sm_90 -I"$CI" -o "$W/replay_probe" $D/replay_probe.cu -L"$CL" -lcupti -lcuda >>"$LOG" 2>&1; then
+		for m in kernel user; do
+			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
+				fail "replay_probe $m: exit $?"
+		done
+		k=$(grep -h 'sass' "$W/probe_kernel.txt" | awk '{print $3, $6, $7}')
+		u=$(grep -h 'sass' "$W/probe_user.txt" | awk '{print $3, $6, $7}')
+		say "replay_probe (CUPTI alone), SASS metrics by kernel replay / by user replay from main():"
+		paste -d'|' <(echo "$k") <(echo "$u") | tee -a "$LOG"
+		[ -n "$k" ] && [ "$k" = "$u" ] || fail "replay_probe: user replay's SASS metrics differ from kernel replay's"
+	else
+		fail "nvcc replay_probe.cu"
+	fi
+fi
 
 # ---- 1. agreement with ncu: LABEL|PATTERN|program...
 if step agree; then
@@ -230,6 +252,6 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	cat "$C"
 fi
 
-rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels" "$W/skips"
+[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels" "$W/skips" "$W/replay_probe"
 say "metrics area: $FAILS failure(s)"
 exit $FAILS

@@ -1,0 +1,253 @@
+// GPU-tier probe (issue 19): how CUPTI's range profiler treats the SASS-patched metrics
+// (smsp__sass_*) under user replay, outside gpudiag's injection library. One strided gather
+// (32 sectors per request, 12.5 % of each sector used, no FFMA; a second, FMA kernel) is
+// profiled from main(), never from inside a callback:
+//   replay_probe kernel        CUPTI's kernel replay (the reference: ncu's values)
+//   replay_probe user          user replay, every pass a Start / launch / Stop from main();
+//                              the kernel's module loaded before the profiler is enabled
+//   replay_probe user-early    user replay, the profiler enabled and configured before the
+//                              kernel's module is loaded (lazy loading: at its first launch)
+//   replay_probe switch        kernel replay, then SetConfig again on the same object with
+//                              user replay (may one object change its replay mode?)
+//   replay_probe split         the SASS metrics alone by kernel replay, the others by user
+//                              replay, one object, SetConfig between them
+// Memory is not saved or restored (the kernels are idempotent). Prints one line per metric:
+// case, metric, value. Exit 0 when every CUPTI call succeeded.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define CK(x)                                                                              \
+	do {                                                                               \
+		CUptiResult r_ = (x);                                                      \
+		if (r_ != CUPTI_SUCCESS) {                                                 \
+			const char *s_ = "?";                                              \
+			cuptiGetResultString(r_, &s_);                                     \
+			printf("FAIL %s: %s (line %d)\n", #x, s_, __LINE__);               \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+
+__global__ void k_gather(const float *in, float *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = in[(size_t)i * 32 % ((size_t)n * 32)];
+}
+
+__global__ void k_fma(float *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float a = out[i < n ? i : 0], b = 1.0001f;
+	for (int k = 0; k < 64; k++)
+		a = fmaf(a, b, 0.5f);
+	if (i < n)
+		out[i] = a;
+}
+
+static const char *SASS[] = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+			     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"};
+static const char *HW[] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+			   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "dram__bytes_read.sum",
+			   "dram__bytes_write.sum", "smsp__thread_inst_executed_per_inst_executed.ratio"};
+
+struct cfgimg {
+	std::vector<const char *> names;
+	std::vector<uint8_t> img;
+	size_t passes;
+	CUpti_Profiler_Host_Object *host;
+};
+
+static std::vector<uint8_t> g_avail;
+static char g_chip[64];
+
+static void build(cfgimg &c, std::vector<const char *> names)
+{
+	c.names = names;
+	CUpti_Profiler_Host_Initialize_Params hp = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+	hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	hp.pChipName = g_chip;
+	hp.pCounterAvailabilityImage = g_avail.data();
+	CK(cuptiProfilerHostInitialize(&hp));
+	c.host = hp.pHostObject;
+	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	ap.pHostObject = c.host;
+	ap.ppMetricNames = c.names.data();
+	ap.numMetrics = c.names.size();
+	CK(cuptiProfilerHostConfigAddMetrics(&ap));
+	CUpti_Profiler_Host_GetConfigImageSize_Params zp = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	zp.pHostObject = c.host;
+	CK(cuptiProfilerHostGetConfigImageSize(&zp));
+	c.img.resize(zp.configImageSize);
+	CUpti_Profiler_Host_GetConfigImage_Params ip = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	ip.pHostObject = c.host;
+	ip.configImageSize = c.img.size();
+	ip.pConfigImage = c.img.data();
+	CK(cuptiProfilerHostGetConfigImage(&ip));
+	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	pp.configImageSize = c.img.size();
+	pp.pConfigImage = c.img.data();
+	CK(cuptiProfilerHostGetNumOfPasses(&pp));
+	c.passes = pp.numOfPasses;
+}
+
+static CUpti_RangeProfiler_Object *g_obj;
+static std::vector<uint8_t> g_data;
+
+static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
+{
+	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+	sp.pRangeProfilerObject = g_obj;
+	sp.pMetricNames = const_cast<const char **>(c.names.data());
+	sp.numMetrics = c.names.size();
+	sp.maxNumOfRanges = 1;
+	sp.maxNumRangeTreeNodes = 1;
+	CK(cuptiRangeProfilerGetCounterDataSize(&sp));
+	g_data.assign(sp.counterDataSize, 0);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ip.pRangeProfilerObject = g_obj;
+	ip.counterDataSize = g_data.size();
+	ip.pCounterData = g_data.data();
+	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
+	CUpti_RangeProfiler_SetConfig_Params cp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	cp.pRangeProfilerObject = g_obj;
+	cp.configSize = c.img.size();
+	cp.pConfig = c.img.data();
+	cp.counterDataImageSize = g_data.size();
+	cp.pCounterDataImage = g_data.data();
+	cp.range = CUPTI_AutoRange;
+	cp.replayMode = mode;
+	cp.maxRangesPerPass = 1;
+	cp.numNestingLevels = 1;
+	cp.minNestingLevel = 1;
+	cp.targetNestingLevel = 1;
+	CK(cuptiRangeProfilerSetConfig(&cp));
+}
+
+static float *g_in, *g_out;
+static const int N = 1 << 22;
+
+static void launch(int which)
+{
+	if (which == 0)
+		k_gather<<<N / 256, 256>>>(g_in, g_out, N);
+	else
+		k_fma<<<N / 256, 256>>>(g_out, N);
+}
+
+static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode mode, int which)
+{
+	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = g_obj;
+	sp.pRangeProfilerObject = g_obj;
+	size_t pass = 0;
+	do {
+		CK(cuptiRangeProfilerStart(&st));
+		launch(which);
+		CK(cuptiRangeProfilerStop(&sp));
+		cudaDeviceSynchronize();
+		pass++;
+	} while (!sp.isAllPassSubmitted && pass < 64);
+	CUpti_RangeProfiler_DecodeData_Params dp = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	dp.pRangeProfilerObject = g_obj;
+	CK(cuptiRangeProfilerDecodeData(&dp));
+	std::vector<double> v(c.names.size());
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ep = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	ep.pHostObject = c.host;
+	ep.pCounterDataImage = g_data.data();
+	ep.counterDataImageSize = g_data.size();
+	ep.rangeIndex = 0;
+	ep.ppMetricNames = const_cast<const char **>(c.names.data());
+	ep.numMetrics = c.names.size();
+	ep.pMetricValues = v.data();
+	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
+	for (size_t i = 0; i < v.size(); i++)
+		printf("%-10s %-6s %s passes %zu/%zu  %-62s %.6g\n", label, mode == CUPTI_UserReplay ? "user" : "kernel",
+		       which ? "k_fma   " : "k_gather", pass, c.passes, c.names[i], v[i]);
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ip.pRangeProfilerObject = g_obj;
+	ip.counterDataSize = g_data.size();
+	ip.pCounterData = g_data.data();
+	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "kernel";
+	cudaFree(0);
+	CUcontext ctx;
+	cuCtxGetCurrent(&ctx);
+	cudaMalloc(&g_in, (size_t)N * 32 * sizeof(float));
+	cudaMalloc(&g_out, (size_t)N * sizeof(float));
+	cudaMemset(g_in, 0, (size_t)N * 32 * sizeof(float));
+	cudaMemset(g_out, 0, (size_t)N * sizeof(float));
+	int early = !strcmp(mode, "user-early");
+	if (!early) { // load both kernels' code before the profiler is set up
+		launch(0);
+		launch(1);
+		cudaDeviceSynchronize();
+	}
+	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+	CK(cuptiProfilerInitialize(&pi));
+	CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+	cn.deviceIndex = 0;
+	CK(cuptiDeviceGetChipName(&cn));
+	snprintf(g_chip, sizeof(g_chip), "%s", cn.pChipName);
+	CUpti_Profiler_GetCounterAvailability_Params av = {CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+	av.ctx = ctx;
+	CK(cuptiProfilerGetCounterAvailability(&av));
+	g_avail.resize(av.counterAvailabilityImageSize);
+	av.pCounterAvailabilityImage = g_avail.data();
+	CK(cuptiProfilerGetCounterAvailability(&av));
+	cfgimg all, sass, hw;
+	std::vector<const char *> an(SASS, SASS + 2);
+	an.insert(an.end(), HW, HW + 5);
+	build(all, an);
+	build(sass, std::vector<const char *>(SASS, SASS + 2));
+	build(hw, std::vector<const char *>(HW, HW + 5));
+	printf("passes: all %zu, sass alone %zu, hardware alone %zu\n", all.passes, sass.passes, hw.passes);
+	CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+	en.ctx = ctx;
+	CK(cuptiRangeProfilerEnable(&en));
+	g_obj = en.pRangeProfilerObject;
+	if (!strcmp(mode, "kernel")) {
+		set_config(all, CUPTI_KernelReplay);
+		profile("kernel", all, CUPTI_KernelReplay, 0);
+		profile("kernel", all, CUPTI_KernelReplay, 1);
+	} else if (!strcmp(mode, "user") || early) {
+		set_config(all, CUPTI_UserReplay);
+		profile(mode, all, CUPTI_UserReplay, 0);
+		profile(mode, all, CUPTI_UserReplay, 1);
+	} else if (!strcmp(mode, "switch")) {
+		set_config(all, CUPTI_KernelReplay);
+		profile("switch", all, CUPTI_KernelReplay, 0);
+		set_config(all, CUPTI_UserReplay);
+		profile("switch", all, CUPTI_UserReplay, 0);
+		set_config(all, CUPTI_KernelReplay);
+		profile("switch", all, CUPTI_KernelReplay, 1);
+	} else if (!strcmp(mode, "split")) {
+		for (int w = 0; w < 2; w++) {
+			set_config(sass, CUPTI_KernelReplay);
+			profile("split", sass, CUPTI_KernelReplay, w);
+			set_config(hw, CUPTI_UserReplay);
+			profile("split", hw, CUPTI_UserReplay, w);
+		}
+	} else {
+		printf("unknown mode %s\n", mode);
+		return 2;
+	}
+	CUpti_RangeProfiler_Disable_Params dp = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+	dp.pRangeProfilerObject = g_obj;
+	CK(cuptiRangeProfilerDisable(&dp));
+	return 0;
+}
