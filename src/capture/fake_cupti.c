@@ -33,10 +33,11 @@
  * program's kernel record that id too): ids alone cannot tell the replays from the program.
  * Enabling the range profiler inside a launch call gives a kernel record named WaitNs with
  * that call's id (a CUPTI kernel with the launch's id, as seen on an H100). FAKE_CUPTI_CKPT_FAIL=save|restore
- * makes that checkpoint call fail; FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
+ * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
+ * is not N fails); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
  * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (must be 0), kernels of a user-replay pass
- * launched from inside a subscriber callback (must be 0: on a GPU their SASS metrics read 0). */
+ * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -90,15 +91,7 @@ API CUptiResult cuptiGetVersion(uint32_t *v)
 }
 static CUpti_CallbackFunc g_cb;
 static unsigned char g_cb_on[2][1024]; /* runtime, driver callback ids enabled on the subscriber */
-/* how deep this thread is in the subscriber's callbacks: a kernel launched inside one is not
- * patched for the SASS metrics on a real GPU (H100, 2026-12-06: they read 0) */
-static _Thread_local int t_in_cb;
-static void fire_cb(void *u, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *d)
-{
-	t_in_cb++;
-	g_cb(u, dom, cbid, d);
-	t_in_cb--;
-}
+
 static unsigned char g_res_on[1024];   /* resource callback ids */
 static uint64_t g_clock = 1000;
 static uint32_t g_corr = 500000;
@@ -145,11 +138,11 @@ API uint32_t fake_cupti_call(int driver, uint32_t cbid, int rv, void (*inner)(vo
 	memset(&d, 0, sizeof(d));
 	d.callbackSite = CUPTI_API_ENTER, d.correlationId = ++g_corr, d.correlationData = &scratch;
 	d.functionReturnValue = &rv;
-	fire_cb(NULL, dom, cbid, &d);
+	g_cb(NULL, dom, cbid, &d);
 	if (inner)
 		inner();
 	d.callbackSite = CUPTI_API_EXIT;
-	fire_cb(NULL, dom, cbid, &d);
+	g_cb(NULL, dom, cbid, &d);
 	return d.correlationId;
 }
 static int g_latency, g_api_kind;
@@ -605,11 +598,11 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	t_cur_ctx = (CUcontext)ctx;
 	if (runtime && g_cb && g_cb_on[0][211]) {
 		r.callbackSite = CUPTI_API_ENTER;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
+		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
 	}
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
 		d.callbackSite = CUPTI_API_ENTER;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
 	{ /* the kernel runs (FAKE_CUPTI_LAUNCH_US long): a range of a session started meanwhile */
 		int in = g_rp_started;
@@ -624,11 +617,11 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 	}
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
 		d.callbackSite = CUPTI_API_EXIT;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
 	if (runtime && g_cb && g_cb_on[0][211]) {
 		r.callbackSite = CUPTI_API_EXIT;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
+		g_cb(NULL, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &r);
 	}
 	t_outer_corr = outer_before, t_outer_drv = drv_before;
 	t_cur_ctx = cur_before;
@@ -643,7 +636,7 @@ API void fake_cupti_destroy_ctx(uintptr_t ctx)
 	memset(&rd, 0, sizeof(rd));
 	rd.context = (CUcontext)ctx;
 	if (g_cb && g_res_on[CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING])
-		fire_cb(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
+		g_cb(NULL, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &rd);
 }
 
 /* ---- user replay: the driver's entry points and CUPTI's checkpoint functions */
@@ -651,13 +644,13 @@ API void fake_cupti_destroy_ctx(uintptr_t ctx)
 #define FLUSH_FN ((CUfunction)(uintptr_t)0xf1a5)
 #define FLUSH_MOD ((CUmodule)(uintptr_t)0x40d)
 #define FLUSH_BUF ((CUdeviceptr)0x7f0000000000ull)
-static int g_saves, g_restores, g_frees, g_replays, g_flushes, g_flush_inside, g_pass_in_cb;
+static int g_saves, g_restores, g_frees, g_replays, g_flushes, g_flush_inside, g_pass_kact;
 
 API void fake_cupti_replay_counts(int *out);
 API void fake_cupti_replay_counts(int *out)
 {
 	out[0] = g_saves, out[1] = g_restores, out[2] = g_frees;
-	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside, out[6] = g_pass_in_cb;
+	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside, out[6] = g_pass_kact;
 }
 
 /* One driver call: its callback (enter/exit when enabled), the correlation id its records
@@ -679,13 +672,13 @@ static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, 
 	d.functionName = "(driver)";
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
 		d.callbackSite = CUPTI_API_ENTER;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
 	if (body)
 		body(rec);
 	if (g_cb && cbid < 1024 && g_cb_on[1][cbid]) {
 		d.callbackSite = CUPTI_API_EXIT;
-		fire_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
 	return rec;
 }
@@ -703,8 +696,8 @@ static void kernel_body(uint32_t corr)
 	if (g_rp_started) {
 		__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
-		if (t_in_cb > 0) /* a pass's kernel launched from inside a callback */
-			__atomic_add_fetch(&g_pass_in_cb, 1, __ATOMIC_RELAXED);
+		if (g_kernel_on) /* on a GPU its SASS metrics would read 0 */
+			__atomic_add_fetch(&g_pass_kact, 1, __ATOMIC_RELAXED);
 	}
 	fake_cupti_emit(&k, sizeof(k));
 }
@@ -883,7 +876,10 @@ static int ckpt_fails(const char *what)
 }
 API CUptiResult cuptiCheckpointSave(struct fake_ckpt *c)
 {
+	const char *opt = getenv("FAKE_CUPTI_CKPT_WANT_OPT"); /* the optimisations the test expects */
 	if (!c || c->structSize != sizeof(*c) || !c->ctx || !c->allowOverwrite)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (opt && c->optimizations != atoi(opt))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	if (ckpt_fails("save"))
 		return CUPTI_ERROR_OUT_OF_MEMORY;

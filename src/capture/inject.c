@@ -104,6 +104,24 @@ void *gd_inj_reserve(size_t n)
 }
 int gd_inj_disabled(void) { return atomic_load_explicit(&g_disabled, memory_order_relaxed); }
 
+/* the flush thread's work and the exit handler's flush; the kernel-record switches */
+static pthread_mutex_t g_flush_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Kernel records wanted (the capture window is open) and paused (user replay's passes run:
+ * gd_inj_kernels_pause); under g_flush_lock once the flush thread runs. */
+static int g_kern_want, g_kern_paused;
+
+void gd_inj_kernels_pause(int pause)
+{
+	pthread_mutex_lock(&g_flush_lock);
+	if (pause != g_kern_paused && g_kern_want) {
+		if ((pause ? cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			   : cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS)
+			dbg("the kernel records could not be switched for user replay", pause);
+	}
+	g_kern_paused = pause;
+	pthread_mutex_unlock(&g_flush_lock);
+}
+
 #define REC(var, T, TYPE)                                            \
 	T *var = out_reserve(sizeof(T));                             \
 	if (!var) {                                                  \
@@ -531,8 +549,6 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 /* ---- flushing: a background thread, and the exit handler */
 
-static pthread_mutex_t g_flush_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static uint64_t now_ns(void);
 static int set_heavy(int on);
 static void tbuf_drain_all(void);
@@ -855,8 +871,11 @@ static int set_heavy(int on)
 	/* GPUDIAG_KINDS=kernel[,memcpy,memset,sync,memory,overhead]: only the kinds listed besides
 	 * kernels (a diagnostic for measuring what each kind costs; tests/gpu/overhead.sh) */
 	const char *only = getenv("GPUDIAG_KINDS");
-	CUptiResult r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-			   : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	CUptiResult r = CUPTI_SUCCESS;
+	g_kern_want = on;
+	if (!g_kern_paused)
+		r = on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		       : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	for (size_t i = 0; i < sizeof(heavy) / sizeof(heavy[0]); i++) {
 		if (only && !strstr(only, heavy[i].name))
 			continue;

@@ -627,9 +627,9 @@ static void check_skip(const struct rpsum *s, int i, uint32_t status, const char
 
 /* User replay (replay.c, the default --metrics-replay): the fake stands in for the driver and
  * CUPTI's checkpoint library. Per profiled launch of 3 passes: one save, the program's own
- * launch unprofiled, 3 replays after it on gpudiag's replay thread (none launched from inside a
- * callback), each after a restore (3 restores), 3 flushes (before every pass, none inside one),
- * one free. The profile holds the program's 3 kernels and its 1 sync only, none of the
+ * launch unprofiled, 3 replays after it on gpudiag's replay thread, none with CUPTI's kernel
+ * records on, each after a restore (3 restores), 3 flushes (before every pass, none inside
+ * one), one free. The profile holds the program's 3 kernels and its 1 sync only, none of the
  * replay's API calls and not the WaitNs kernel the fake's Enable runs with the first profiled
  * launch's id. With FAKE_CUPTI_NESTED_CORR the
  * replay's calls and records carry the launch's own
@@ -670,7 +670,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[3], 9); /* replayed launches */
 		CHECK_INT(s.replay[4], 9); /* flushes */
 		CHECK_INT(s.replay[5], 0); /* flushes inside a pass */
-		CHECK_INT(s.replay[6], 0); /* passes launched from inside a callback */
+		CHECK_INT(s.replay[6], 0); /* passes launched while kernel records were on */
 		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
@@ -691,6 +691,13 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
 		CHECK(s.replay[0] == 3 && s.replay[1] == 3 && s.replay[3] == 3 && s.replay[4] == 3 && s.replay[5] == 0);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* no checkpoint optimisation: CUPTI's transfer option failed every launch on an H100 */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_WANT_OPT=0", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
 		remove_dir(dir);
 	}
 	{ /* the memory cannot be saved: an error with CUPTI's text, no replay, the context

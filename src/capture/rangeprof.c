@@ -1329,8 +1329,9 @@ fail:
 	return 0;
 }
 
-/* One launch's passes, on the replay thread (gd_worker_call): in no CUPTI callback, so the
- * range profiler patches the kernel for the SASS metrics (replay.c, "the worker thread"). */
+/* One launch's passes, on the replay thread (gd_worker_call; replay.c, "the worker thread"),
+ * with CUPTI's kernel records off (rangeprof.h, gd_inj_kernels_pause: on, every SASS metric of
+ * a user-replay pass reads 0). */
 struct passes_job {
 	CUpti_CallbackId cbid;
 	const CUpti_CallbackData *cb;
@@ -1375,6 +1376,7 @@ static void run_passes(void *arg)
 		goto out;
 	}
 	window_open(j->l->context);
+	gd_inj_kernels_pause(1);
 	for (; !done; pass++) {
 		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
@@ -1422,6 +1424,7 @@ fail:
 		}
 	}
 out:
+	gd_inj_kernels_pause(0);
 	window_close();
 	gd_ctx_leave(pushed);
 	t_internal = 0;
@@ -1445,7 +1448,7 @@ static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 	if (gd_worker_call(run_passes, &j) < 0) {
 		if (!c->note[0])
 			snprintf(c->note, sizeof(c->note), "user replay from inside the launch callback (no thread "
-				 "could be started): the smsp__sass_* metrics may read 0");
+				 "could be started: an arrangement not checked on a GPU)");
 		run_passes(&j);
 	}
 	gd_ckpt_free(&c->ck);

@@ -49,6 +49,10 @@ uint32_t gd_inj_intern(const char *s);   /* caller holds the lock */
 void *gd_inj_reserve(size_t n);          /* zeroed; NULL when out of memory (counted lost) */
 void gd_inj_flush(void);                 /* write(2) what is buffered; caller holds the lock */
 int gd_inj_disabled(void);               /* a forked child, or setup failed */
+/* 1: CUPTI's kernel records off while user replay's passes run (with them on, every
+ * smsp__sass_* metric of a user-replay pass read 0: H100, 2026-12-06, replay_probe.cu
+ * user-act); 0: back on if the capture window wants them */
+void gd_inj_kernels_pause(int pause);
 
 /* Reads the environment; 1 when range profiling is on for this process (GPUDIAG_METRICS set
  * and usable), 0 when off. Cheap, no GPU work, no profiler call; a configuration error is

@@ -221,6 +221,8 @@ CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
 	c->ctx = ctx;
 	c->reserveDeviceMB = GD_CHECKPOINT_RESERVE_MB;
 	c->allowOverwrite = 1;
+	/* no optimisation: with CUPTI_CHECKPOINT_OPT_TRANSFER (restore only the blocks that
+	 * changed) every profiled launch failed on an H100 (2026-12-06) */
 	r = drv.save(c);
 	k->saved = r == CUPTI_SUCCESS;
 	return r;
@@ -265,12 +267,12 @@ CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params)
 
 /* ---- the worker thread
  *
- * A kernel launched from inside a CUPTI callback runs without the range profiler's SASS
- * patching: under user replay every smsp__sass_* metric read 0 when the passes were launched
- * from the program's launch callback, and the right values when the same passes were launched
- * from outside any callback (H100, driver 580, CUDA 13.0, 2026-12-06; tests/gpu/metrics/
- * replay_probe.cu). So the passes run on a thread of gpudiag's own, which is in no callback,
- * while the program's thread waits in its callback. One job at a time (the caller holds the
+ * The passes run on a thread of gpudiag's own, in no CUPTI callback and in no driver call,
+ * while the program's thread waits in its launch's exit callback: the arrangement checked on
+ * an H100 to give ncu's values for every metric, the SASS-patched ones included
+ * (tests/gpu/metrics/replay_probe.cu, user-cb, 2026-12-06; passes made inside the callback
+ * itself were only ever tried with CUPTI's kernel records on, which alone zeroes those
+ * metrics: rangeprof.h, gd_inj_kernels_pause). One job at a time (the caller holds the
  * profiling session's lock); the thread lives until the process ends, blocking every signal so
  * that the program's own handlers never run on it. */
 static pthread_mutex_t g_wk_mu = PTHREAD_MUTEX_INITIALIZER;

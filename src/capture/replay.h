@@ -8,9 +8,9 @@
  * Per profiled launch (rangeprof.c drives it): in the launch's enter callback, synchronise
  * the context and save its device memory with CUPTI's checkpoint API (libcheckpoint.so:
  * device, pinned and managed allocations); the program's own launch then runs unprofiled,
- * undisturbed; in its exit callback, gpudiag's replay thread (gd_worker_call: a kernel
- * launched from inside a callback gets no SASS-metric patching) runs every pass: restore,
- * flush L2, start, launch the kernel again with the program's own parameters, stop. Every
+ * undisturbed; in its exit callback, gpudiag's replay thread (gd_worker_call) runs every pass
+ * with CUPTI's kernel records off (on, they zero the SASS metrics): restore, flush L2, start,
+ * launch the kernel again with the program's own parameters, stop. Every
  * replay starts from the memory the program's launch started from and leaves what it left:
  * the program sees exactly one effective launch.
  *

@@ -11,6 +11,14 @@
 //                              user replay (may one object change its replay mode?)
 //   replay_probe split         the SASS metrics alone by kernel replay, the others by user
 //                              replay, one object, SetConfig between them
+// User replay as gpudiag's injection library does it, one difference at a time:
+//   user-ckpt    the memory saved before and restored before every pass (CUPTI's checkpoint)
+//   user-drv     launched by cuLaunchKernel with the CUfunction of the context
+//   user-handle  launched by cuLaunchKernel with the runtime's CUkernel handle
+//   user-act     CUPTI's kernel activity records enabled
+//   user-cb      passes run on another thread while main() sits in the exit callback of the
+//                kernel's own runtime launch (a CUPTI subscriber)
+//   user-thread  passes run on another thread, main() waiting outside any callback
 // Memory is not saved or restored (the kernels are idempotent). Prints one line per metric:
 // case, metric, value. Exit 0 when every CUPTI call succeeded.
 #include <cuda.h>
@@ -19,6 +27,10 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
+#include <cupti_callbacks.h>
+#include <cupti_activity.h>
+#include <cupti_checkpoint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,13 +146,32 @@ static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
 
 static float *g_in, *g_out;
 static const int N = 1 << 22;
+static int g_launch_mode; /* 0 runtime, 1 driver with CUfunction, 2 driver with CUkernel */
+static NV::Cupti::Checkpoint::CUpti_Checkpoint g_ck;
+static int g_use_ck;
 
 static void launch(int which)
 {
-	if (which == 0)
-		k_gather<<<N / 256, 256>>>(g_in, g_out, N);
-	else
-		k_fma<<<N / 256, 256>>>(g_out, N);
+	if (g_launch_mode == 0) {
+		if (which == 0)
+			k_gather<<<N / 256, 256>>>(g_in, g_out, N);
+		else
+			k_fma<<<N / 256, 256>>>(g_out, N);
+		return;
+	}
+	int n = N;
+	void *ga[] = {&g_in, &g_out, &n}, *fa[] = {&g_out, &n};
+	CUfunction f = NULL;
+	if (g_launch_mode == 1) {
+		cudaGetFuncBySymbol(&f, which ? (const void *)k_fma : (const void *)k_gather);
+	} else {
+		cudaKernel_t k;
+		cudaGetKernel(&k, which ? (const void *)k_fma : (const void *)k_gather);
+		f = (CUfunction)k;
+	}
+	CUresult r = cuLaunchKernel(f, N / 256, 1, 1, 256, 1, 1, 0, 0, which ? fa : ga, NULL);
+	if (r != CUDA_SUCCESS)
+		printf("FAIL cuLaunchKernel: %d\n", (int)r);
 }
 
 static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode mode, int which)
@@ -151,6 +182,8 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 	sp.pRangeProfilerObject = g_obj;
 	size_t pass = 0;
 	do {
+		if (g_use_ck)
+			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&g_ck));
 		CK(cuptiRangeProfilerStart(&st));
 		launch(which);
 		CK(cuptiRangeProfilerStop(&sp));
@@ -180,6 +213,50 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 	ip.pCounterData = g_data.data();
 	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
 }
+
+struct job {
+	const char *label;
+	const cfgimg *c;
+	int which;
+};
+static void *job_thread(void *a)
+{
+	job *j = (job *)a;
+	CUcontext ctx;
+	cuDevicePrimaryCtxRetain(&ctx, 0);
+	cuCtxSetCurrent(ctx);
+	profile(j->label, *j->c, CUPTI_UserReplay, j->which);
+	return NULL;
+}
+static void on_thread(const char *label, const cfgimg &c, int which)
+{
+	pthread_t t;
+	job j = {label, &c, which};
+	pthread_create(&t, NULL, job_thread, &j);
+	pthread_join(t, NULL);
+}
+
+/* user-cb: the kernel's own runtime launch; in its driver exit callback, the passes on another
+ * thread, as gpudiag's injection library does */
+static const cfgimg *g_cb_cfg;
+static int g_cb_which, g_cb_armed;
+static void CUPTIAPI on_api(void *, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+	if (dom != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_EXIT || !g_cb_armed)
+		return;
+	g_cb_armed = 0;
+	cudaDeviceSynchronize();
+	printf("user-cb: in the exit callback of driver call %u (%s)\n", (unsigned)cbid, cb->functionName);
+	on_thread("user-cb", *g_cb_cfg, g_cb_which);
+}
+
+static uint8_t g_actbuf[1 << 20];
+static void CUPTIAPI buf_req(uint8_t **b, size_t *sz, size_t *max)
+{
+	*b = g_actbuf, *sz = sizeof(g_actbuf), *max = 0;
+}
+static void CUPTIAPI buf_done(CUcontext, uint32_t, uint8_t *, size_t, size_t) {}
 
 int main(int argc, char **argv)
 {
@@ -224,6 +301,48 @@ int main(int argc, char **argv)
 		set_config(all, CUPTI_KernelReplay);
 		profile("kernel", all, CUPTI_KernelReplay, 0);
 		profile("kernel", all, CUPTI_KernelReplay, 1);
+	} else if (!strncmp(mode, "user-", 5) && !early) {
+		set_config(all, CUPTI_UserReplay);
+		for (int w = 0; w < 2; w++) {
+			if (!strcmp(mode, "user-ckpt")) {
+				memset(&g_ck, 0, sizeof(g_ck));
+				{ using namespace NV::Cupti::Checkpoint; g_ck.structSize = CUpti_Checkpoint_STRUCT_SIZE; }
+				g_ck.ctx = ctx;
+				g_ck.allowOverwrite = 1;
+				CK(NV::Cupti::Checkpoint::cuptiCheckpointSave(&g_ck));
+				g_use_ck = 1;
+				profile(mode, all, CUPTI_UserReplay, w);
+				g_use_ck = 0;
+				CK(NV::Cupti::Checkpoint::cuptiCheckpointFree(&g_ck));
+			} else if (!strcmp(mode, "user-drv") || !strcmp(mode, "user-handle")) {
+				g_launch_mode = mode[5] == 'd' ? 1 : 2;
+				profile(mode, all, CUPTI_UserReplay, w);
+				g_launch_mode = 0;
+			} else if (!strcmp(mode, "user-act")) {
+				static int on;
+				if (!on++) {
+					CK(cuptiActivityRegisterCallbacks(buf_req, buf_done));
+					CK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+				}
+				profile(mode, all, CUPTI_UserReplay, w);
+			} else if (!strcmp(mode, "user-thread")) {
+				on_thread(mode, all, w);
+			} else if (!strcmp(mode, "user-cb")) {
+				static CUpti_SubscriberHandle sub;
+				if (!sub) {
+					CK(cuptiSubscribe(&sub, on_api, NULL));
+					CK(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+				}
+				g_cb_cfg = &all, g_cb_which = w, g_cb_armed = 0;
+				cudaDeviceSynchronize();
+				g_cb_armed = 1;
+				launch(w); /* the program's launch: the passes run from its exit callback */
+				cudaDeviceSynchronize();
+			} else {
+				printf("unknown mode %s\n", mode);
+				return 2;
+			}
+		}
 	} else if (!strcmp(mode, "user") || early) {
 		set_config(all, CUPTI_UserReplay);
 		profile(mode, all, CUPTI_UserReplay, 0);

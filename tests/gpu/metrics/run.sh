@@ -58,7 +58,7 @@ NCU=$(command -v ncu)
 if step probe; then
 	CI=$(dirname "$(find /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
 	CL=$(dirname "$(find /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | head -1)")
-	if nvcc -O2 -arch=sm_90 -I"$CI" -o "$W/replay_probe" $D/replay_probe.cu -L"$CL" -lcupti -lcuda >>"$LOG" 2>&1; then
+	if nvcc -O2 -arch=sm_90 -I"$CI" -o "$W/replay_probe" $D/replay_probe.cu -L"$CL" -lcupti -lcheckpoint -lcuda >>"$LOG" 2>&1; then
 		for m in kernel user; do
 			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
 				fail "replay_probe $m: exit $?"
