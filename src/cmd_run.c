@@ -104,6 +104,10 @@ const char cmd_run_usage[] =
 	"                           backward) or off (the default, until the cost of modules on the\n"
 	"                           training-step benchmark is measured: docs/framework.md)\n"
 	"  --no-torch               the same as --torch off\n"
+	"  --python-stack[=N]       also the source line (file:line) that called each nn.Module, for its\n"
+	"                           first N calls (default 3) per process: a bounded sample, its cost\n"
+	"                           paid once per module, not per step; needs the module ranges\n"
+	"                           (--torch modules when --torch is not given; not with --torch off)\n"
 	"  --keep-raw               keep the raw per-process files (their directory is printed)\n"
 	"  --json                   the summary as JSON on stdout\n"
 	"\n"
@@ -271,9 +275,9 @@ static int same_var(const char *a, const char *b)
 
 /* The child's environment: ours plus the injection variables (replacing any set before), and
  * `extra` ("NAME=value" strings, NULL-terminated: the --metrics and --torch ones, each
- * replacing an inherited variable of its name) when it is injected. GPUDIAG_TORCH is never
- * inherited (an outer gpudiag run's must not switch on an inner run's --torch off);
- * GPUDIAG_TORCH_DEBUG is. */
+ * replacing an inherited variable of its name) when it is injected. GPUDIAG_TORCH and
+ * GPUDIAG_PYTHON_STACK are never inherited (an outer gpudiag run's must not switch on an inner
+ * run's --torch off); GPUDIAG_TORCH_DEBUG is. */
 static char **child_env(const char *inject, const char *dir, const char *api, int nvtx, int latency,
 			long long cap_start, long long cap_end, char *const *extra)
 {
@@ -281,7 +285,8 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 	char **env;
 	static const char *const ours[] = {"CUDA_INJECTION64_PATH=", "NVTX_INJECTION64_PATH=", "GPUDIAG_RAW_DIR=",
 					   "GPUDIAG_API=", "GPUDIAG_CAPTURE_START_NS=", "GPUDIAG_CAPTURE_END_NS=",
-					   "GPUDIAG_LATENCY=", "GPUDIAG_METRICS", "GPUDIAG_TORCH=", NULL};
+					   "GPUDIAG_LATENCY=", "GPUDIAG_METRICS", "GPUDIAG_TORCH=",
+					   "GPUDIAG_PYTHON_STACK=", NULL};
 	size_t nextra = 0;
 	while (environ[n])
 		n++;
@@ -458,6 +463,10 @@ struct run {
 	 * program gets once prepare() has found the Python folder ("off" when it did not) */
 	const char *torch_opt, *torch;
 	int no_torch;
+	/* --python-stack[=N]: the value as given (NULL: not given; a bare one is "3"), and N,
+	 * the calls of each module whose source line is recorded (0: none) */
+	const char *pystack_opt;
+	int pystack;
 	/* --metrics (issue 19): the request as given ("default" for a bare --metrics; NULL: no
 	 * --metrics), its selection, and what parse/prepare made of them */
 	const char *metrics, *kernels, *metrics_from, *metrics_replay;
@@ -467,7 +476,7 @@ struct run {
 	char **hot;            /* --metrics-from: recorded names of the hot kernels */
 	int nhot;
 	double hot_share;      /* of that profile's kernel time */
-	char *menv[12];        /* the GPUDIAG_METRICS* and --torch strings for child_env, NULL-terminated */
+	char *menv[14];        /* the GPUDIAG_METRICS* and --torch strings for child_env, NULL-terminated */
 	char metrics_note[600]; /* why no process could be profiled at all; "" otherwise */
 	char **cmd, **args; /* the program's argv (cmd[npos] = NULL), and gpudiag's own rewritten */
 	int npos, done;     /* done: parse gave the command's final status (the no-GPU demo sample) */
@@ -854,6 +863,43 @@ static void metrics_line(const char *path, const char *note)
  * part: tests/gpu/framework/run.sh), so the default is off; `modules` once it is, if it fits. */
 #define RUN_TORCH_DEFAULT "off"
 
+/* The calls of each module whose source line is recorded when --python-stack has no value:
+ * enough for a submodule its parent's forward calls from two lines (an activation or dropout
+ * used twice) to show both in the first call, one more for a call site that differs after the
+ * first (warm-up, a first call made elsewhere); and few, since each sampled call walks the
+ * Python stack and records one NVTX mark (docs/framework.md). */
+#define RUN_PYSTACK_DEFAULT "3"
+#define RUN_PYSTACK_MAX 1000
+
+/* --python-stack[=N], after the mode is known: N checked; it needs the module ranges (its
+ * marks are attributed to the module range around them), so with no --torch it turns them
+ * on (the default mode when that records modules, else modules), and with --torch off,
+ * --no-torch, --light or --no-nvtx it is a usage error. */
+static int pystack_check(struct run *rj)
+{
+	const char *v = rj->pystack_opt;
+	char *end;
+	long n;
+	if (!v)
+		return GD_OK;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (!*v || *end || errno || n < 1 || n > RUN_PYSTACK_MAX)
+		return gd_error(GD_EUSAGE, "run: --python-stack must be a whole number of calls from 1 to %d, not '%s'",
+				RUN_PYSTACK_MAX, v);
+	if (rj->light || rj->no_nvtx)
+		return gd_error(GD_EUSAGE, "run: --python-stack records NVTX marks, which %s does not record",
+				rj->light ? "--light" : "--no-nvtx");
+	if (rj->no_torch || (rj->torch_opt && !strcmp(rj->torch_opt, "off")))
+		return gd_error(GD_EUSAGE, "run: --python-stack needs the module ranges: use it with --torch modules or "
+					   "ops, not %s",
+				rj->no_torch ? "--no-torch" : "--torch off");
+	if (!strcmp(rj->torch, "off"))
+		rj->torch = "modules";
+	rj->pystack = (int)n;
+	return GD_OK;
+}
+
 /* The mode asked for, checked: --torch MODE, --no-torch, or the default; off with --light
  * and --no-nvtx (its ranges are NVTX), where an explicit modules/ops is a usage error. */
 static int torch_check(struct run *rj)
@@ -867,7 +913,7 @@ static int torch_check(struct run *rj)
 		return gd_error(GD_EUSAGE, "run: --torch %s records NVTX ranges, which %s does not record", m,
 				rj->light ? "--light" : "--no-nvtx");
 	rj->torch = rj->no_torch ? "off" : m ? m : rj->light || rj->no_nvtx ? "off" : RUN_TORCH_DEFAULT;
-	return GD_OK;
+	return pystack_check(rj);
 }
 
 /* In prepare, once the injection library is known: GPUDIAG_TORCH and PYTHONPATH for the
@@ -881,6 +927,7 @@ static int torch_prepare(struct run *rj)
 		return GD_OK;
 	if (!rj->have_inject) { /* nothing would record the ranges: no cost for nothing */
 		rj->torch = "off";
+		rj->pystack = 0;
 		return GD_OK;
 	}
 	if (gd_find_python(dir, sizeof(dir)) != 0) {
@@ -888,10 +935,17 @@ static int torch_prepare(struct run *rj)
 		gd_warn("run: gpudiag's Python folder was not found (%s); PyTorch programs record no modules or ops",
 			where);
 		rj->torch = "off";
+		rj->pystack = 0;
 		return GD_OK;
 	}
 	while (rj->menv[o])
 		o++;
+	if (rj->pystack > 0) {
+		char num[16];
+		snprintf(num, sizeof(num), "%d", rj->pystack);
+		if (!(rj->menv[o++] = env_pair("GPUDIAG_PYTHON_STACK", num)))
+			return gd_error(GD_EFAIL, "out of memory");
+	}
 	rj->menv[o++] = env_pair("GPUDIAG_TORCH", rj->torch);
 	if (old && *old) {
 		size_t n = strlen(dir) + strlen(old) + 2;
@@ -951,6 +1005,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		{"light", GD_OPT_FLAG, &rj->light, NULL, "no trace: NVML and GPU metrics only"},
 		{"torch", GD_OPT_STR, &rj->torch_opt, "MODE", "PyTorch view: modules, ops or off"},
 		{"no-torch", GD_OPT_FLAG, &rj->no_torch, NULL, "the same as --torch off"},
+		{"python-stack", GD_OPT_STR, &rj->pystack_opt, "N", "source lines of N calls of each module"},
 		{"metrics", GD_OPT_STR, &rj->metrics, "SET", "per-kernel counters: a set or CUPTI names"},
 		{"kernels", GD_OPT_STR, &rj->kernels, "REGEX", "only kernels whose name matches"},
 		{"launch-skip", GD_OPT_INT, &rj->launch_skip, "N", "skip N matching launches"},
@@ -982,6 +1037,14 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				return run_no_device();
 			} else if (!strncmp(a, "--json=", 7)) {
 				return gd_error(GD_EUSAGE, "run: --json takes no value");
+			} else if (!strcmp(a, "--python-stack")) {
+				/* as --metrics: a bare one is the default, a value follows '=' */
+				rj->args[i] = "--python-stack=" RUN_PYSTACK_DEFAULT;
+				if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' &&
+				    strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]))
+					return gd_error(GD_EUSAGE, "run: write --python-stack=%s (with '='): after a bare "
+								   "--python-stack, '%s' would be the program to run",
+							argv[i + 1], argv[i + 1]);
 			} else if (!strcmp(a, "--metrics")) {
 				/* a bare --metrics is the default set; its value, when given, follows '='
 				 * (the word after it is the program) */
@@ -1399,6 +1462,7 @@ static int write_profile(struct gd_ctx *ctx, struct run *rj)
 		gd_pw_meta(w, "latency_timestamps", rj->latency ? "on" : "off");
 		gd_pw_meta(w, "trace_mode", rj->light ? "light" : "full");
 		gd_pw_meta(w, "torch_view", rj->torch);
+		gd_pw_meta_int(w, "torch_python_stack", rj->pystack);
 		write_counters(w, rj);
 		if (rj->metrics_names)
 			write_metrics_meta(w, rj);

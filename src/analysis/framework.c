@@ -16,6 +16,7 @@
 
 static const char MODULE_PREFIX[] = "gpudiag.module:";
 static const char MARK_PREFIX[] = "gpudiag.torch:";
+static const char SRC_PREFIX[] = "gpudiag.src:";
 static const char ENGINE_PREFIX[] = "autograd::engine::evaluate_function:";
 static const char NO_OP[] = "(no op)";
 static const char NO_MODULE[] = "(no module)";
@@ -107,6 +108,37 @@ int gd_fw_parse_op(const char *msg, size_t *name_len, long long *seq)
 	}
 	*name_len = first ? (size_t)(first - msg) : strlen(msg);
 	return op;
+}
+
+int gd_fw_parse_src(const char *msg, long *line, const char **func, size_t *func_len, const char **file)
+{
+	const char *c = msg + sizeof(SRC_PREFIX) - 1, *f;
+	long v = 0;
+	int nd = 0;
+	if (strncmp(msg, SRC_PREFIX, sizeof(SRC_PREFIX) - 1))
+		return 0;
+	while (*c >= '0' && *c <= '9' && nd < 10) {
+		v = v * 10 + (*c++ - '0');
+		nd++;
+	}
+	if (!nd || nd > 9 || *c != ':')
+		return 0;
+	f = ++c;
+	while (*c && *c != ':')
+		c++;
+	if (*c != ':' || !c[1])
+		return 0;
+	*line = v;
+	*func = f;
+	*func_len = (size_t)(c - f);
+	*file = c + 1;
+	return 1;
+}
+
+char *gd_fw_loc_label(char *buf, size_t n, const struct gd_fw_loc *l)
+{
+	snprintf(buf, n, "%s:%ld", l->shown ? l->shown : l->file, l->line);
+	return buf;
 }
 
 /* An autograd node's own range ("AddmmBackward0") or the engine's around it. */
@@ -387,7 +419,7 @@ static void *grow_row(void *arr, long *n, long *cap, size_t size)
 }
 
 /* ---- the sweep ---- */
-enum { R_NONE = 0, R_OP, R_MODULE };
+enum { R_NONE = 0, R_OP, R_MODULE, R_SRC /* a source mark: an instant, never on the stack */ };
 
 /* A framework range of the profile. Indices are 32-bit (collect refuses more ranges than that):
  * a profile holds a million of these. */
@@ -398,7 +430,7 @@ struct fr {
 	double incl_ns;        /* kernels launched inside it, nested ranges included */
 	int64_t incl_k;
 	int32_t nv;            /* index into p->nv */
-	int32_t row;           /* op or module row */
+	int32_t row;           /* op or module row; a source mark's location */
 	int32_t parent;        /* the enclosing framework range at its start, -1 none */
 	int32_t op, mod;       /* the innermost op / module range, itself included; -1 none */
 	unsigned char kind, in_bwd, bwdlike;
@@ -441,8 +473,13 @@ static long thread_id(struct smap *m, int pid, int tid)
 struct work {
 	const struct gd_profile *p;
 	struct gd_framework *fw;
-	struct smap opmap, modmap;
-	long cap_ops, cap_mods;
+	struct smap opmap, modmap, locmap, pairmap;
+	long cap_ops, cap_mods, cap_locs;
+	struct pair {          /* a (module row, location) met by a source mark */
+		int32_t mod, loc;
+		long calls;
+	} *pairs;
+	long npairs, cap_pairs;
 	struct fr *r;
 	long nr;
 	long *mod_encl;        /* per module row: the enclosing module row at its first call; -2 none seen */
@@ -502,6 +539,33 @@ static int add_module_row(struct work *w, const char *key, long *row)
 			return GD_EFAIL;
 		memcpy(m->cls, key, (size_t)(colon - key));
 		m->cls[colon - key] = 0;
+	}
+	*row = r;
+	return GD_OK;
+}
+
+/* key = the source mark's message after the prefix (a location's identity) */
+static int add_loc_row(struct work *w, const char *key, long line, const char *func, size_t func_len, const char *file,
+		       long *row)
+{
+	int added;
+	long r = smap_get(&w->locmap, key, strlen(key), w->fw->nlocs, &added);
+	if (r < 0)
+		return GD_EFAIL;
+	if (added) {
+		void *na = grow_row(w->fw->locs, &w->fw->nlocs, &w->cap_locs, sizeof(*w->fw->locs));
+		struct gd_fw_loc *l;
+		if (!na)
+			return GD_EFAIL;
+		w->fw->locs = na;
+		l = &w->fw->locs[r];
+		l->line = line;
+		l->file = strdup(file);
+		l->func = malloc(func_len + 1);
+		if (!l->file || !l->func)
+			return GD_EFAIL;
+		memcpy(l->func, func, func_len);
+		l->func[func_len] = 0;
 	}
 	*row = r;
 	return GD_OK;
@@ -587,11 +651,21 @@ static int collect(struct work *w)
 			goto keep;
 		}
 		if (v->mark) {
+			const char *func, *file;
+			long line;
 			if (!strncmp(msg, MARK_PREFIX, sizeof(MARK_PREFIX) - 1)) {
 				fw->present = 1;
 				torch_mark(fw, msg);
+				continue;
 			}
-			continue;
+			if (!gd_fw_parse_src(msg, &line, &func, &nlen, &file))
+				continue;
+			if (add_loc_row(w, msg + sizeof(SRC_PREFIX) - 1, line, func, nlen, file, &row))
+				return GD_EFAIL;
+			fw->src_marks++;
+			kind = R_SRC;
+			seq = -1;
+			goto keep;
 		}
 		if (!strncmp(msg, MODULE_PREFIX, sizeof(MODULE_PREFIX) - 1)) {
 			if (!strchr(msg + sizeof(MODULE_PREFIX) - 1, ':'))
@@ -620,13 +694,13 @@ keep:
 		}
 		f = &w->r[w->nr - 1];
 		f->nv = (int32_t)i;
-		f->end = v->end >= 0 ? v->end : INT64_MAX;
+		f->end = kind == R_SRC ? v->start : v->end >= 0 ? v->end : INT64_MAX;
 		f->row = (int32_t)row;
 		f->kind = (unsigned char)kind;
 		f->seq = seq;
 		f->bwdlike = kind == R_OP && v->domain < 0 && backward_name(msg, nlen);
 	}
-	if (w->nr)
+	if (fw->op_ranges || fw->module_ranges)
 		fw->present = 1;
 	return GD_OK;
 }
@@ -756,6 +830,33 @@ static void launch(struct work *w, int32_t k, long sp, int64_t t)
 	}
 }
 
+/* Source mark x at t: counted under the innermost module range around it (the same test as a
+ * launch's), in pairmap/pairs. */
+static void src_mark(struct work *w, int32_t x, long sp, int64_t t)
+{
+	int32_t top = sp ? w->stack[sp - 1] : -1, mod = top >= 0 ? w->r[top].mod : -1;
+	int32_t key[2];
+	int added;
+	long i;
+	struct pair *q;
+	if (mod < 0 || w->r[mod].end < t) {
+		w->fw->src_outside++;
+		return;
+	}
+	key[0] = w->r[mod].row, key[1] = w->r[x].row;
+	i = smap_get(&w->pairmap, (const char *)key, sizeof(key), w->npairs, &added);
+	if (i < 0) {
+		w->oom = 1;
+		return;
+	}
+	if (added) {
+		if (!(q = append(&w->pairs, &w->npairs, &w->cap_pairs, sizeof(*w->pairs), &w->oom)))
+			return;
+		q->mod = key[0], q->loc = key[1], q->calls = 0;
+	}
+	w->pairs[i].calls++;
+}
+
 /* Groups ranges and launches by thread and sweeps each thread. The temporary arrays are freed
  * as soon as the next step no longer needs them: with a million kernels and ranges they are
  * the peak of a report's memory. */
@@ -857,7 +958,9 @@ static int sweep(struct work *w)
 			int64_t now = is_range ? ts : tk;
 			while (sp && w->r[w->stack[sp - 1]].end < now)
 				pop(w, &sp);
-			if (is_range)
+			if (is_range && w->r[rord[ri]].kind == R_SRC)
+				src_mark(w, rord[ri++], sp, ts);
+			else if (is_range)
 				push(w, rord[ri++], &sp);
 			else
 				launch(w, kord[ki], sp, tk), ki++;
@@ -895,6 +998,133 @@ static void link_backward(struct work *w)
 		if (lo > 0 && w->fs[lo - 1].pid == q->pid && w->fs[lo - 1].seq == q->seq && w->fs[lo - 1].mod >= 0)
 			w->fw->k_mod[q->k] = w->fs[lo - 1].mod;
 	}
+}
+
+/* ---- where modules were called from (source marks) ---- */
+static const struct gd_fw_loc *g_locs; /* for cmp_pair (qsort has no context argument) */
+
+static int cmp_loc(long a, long b)
+{
+	int c = strcmp(g_locs[a].file, g_locs[b].file);
+	if (c)
+		return c;
+	if (g_locs[a].line != g_locs[b].line)
+		return g_locs[a].line < g_locs[b].line ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const struct pair *a = x, *b = y;
+	if (a->mod != b->mod)
+		return a->mod < b->mod ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return cmp_loc(a->loc, b->loc);
+}
+
+/* Each module's from[] out of the (module, location) pairs. */
+static int sources(struct work *w)
+{
+	struct gd_framework *fw = w->fw;
+	if (!w->npairs)
+		return GD_OK;
+	g_locs = fw->locs;
+	qsort(w->pairs, (size_t)w->npairs, sizeof(*w->pairs), cmp_pair);
+	for (long i = 0; i < w->npairs;) {
+		long j = i;
+		struct gd_fw_module *m = &fw->modules[w->pairs[i].mod];
+		while (j < w->npairs && w->pairs[j].mod == w->pairs[i].mod)
+			j++;
+		if (!(m->from = malloc((size_t)(j - i) * sizeof(*m->from))))
+			return GD_EFAIL;
+		for (; i < j; i++) {
+			m->from[m->nfrom].loc = w->pairs[i].loc;
+			m->from[m->nfrom++].calls = w->pairs[i].calls;
+			m->sampled += w->pairs[i].calls;
+		}
+	}
+	return GD_OK;
+}
+
+/* The last k '/'-separated components of f ("b/c.py" of "/a/b/c.py" for k 2), or f itself
+ * when it has no more than k. */
+static const char *path_tail(const char *f, int k)
+{
+	const char *p = f + strlen(f);
+	while (k-- > 0) {
+		while (p > f && p[-1] != '/')
+			p--;
+		if (p == f || !k)
+			return p;
+		p--; /* onto the '/' */
+	}
+	return p;
+}
+
+/* Each location's shown name: for k = 1, 2, ..., the files (distinct) whose last k components
+ * no other file's last k components equal get those; a path of more components than any real
+ * one (MAX_TAIL) is shown whole. O(files x depth). */
+#define MAX_TAIL 64
+static int short_names(struct gd_framework *fw)
+{
+	struct smap files = {0};
+	long nf = 0, *count = NULL, *fidx = NULL, left;
+	const char **first = NULL, **shown = NULL;
+	int rc = GD_EFAIL;
+	if (!fw->nlocs)
+		return GD_OK;
+	if (!(fidx = malloc((size_t)fw->nlocs * sizeof(*fidx))) || !(first = malloc((size_t)fw->nlocs * sizeof(*first))) ||
+	    !(shown = calloc((size_t)fw->nlocs, sizeof(*shown))) || !(count = malloc((size_t)fw->nlocs * sizeof(*count))))
+		goto out;
+	for (long i = 0; i < fw->nlocs; i++) {
+		int added;
+		long r = smap_get(&files, fw->locs[i].file, strlen(fw->locs[i].file), nf, &added);
+		if (r < 0)
+			goto out;
+		if (added)
+			first[nf++] = fw->locs[i].file;
+		fidx[i] = r;
+	}
+	left = nf;
+	for (int k = 1; k <= MAX_TAIL && left; k++) {
+		struct smap tails = {0};
+		long nt = 0;
+		long *tix = malloc((size_t)nf * sizeof(*tix));
+		if (!tix)
+			goto out;
+		for (long f = 0; f < nf; f++) {
+			const char *t = path_tail(first[f], k);
+			int added;
+			long r = smap_get(&tails, t, strlen(t), nt, &added);
+			if (r < 0) {
+				smap_free(&tails);
+				free(tix);
+				goto out;
+			}
+			if (added)
+				count[nt++] = 0;
+			count[r]++;
+			tix[f] = r;
+		}
+		for (long f = 0; f < nf; f++)
+			if (!shown[f] && count[tix[f]] == 1) {
+				shown[f] = path_tail(first[f], k);
+				left--;
+			}
+		smap_free(&tails);
+		free(tix);
+	}
+	for (long i = 0; i < fw->nlocs; i++) {
+		const char *s = shown[fidx[i]];
+		/* shown points into the first location's copy of the file: the same offset in this one's */
+		fw->locs[i].shown = s ? fw->locs[i].file + (s - first[fidx[i]]) : fw->locs[i].file;
+	}
+	rc = GD_OK;
+out:
+	smap_free(&files);
+	free(count), free(fidx), free(first), free(shown);
+	return rc;
 }
 
 /* ---- rows ---- */
@@ -1232,6 +1462,7 @@ int gd_fw_origin(const struct gd_profile *p, const struct gd_framework *fw, cons
 	int rc = GD_EFAIL;
 	memset(o, 0, sizeof(*o));
 	o->op = -1;
+	o->loc = -1;
 	if (!fw->present || !fw->k_op)
 		return GD_OK;
 	opw = calloc((size_t)fw->nops + 1, sizeof(*opw));
@@ -1297,6 +1528,20 @@ int gd_fw_origin(const struct gd_profile *p, const struct gd_framework *fw, cons
 		o->mod_calls = gcalls[best];
 		o->mod_kernels = gkern[best];
 		o->mod_share = gw[best] / all;
+		if (fw->nlocs) {
+			/* the group's sampled calls summed by location */
+			double *lw = calloc((size_t)fw->nlocs, sizeof(*lw));
+			if (!lw)
+				goto out;
+			for (long i = 0; i < fw->nmodules; i++)
+				if (grp[i] == best)
+					for (long e = 0; e < fw->modules[i].nfrom; e++)
+						lw[fw->modules[i].from[e].loc] += (double)fw->modules[i].from[e].calls;
+			for (long l = 0; l < fw->nlocs; l++)
+				if (lw[l] > 0 && (o->loc < 0 || lw[l] > lw[o->loc]))
+					o->loc = l;
+			free(lw);
+		}
 	}
 	rc = GD_OK;
 out:
@@ -1319,6 +1564,9 @@ int gd_framework_compute(const struct gd_profile *p, struct gd_framework *fw)
 	if (fused(p, fw))
 		goto out;
 	if (!fw->present) {
+		long nk = fw->kernels;
+		gd_framework_free(fw); /* source marks alone: their locations */
+		fw->kernels = nk;
 		rc = GD_OK;
 		goto out;
 	}
@@ -1334,12 +1582,17 @@ int gd_framework_compute(const struct gd_profile *p, struct gd_framework *fw)
 			goto out;
 		link_backward(&w);
 	}
+	if (sources(&w) || short_names(fw))
+		goto out;
 	if (self_times(&w) || module_tree(&w) || sort_rows(&w))
 		goto out;
 	rc = GD_OK;
 out:
 	smap_free(&w.opmap);
 	smap_free(&w.modmap);
+	smap_free(&w.locmap);
+	smap_free(&w.pairmap);
+	free(w.pairs);
 	free(w.r), free(w.mod_encl), free(w.fs), free(w.pend), free(w.stack);
 	if (rc != GD_OK)
 		gd_framework_free(fw);
@@ -1353,7 +1606,13 @@ void gd_framework_free(struct gd_framework *fw)
 	for (long i = 0; i < fw->nmodules; i++) {
 		free(fw->modules[i].path);
 		free(fw->modules[i].cls);
+		free(fw->modules[i].from);
 	}
+	for (long i = 0; i < fw->nlocs; i++) {
+		free(fw->locs[i].file);
+		free(fw->locs[i].func);
+	}
+	free(fw->locs);
 	for (long i = 0; i < fw->nfused; i++) {
 		free(fw->fused[i].kernel);
 		free(fw->fused[i].kind);

@@ -16,6 +16,10 @@
  *                 forward op that made the node (the engine's has none): the innermost backward
  *                 range with a seq names the forward op
  *   torch mark    "gpudiag.torch:<version>:<mode>", one per instrumented process
+ *   source mark   "gpudiag.src:<line>:<function>:<file>" (gpudiag run --python-stack): the
+ *                 source line that called a module, marked right after its range was pushed
+ *                 for the first N calls of each module; <line> digits, <function> without ':',
+ *                 <file> the rest (it may hold ':')
  * Every other range (a program's own, JAX/XLA's) is left to the NVTX table (tables.h).
  *
  * Per kernel, with L = its launching API call (same process, correlation id) and the ranges of
@@ -26,7 +30,8 @@
  *                  same process (the latest such op range that started before the launch)
  *   direction      backward when inside a backward range, else forward
  * A kernel with no such range counts under "(no op)" / "(no module)"; one whose launching call
- * was not traced has neither.
+ * was not traced has neither. A source mark belongs to the innermost module range of its
+ * thread that contains its time, the same way (none: counted in src_outside).
  *
  * Aggregates, GPU time = the kernels' summed durations (end - start, ns); copies and memsets
  * are not counted:
@@ -65,6 +70,22 @@ struct gd_fw_op {
 	int none;              /* 1: the "(no op)" row */
 };
 
+/* A source location modules were called from (the source marks). */
+struct gd_fw_loc {
+	char *file;            /* as Python named it (co_filename, usually absolute) */
+	char *func;            /* co_qualname ("GPT2Model.forward", "<module>") */
+	long line;
+	const char *shown;     /* the shortest trailing part of file ("modeling_gpt2.py",
+				  "b/models.py") that no other location's file ends with at as many
+				  path components, else file itself; points into file */
+};
+
+/* A module's calls sampled at one location. */
+struct gd_fw_from {
+	long loc;              /* index into fw->locs */
+	long calls;            /* sampled calls made from there */
+};
+
 struct gd_fw_module {
 	char *path;            /* dotted path, "" for the outermost module; "(no module)" row */
 	char *cls;             /* class name; NULL for the "(no module)" row */
@@ -74,6 +95,9 @@ struct gd_fw_module {
 	double self_ns, total_ns;
 	double fwd_ns, bwd_ns; /* of total_ns */
 	double self_bwd_ns;    /* of self_ns: backward kernels, linked through the forward op's seq */
+	struct gd_fw_from *from; /* where its sampled calls came from, by calls descending (then
+				    file, line); NULL when none were sampled */
+	long nfrom, sampled;   /* entries of from; sampled calls (the sum of their calls) */
 	long parent;           /* index into modules of its parent in the tree, -1 a root */
 	int depth;             /* in the tree (roots 0) */
 	int none;              /* 1: the "(no module)" row */
@@ -103,6 +127,10 @@ struct gd_framework {
 	long ntree;
 	struct gd_fw_fused *fused; /* by ns descending */
 	long nfused;
+	struct gd_fw_loc *locs;    /* the source marks' locations, in order of first mark */
+	long nlocs;
+	long src_marks;        /* source marks in the profile (well formed) */
+	long src_outside;      /* of them, inside no module range of their thread */
 	/* per kernel of the profile (p->k order): op row, module row (-1: none), backward flag;
 	 * NULL when !present */
 	int32_t *k_op, *k_mod;
@@ -147,6 +175,9 @@ struct gd_fw_origin {
 	long layers;           /* modules in the group */
 	long mod_calls, mod_kernels; /* the group's calls and kernels (all of its kernels) */
 	double mod_share;      /* of the set's weight, under that group */
+	long loc;              /* where the group's modules were called from most often (their
+				  sampled calls summed by location; ties: the first in fw->locs),
+				  -1 when none of their calls was sampled */
 };
 
 /* sel[k] != 0 picks kernel k of p; the weight of a kernel is 1 (by_count) or its duration.
@@ -160,6 +191,13 @@ int gd_fw_origin(const struct gd_profile *p, const struct gd_framework *fw, cons
  * the caller: free each, then the array); -1 for every other id. group holds p->nnames entries.
  * GD_OK, or GD_EFAIL out of memory (nothing to free then). */
 int gd_fw_op_name_groups(const struct gd_profile *p, int *group, char ***labels, long *nlabels);
+
+/* A source mark's message split (without copying): 1 when msg is "gpudiag.src:<line>:<function>:
+ * <file>" with 1 to 9 digits of line, a function without ':' and a non-empty file, else 0. */
+int gd_fw_parse_src(const char *msg, long *line, const char **func, size_t *func_len, const char **file);
+
+/* "modeling_gpt2.py:123": a location as the reports show it. Returns buf. */
+char *gd_fw_loc_label(char *buf, size_t n, const struct gd_fw_loc *l);
 
 /* An op range's message split (docs/framework-view.md): the op name's length (the text before
  * the first ", <key> = "), its seq (-1 when absent); returns 1 when the message is an op range

@@ -562,6 +562,149 @@ static void test_compare(void)
 	gd_analysis_free(&b);
 }
 
+/* --python-stack's source marks: each belongs to the innermost module range around it on its
+ * own thread (ns):
+ *   thread 10: Model "" [100, 1000]        mark 101  train.py:20
+ *                Block b.0 [110, 300]      mark 111  proj/models.py:55
+ *                  Linear b.0.fc [120, 200] mark 121  a/models.py:12 (another models.py)
+ *                Block b.1 [310, 500]      mark 311  proj/models.py:55
+ *                  Linear b.1.fc [320, 400] mark 321  a/models.py:12
+ *                Act act [510, 550], [560, 600], [610, 650]: marks 510 (at the range's start),
+ *                  561, 611: lines 60, 61, 60
+ *              marks 1100 (train.py:7) and 1200 ("b:c:d", a file name with colons): in no module
+ *   thread 20: a mark at 150, while thread 10's Model is open: in no module of its thread
+ *   malformed: no line digits, an empty file, a ten-digit line: not source marks */
+static void test_sources(void)
+{
+	struct gd_profile p;
+	struct gd_framework fw;
+	struct gd_pnvtx *v;
+	static const struct {
+		int tid;
+		int64_t t;
+		const char *msg;
+	} marks[] = {
+		{10, 101, "gpudiag.src:20:<module>:/home/u/proj/train.py"},
+		{10, 111, "gpudiag.src:55:Model.forward:/home/u/proj/models.py"},
+		{10, 121, "gpudiag.src:12:Block.forward:/x/lib/a/models.py"},
+		{10, 311, "gpudiag.src:55:Model.forward:/home/u/proj/models.py"},
+		{10, 321, "gpudiag.src:12:Block.forward:/x/lib/a/models.py"},
+		{10, 510, "gpudiag.src:60:Model.forward:/home/u/proj/models.py"},
+		{10, 561, "gpudiag.src:61:Model.forward:/home/u/proj/models.py"},
+		{10, 611, "gpudiag.src:60:Model.forward:/home/u/proj/models.py"},
+		{10, 1100, "gpudiag.src:7:main:/home/u/proj/train.py"},
+		{10, 1200, "gpudiag.src:5:f:b:c:d"},
+		{20, 150, "gpudiag.src:20:<module>:/home/u/proj/train.py"},
+		{10, 130, "gpudiag.src:x:f:/a.py"},
+		{10, 131, "gpudiag.src:5:f:"},
+		{10, 132, "gpudiag.src:1234567890:f:/a.py"},
+	};
+	long m;
+	char b[128];
+	gd_profile_init(&p);
+	g_corr = 0;
+	range(&p, 1, 10, "gpudiag.module:Model:", 100, 1000);
+	range(&p, 1, 10, "gpudiag.module:Block:b.0", 110, 300);
+	range(&p, 1, 10, "gpudiag.module:Linear:b.0.fc", 120, 200);
+	launch(&p, 1, 10, 150, 10, "k");
+	range(&p, 1, 10, "gpudiag.module:Block:b.1", 310, 500);
+	range(&p, 1, 10, "gpudiag.module:Linear:b.1.fc", 320, 400);
+	launch(&p, 1, 10, 350, 10, "k");
+	range(&p, 1, 10, "gpudiag.module:Act:act", 510, 550);
+	range(&p, 1, 10, "gpudiag.module:Act:act", 560, 600);
+	range(&p, 1, 10, "gpudiag.module:Act:act", 610, 650);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		v = gd_profile_add_nvtx(&p);
+		v->pid = 1, v->tid = marks[i].tid, v->start = marks[i].t, v->mark = 1;
+		v->name = gd_profile_intern(&p, marks[i].msg);
+	}
+	gd_profile_finish(&p);
+	CHECK_INT(gd_framework_compute(&p, &fw), GD_OK);
+	CHECK_INT(fw.present, 1);
+	CHECK_INT(fw.src_marks, 11);
+	CHECK_INT(fw.src_outside, 3);
+	CHECK_INT(fw.nlocs, 7);
+	/* in order of first mark (p->nv is by start: 101, 111, 121, 150 (train.py:20 again), ...) */
+	CHECK_STR(fw.locs[0].file, "/home/u/proj/train.py");
+	CHECK_STR(fw.locs[0].func, "<module>");
+	CHECK_INT(fw.locs[0].line, 20);
+	CHECK_STR(fw.locs[0].shown, "train.py");
+	CHECK_STR(fw.locs[1].shown, "proj/models.py"); /* two models.py: the shortest tails that differ */
+	CHECK_STR(fw.locs[2].shown, "a/models.py");
+	CHECK_STR(fw.locs[2].func, "Block.forward");
+	CHECK_STR(fw.locs[6].file, "b:c:d"); /* the file is last: its colons are its own */
+	CHECK_STR(fw.locs[6].func, "f");
+	CHECK_INT(fw.locs[6].line, 5);
+	CHECK_STR(gd_fw_loc_label(b, sizeof(b), &fw.locs[2]), "a/models.py:12");
+
+	CHECK((m = mod(&fw, "")) >= 0);
+	CHECK_INT(fw.modules[m].nfrom, 1);
+	CHECK_INT(fw.modules[m].from[0].loc, 0);
+	CHECK_INT(fw.modules[m].from[0].calls, 1); /* thread 20's mark is not in it */
+	CHECK((m = mod(&fw, "b.1")) >= 0);
+	CHECK_INT(fw.modules[m].nfrom, 1);
+	CHECK_STR(fw.locs[fw.modules[m].from[0].loc].shown, "proj/models.py");
+	CHECK_INT(fw.locs[fw.modules[m].from[0].loc].line, 55);
+	CHECK((m = mod(&fw, "b.0.fc")) >= 0);
+	CHECK_INT(fw.modules[m].nfrom, 1);
+	CHECK_INT(fw.locs[fw.modules[m].from[0].loc].line, 12);
+	/* act: line 60 twice (the mark at its range's start too), then 61 */
+	CHECK((m = mod(&fw, "act")) >= 0);
+	CHECK_INT(fw.modules[m].calls, 3);
+	CHECK_INT(fw.modules[m].nfrom, 2);
+	CHECK_INT(fw.modules[m].sampled, 3);
+	if (fw.modules[m].nfrom == 2) {
+		CHECK_INT(fw.locs[fw.modules[m].from[0].loc].line, 60);
+		CHECK_INT(fw.modules[m].from[0].calls, 2);
+		CHECK_INT(fw.locs[fw.modules[m].from[1].loc].line, 61);
+		CHECK_INT(fw.modules[m].from[1].calls, 1);
+	}
+	CHECK_INT(mod(&fw, "(no module)"), -1); /* both kernels are in a module: no such row */
+	{
+		/* the verdicts' origin: the b.*.fc group, called from a/models.py:12 */
+		unsigned char sel[2] = {1, 1};
+		struct gd_fw_origin o;
+		CHECK_INT(gd_fw_origin(&p, &fw, sel, 0, &o), GD_OK);
+		CHECK_STR(o.module, "b.*.fc");
+		CHECK(o.loc >= 0 && !strcmp(gd_fw_loc_label(b, sizeof(b), &fw.locs[o.loc]), "a/models.py:12"));
+	}
+	gd_framework_free(&fw);
+	gd_profile_free(&p);
+
+	/* source marks alone (no torch mark, no range): no view */
+	gd_profile_init(&p);
+	v = gd_profile_add_nvtx(&p);
+	v->pid = 1, v->tid = 10, v->start = 5, v->mark = 1;
+	v->name = gd_profile_intern(&p, "gpudiag.src:1:f:/a.py");
+	gd_profile_finish(&p);
+	CHECK_INT(gd_framework_compute(&p, &fw), GD_OK);
+	CHECK_INT(fw.present, 0);
+	CHECK(fw.locs == NULL && fw.nlocs == 0);
+	gd_framework_free(&fw);
+	gd_profile_free(&p);
+}
+
+static void test_src_parser(void)
+{
+	long line;
+	const char *func, *file;
+	size_t fl;
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:389:GPT2Model.forward:/usr/lib/x/modeling_gpt2.py", &line, &func, &fl, &file), 1);
+	CHECK_INT(line, 389);
+	CHECK_INT(fl, 17);
+	CHECK(!strncmp(func, "GPT2Model.forward", fl));
+	CHECK_STR(file, "/usr/lib/x/modeling_gpt2.py");
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:1::C:\\x.py", &line, &func, &fl, &file), 1); /* empty function */
+	CHECK_INT(fl, 0);
+	CHECK_STR(file, "C:\\x.py");
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:12:f", &line, &func, &fl, &file), 0);        /* no file */
+	CHECK_INT(gd_fw_parse_src("gpudiag.src::f:/a.py", &line, &func, &fl, &file), 0);    /* no line */
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:-1:f:/a.py", &line, &func, &fl, &file), 0);
+	CHECK_INT(gd_fw_parse_src("gpudiag.srcx:1:f:/a.py", &line, &func, &fl, &file), 0);
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:999999999:f:/a.py", &line, &func, &fl, &file), 1);
+	CHECK_INT(gd_fw_parse_src("gpudiag.src:1000000000:f:/a.py", &line, &func, &fl, &file), 0);
+}
+
 /* Profiles come from anywhere: many ranges with one start, a path of thousands of dots, odd
  * messages. The figures stay right and the work stays O(n log n). */
 static void test_hostile(void)
@@ -615,5 +758,7 @@ int main(void)
 	test_evidence();
 	test_compare();
 	test_hostile();
+	test_sources();
+	test_src_parser();
 	return TEST_DONE();
 }

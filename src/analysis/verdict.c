@@ -3324,13 +3324,20 @@ static const struct gd_evidence *ev_find(const struct gd_finding *f, const char 
 	return NULL;
 }
 
-/* "`transformer.h.*.ln_1` (LayerNorm)", "`GPT2LMHeadModel` (outermost module)" */
-static void origin_module(char *b, size_t n, const struct gd_fw_origin *o)
+/* "`transformer.h.*.ln_1` (LayerNorm)", "`GPT2LMHeadModel` (outermost module)"; with source
+ * marks (--python-stack), where the group was called from most: "`transformer.h.*.ln_1`
+ * (LayerNorm, called from modeling_gpt2.py:390)" */
+static void origin_module(char *b, size_t n, const struct gd_framework *fw, const struct gd_fw_origin *o)
 {
+	char from[120] = "";
+	if (o->loc >= 0 && o->loc < fw->nlocs) {
+		char loc[96];
+		snprintf(from, sizeof(from), ", called from %s", gd_fw_loc_label(loc, sizeof(loc), &fw->locs[o->loc]));
+	}
 	if (!o->module[0])
-		snprintf(b, n, "`%.60s` (outermost module)", o->cls);
+		snprintf(b, n, "`%.60s` (outermost module%s)", o->cls, from);
 	else
-		snprintf(b, n, "`%.90s` (%.40s)", o->module, o->cls);
+		snprintf(b, n, "`%.90s` (%.40s%s)", o->module, o->cls, from);
 }
 
 /* Launch-bound: where the short kernels come from (the rule's own test: shorter than the
@@ -3339,7 +3346,7 @@ static void fw_launch(const struct gd_profile *p, const struct gd_framework *fw,
 {
 	const struct gd_evidence *e = ev_find(f, "launch_api_median_ns");
 	struct gd_fw_origin o;
-	char mb[200];
+	char mb[320];
 	long n = 0;
 	if (!e || !(e->value > 0))
 		return;
@@ -3351,7 +3358,7 @@ static void fw_launch(const struct gd_profile *p, const struct gd_framework *fw,
 		return;
 	if (o.cls && o.mod_calls > 0) {
 		double per = (double)o.mod_kernels / (double)o.mod_calls;
-		origin_module(mb, sizeof(mb), &o);
+		origin_module(mb, sizeof(mb), fw, &o);
 		ev(f, "module_kernels_per_call", per, "ratio",
 		   "launch-bound: %s launches %.3g kernel%s per call (%.0f of the %ld short kernels)", mb, per,
 		   per == 1 ? "" : "s", o.mod_share * (double)n, n);
@@ -3370,7 +3377,7 @@ static void fw_kernel(const struct gd_profile *p, const struct gd_summary *s, co
 		      struct gd_finding *f, unsigned char *sel, unsigned char *want)
 {
 	struct gd_fw_origin o;
-	char b1[32], b2[32], mb[200], tail[260] = "";
+	char b1[32], b2[32], mb[320], tail[380] = "";
 	long n = 0;
 	memset(want, 0, (size_t)p->nnames + 1);
 	for (int i = 0; i < s->nks; i++)
@@ -3384,7 +3391,7 @@ static void fw_kernel(const struct gd_profile *p, const struct gd_summary *s, co
 	if (!n || gd_fw_origin(p, fw, sel, 0, &o) != GD_OK || (o.op < 0 && !o.cls))
 		return;
 	if (o.cls) {
-		origin_module(mb, sizeof(mb), &o);
+		origin_module(mb, sizeof(mb), fw, &o);
 		snprintf(tail, sizeof(tail), "%s %s (%s of its time)", o.op >= 0 ? "; in" : "in", mb, pc(b2, o.mod_share));
 	}
 	if (o.op >= 0)

@@ -4,7 +4,8 @@ site module imports this file at start-up, before the program runs (docs/framewo
 What it does, in this order, and nothing else:
   1. when GPUDIAG_TORCH is "modules" or "ops": puts a finder on sys.meta_path that waits for the
      program's own `import torch` and, once torch has finished importing, asks _gpudiag_torch
-     (beside this file) to instrument it. torch is never imported from here: a program that
+     (beside this file) to instrument it (with GPUDIAG_PYTHON_STACK=N, a whole number 1 to
+     1000: the source lines of the first N calls of each module too). torch is never imported from here: a program that
      does not use torch pays for this file and one string comparison per import, no more;
   2. runs the sitecustomize this file hides (the next one on sys.path: a distribution's, a
      virtual environment's, the user's), as Python would have without gpudiag.
@@ -39,7 +40,7 @@ def _gpudiag_boot():
             impl = importlib.util.module_from_spec(spec)
             sys.modules["_gpudiag_torch"] = impl
             spec.loader.exec_module(impl)
-            impl.install(torch, mode, say)
+            impl.install(torch, mode, say, stack)
         except Exception as e:  # never the program's problem
             say("not instrumented: %s: %s" % (type(e).__name__, e))
 
@@ -97,6 +98,13 @@ def _gpudiag_boot():
             loader.exec_module = exec_module
 
     mode = os.environ.get("GPUDIAG_TORCH", "")
+    stack = os.environ.get("GPUDIAG_PYTHON_STACK", "")
+    try:
+        stack = int(stack) if stack.isdigit() and len(stack) <= 4 else 0
+        if not 0 <= stack <= 1000:
+            stack = 0
+    except Exception:
+        stack = 0
     try:
         if mode in ("modules", "ops"):
             if "torch" in sys.modules:  # cannot happen at start-up; handled all the same

@@ -77,6 +77,15 @@ static void tree_label(const struct gd_framework *fw, const struct gd_fw_module 
 		fprintf(f, "<span class='fwbar bwd' style='width:%dpx'></span>", bw_px);
 	fputs("<code title='", f);
 	esc(f, m->path);
+	/* where its sampled calls came from (--python-stack): a line each, in the title */
+	for (long e = 0; e < m->nfrom; e++) {
+		const struct gd_fw_loc *l = &fw->locs[m->from[e].loc];
+		fputs(e ? "&#10;" : "&#10;called from:&#10;", f);
+		esc(f, l->file);
+		fprintf(f, ":%ld (", l->line);
+		esc(f, l->func);
+		fprintf(f, "), %ld sampled call%s", m->from[e].calls, m->from[e].calls == 1 ? "" : "s");
+	}
 	fputs("'>", f);
 	if (m->none)
 		fputs("(no module)", f);

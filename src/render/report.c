@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Shared with html.c (declared there too, until report.h carries it): the per-kernel
@@ -891,17 +892,41 @@ static void framework_ops(const struct gd_framework *fw, int top, FILE *out)
 	more_rows(fw->nops, top, "ops", out);
 }
 
+/* "model.py:31 (+1)": where a module's sampled calls came from most, and how many other places;
+ * "" when none was sampled. */
+static const char *called_from(char *b, size_t n, const struct gd_framework *fw, const struct gd_fw_module *m)
+{
+	char loc[300];
+	if (!m->nfrom) {
+		snprintf(b, n, "%s", "");
+		return b;
+	}
+	gd_fw_loc_label(loc, sizeof(loc), &fw->locs[m->from[0].loc]);
+	if (m->nfrom > 1)
+		snprintf(b, n, "%s (+%ld)", loc, m->nfrom - 1);
+	else
+		snprintf(b, n, "%s", loc);
+	return b;
+}
+
 static void framework_modules(const struct gd_framework *fw, int top, FILE *out)
 {
 	struct gd_table tb;
-	char b[7][48], nm[96], cl[64];
+	char b[7][48], nm[96], cl[64], from[320], fc[96];
+	/* the "called from" column only for a profile with source marks (--python-stack), so that
+	 * other profiles' report stays what it was */
+	int src = fw->nlocs > 0;
 	fprintf(out, "\n  %sTop modules%s (by self time; self: kernels launched in the module outside its submodules, "
 		     "backward kernels by the seq of their forward op; total: with its submodules)\n",
 		gd_bold(), gd_reset());
-	gd_table_init(&tb, 9);
+	if (src)
+		fprintf(out, "    called from: the source line that called the module, from a sample of its first calls "
+			     "(--python-stack), the most sampled first (+N other lines)\n");
+	gd_table_init(&tb, 9 + src);
 	for (int c = 2; c <= 8; c++)
 		gd_table_align_right(&tb, c);
-	gd_table_rowv(&tb, "module", "class", "calls", "kernels", "self", "% kernel", "total", "forward", "backward");
+	gd_table_rowv(&tb, "module", "class", "calls", "kernels", "self", "% kernel", "total", "forward", "backward",
+		      "called from");
 	for (long i = 0; i < fw->nmodules && i < top; i++) {
 		const struct gd_fw_module *m = &fw->modules[i];
 		snprintf(b[0], 48, "%ld", m->calls);
@@ -910,7 +935,8 @@ static void framework_modules(const struct gd_framework *fw, int top, FILE *out)
 			      m->cls ? cut(cl, sizeof(cl), gd_tty(m->cls), 40) : "", b[0], b[1],
 			      gd_fmt_time(b[2], 48, m->self_ns), gd_fmt_pct(b[3], 48, frac(m->self_ns, fw->kernel_ns)),
 			      gd_fmt_time(b[4], 48, m->total_ns), gd_fmt_time(b[5], 48, m->fwd_ns),
-			      gd_fmt_time(b[6], 48, m->bwd_ns));
+			      gd_fmt_time(b[6], 48, m->bwd_ns),
+			      cut(fc, sizeof(fc), gd_tty(called_from(from, sizeof(from), fw, m)), 60));
 	}
 	gd_table_print(&tb, out, 4);
 	gd_table_free(&tb);
@@ -1572,8 +1598,9 @@ static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
  * output stays what it was; --table ops|modules|fused always writes its header. */
 static const char *const fw_ops_cols[] = {"name", "calls", "kernels", "kernels_per_call", "self_gpu_ns",
 					  "total_gpu_ns", "direction"};
-static const char *const fw_modules_cols[] = {"path", "class", "calls", "kernels", "self_gpu_ns",
-					      "total_gpu_ns", "forward_gpu_ns", "backward_gpu_ns"};
+static const char *const fw_modules_cols[] = {"path",         "class",          "calls",
+					      "kernels",      "self_gpu_ns",    "total_gpu_ns",
+					      "forward_gpu_ns", "backward_gpu_ns", "called_from"};
 static const char *const fw_fused_cols[] = {"kernel", "kind", "ops", "kernels", "gpu_ns"};
 
 static void tw_fw_ops(struct gd_tw *w, const struct gd_framework *fw, int top)
@@ -1595,9 +1622,13 @@ static void tw_fw_ops(struct gd_tw *w, const struct gd_framework *fw, int top)
 	gd_tw_end(w);
 }
 
+/* With source marks (--python-stack), and only then (other profiles' output stays what it
+ * was): the column called_from, the most sampled location "file:line" (the file as recorded),
+ * and in JSON the key "source" after the columns, every location. */
 static void tw_fw_modules(struct gd_tw *w, const struct gd_framework *fw, int top)
 {
-	if (!gd_tw_begin(w, "modules", NULL, fw_modules_cols, NCOLS(fw_modules_cols)))
+	int src = fw->nlocs > 0;
+	if (!gd_tw_begin(w, "modules", NULL, fw_modules_cols, NCOLS(fw_modules_cols) - !src))
 		return;
 	for (long i = 0; i < fw->nmodules && i < top; i++) {
 		const struct gd_fw_module *m = &fw->modules[i];
@@ -1610,6 +1641,28 @@ static void tw_fw_modules(struct gd_tw *w, const struct gd_framework *fw, int to
 		gd_tw_num(w, m->total_ns);
 		gd_tw_num(w, m->fwd_ns);
 		gd_tw_num(w, m->bwd_ns);
+		if (src) {
+			const struct gd_fw_loc *l = m->nfrom ? &fw->locs[m->from[0].loc] : NULL;
+			size_t n = l ? strlen(l->file) + 24 : 0;
+			char *loc = l ? malloc(n) : NULL;
+			if (loc)
+				snprintf(loc, n, "%s:%ld", l->file, l->line);
+			gd_tw_str(w, loc); /* unknown (null) out of memory, as for an unsampled module */
+			free(loc);
+			if (w->format == GD_FMT_JSON) {
+				gd_json_arr(w->j, "source");
+				for (long e = 0; e < m->nfrom; e++) {
+					l = &fw->locs[m->from[e].loc];
+					gd_json_obj(w->j, NULL);
+					gd_json_str(w->j, "file", l->file);
+					gd_json_int(w->j, "line", l->line);
+					gd_json_str(w->j, "function", l->func);
+					gd_json_int(w->j, "sampled_calls", m->from[e].calls);
+					gd_json_obj_end(w->j);
+				}
+				gd_json_arr_end(w->j);
+			}
+		}
 		gd_tw_row_end(w);
 	}
 	gd_tw_end(w);

@@ -112,6 +112,37 @@ PY
 grep -q "<li>launched by op \`GeluBackward0\` (26.7 % of its time); in \`act\` (GELU) (53.3 % of its time)</li>" "$T/t.html" &&
 	ok || bad "html: the finding's op and module"
 
+# ---- --python-stack's source marks: torch_src is torch with the marks of the first 3 calls of
+# each module (gen_profile.py: Net from train.py:42, the blocks and their children from
+# /work/proj/model.py, act from lines 31 and 33, head from /opt/lib/head/model.py:7)
+python3 $GEN torch_src "$T/torch_src.sqlite" || bad "generate torch_src"
+expect_rc 0 -- "$GD" report "$T/torch_src.sqlite" --top 20
+expect_out "    called from: the source line that called the module, from a sample of its first calls (--python-stack), the most sampled first (+N other lines)"
+grep -qE '^    act +GELU +4 +8 +80\.0 µs +9\.5 % +80\.0 µs +40\.0 µs +40\.0 µs +proj/model\.py:31 \(\+1\)$' "$T/out" && ok ||
+	bad "called from: act"
+grep -qE '^    head +Head +2 .* +head/model\.py:7$' "$T/out" && ok || bad "called from: head (the shortest tail that differs)"
+grep -qE '^    \(root\) +Net +2 .* +train\.py:42$' "$T/out" && ok || bad "called from: the root"
+grep -qE '^    layers\.1\.fc +Linear +2 .* +proj/model\.py:15$' "$T/out" && ok || bad "called from: layers.1.fc"
+expect_out "in \`act\` (GELU, called from proj/model.py:31) (53.3 % of its time)"
+# without source marks: no column, no line
+expect_rc 0 -- "$GD" report "$T/torch.sqlite" --top 20
+grep -q 'called from' "$T/out" && bad "called from without --python-stack's marks" || ok
+expect_rc 0 -- "$GD" report "$T/torch_src.sqlite" --json
+json_check 'all(list(m) == ["path", "class", "calls", "kernels", "self_gpu_ns", "total_gpu_ns", "forward_gpu_ns", "backward_gpu_ns", "called_from", "source"] for m in d["framework"]["modules"])'
+json_check '{m["path"]: m["source"] for m in d["framework"]["modules"]}["act"] == [{"file": "/work/proj/model.py", "line": 31, "function": "Net.forward", "sampled_calls": 2}, {"file": "/work/proj/model.py", "line": 33, "function": "Net.forward", "sampled_calls": 1}]'
+json_check '{m["path"]: (m["called_from"], m["source"]) for m in d["framework"]["modules"]}[""] == ("/work/proj/train.py:42", [{"file": "/work/proj/train.py", "line": 42, "function": "<module>", "sampled_calls": 2}])'
+json_check '{m["path"]: (m["called_from"], m["source"]) for m in d["framework"]["modules"]}["(no module)"] == (None, [])'
+json_check '{m["path"]: (m["calls"], m["kernels"], m["self_gpu_ns"], m["backward_gpu_ns"]) for m in d["framework"]["modules"]}["act"] == (4, 8, 80000, 40000)'
+json_check 'sum(s["sampled_calls"] for m in d["framework"]["modules"] for s in m["source"]) == 19'
+expect_rc 0 -- "$GD" report "$T/torch_src.sqlite" --format csv --table modules
+[ "$(head -1 "$T/out")" = "path,class,calls,kernels,self_gpu_ns,total_gpu_ns,forward_gpu_ns,backward_gpu_ns,called_from" ] && ok ||
+	bad "csv modules header with source marks: $(head -1 "$T/out")"
+grep -qx 'act,GELU,4,8,80000,80000,40000,40000,/work/proj/model.py:31' "$T/out" && ok || bad "csv modules: act's called_from"
+grep -qx '(no module),,0,8,86000,86000,68000,18000,' "$T/out" && ok || bad "csv modules: (no module) has none"
+expect_rc 0 -- "$GD" report "$T/torch_src.sqlite" --html "$T/s.html"
+grep -qF "<code title='act&#10;called from:&#10;/work/proj/model.py:31 (Net.forward), 2 sampled calls&#10;/work/proj/model.py:33 (Net.forward), 1 sampled call'>act</code>" "$T/s.html" &&
+	ok || bad "html: the module tree's title of act"
+
 # ---- the verdict's evidence names the module and the op (launch-bound, 4 kernels per call)
 expect_rc 0 -- "$GD" report "$T/torch_launch.sqlite"
 expect_out "· launch-bound: \`blocks.*.norm\` (LayerNorm) launches 4 kernels per call (3000 of the 3000 short kernels)"

@@ -50,8 +50,26 @@ expect_rc 2 "$G" run --no-nvtx --torch=ops -- true
 expect_err "run: --torch ops records NVTX ranges, which --no-nvtx does not record"
 expect_rc 2 "$G" run --no-torch=1 -- true
 expect_rc 0 "$G" run --light --torch off --no-torch -o "$T/x.sqlite" -- true
+expect_rc 2 "$G" run --python-stack --torch off -- true
+expect_err "run: --python-stack needs the module ranges: use it with --torch modules or ops, not --torch off"
+expect_one_line_err
+expect_rc 2 "$G" run --no-torch --python-stack=2 -- true
+expect_err "run: --python-stack needs the module ranges: use it with --torch modules or ops, not --no-torch"
+expect_rc 2 "$G" run --python-stack --light -- true
+expect_err "run: --python-stack records NVTX marks, which --light does not record"
+expect_rc 2 "$G" run --no-nvtx --python-stack -- true
+expect_err "run: --python-stack records NVTX marks, which --no-nvtx does not record"
+for v in 0 1001 -2 x 3.5 01x; do
+	expect_rc 2 "$G" run --python-stack="$v" -- true
+	expect_err "run: --python-stack must be a whole number of calls from 1 to 1000, not '$v'"
+done
+expect_rc 2 "$G" run --python-stack= -- true
+expect_err "run: --python-stack needs a value (N), not an empty string"
+expect_rc 2 "$G" run --python-stack 5 -- true
+expect_err "run: write --python-stack=5 (with '='): after a bare --python-stack, '5' would be the program to run"
 "$G" help run >"$T/help"
 grep -q -- '--torch MODE  ' "$T/help" && grep -q -- '--no-torch  ' "$T/help" && ok || bad "help run lacks --torch/--no-torch"
+grep -q -- '--python-stack\[=N\]  ' "$T/help" && ok || bad "help run lacks --python-stack"
 
 # ---- the environment the program gets: "T=<GPUDIAG_TORCH> P=<PYTHONPATH> D=<GPUDIAG_TORCH_DEBUG>"
 ENVP='echo "T=${GPUDIAG_TORCH-unset} P=${PYTHONPATH-unset} D=${GPUDIAG_TORCH_DEBUG-unset}"'
@@ -72,6 +90,15 @@ check "an empty PYTHONPATH: the folder alone" "T=modules P=$P D=unset" "$(envof 
 check "--torch ops" "T=ops P=$P:/a D=1" "$(envof PYTHONPATH=/a GPUDIAG_TORCH_DEBUG=1 -- --torch ops)"
 check "meta torch_view ops" ops "$(meta torch_view)"
 check "--torch=modules" "T=modules P=$P D=unset" "$(envof -- --torch=modules)"
+ENVP='echo "T=${GPUDIAG_TORCH-unset} S=${GPUDIAG_PYTHON_STACK-unset}"'
+check "--python-stack: modules, 3 calls" "T=modules S=3" "$(envof -- --python-stack)"
+check "meta torch_python_stack 3" 3 "$(meta torch_python_stack)"
+check "--python-stack=7 --torch ops" "T=ops S=7" "$(envof -- --python-stack=7 --torch ops)"
+check "--torch modules alone: no GPUDIAG_PYTHON_STACK, an inherited one removed" "T=modules S=unset" "$(envof GPUDIAG_PYTHON_STACK=4 -- --torch modules)"
+check "meta torch_python_stack 0" 0 "$(meta torch_python_stack)"
+check "--python-stack, no injection library: nothing set" "T=unset S=unset" "$(envof GPUDIAG_INJECT=/nonexistent/lib.so -- --python-stack)"
+check "--python-stack, no injection library: meta 0" 0 "$(meta torch_python_stack)"
+ENVP='echo "T=${GPUDIAG_TORCH-unset} P=${PYTHONPATH-unset} D=${GPUDIAG_TORCH_DEBUG-unset}"'
 check "--torch off: nothing set, an inherited GPUDIAG_TORCH removed" "T=unset P=/a D=unset" \
 	"$(envof PYTHONPATH=/a GPUDIAG_TORCH=ops -- --torch off)"
 check "meta torch_view off" off "$(meta torch_view)"
@@ -196,6 +223,102 @@ PYTHONPATH=$P:$STUB GPUDIAG_TORCH=ops python3 "$PROG" ops >"$T/out" 2>"$T/err"
 check "ops: exit 0" 0 $?
 diff "$T/ops.want" "$T/out" >"$T/diff" && ok || bad "ops: $(head -20 "$T/diff")"
 check "ops: no output on stderr" "" "$(cat "$T/err")"
+
+# ---- --python-stack: the source marks of the first N calls of each module (docs/framework.md).
+# The lines are those of torch_instr_prog.py marked "# SRC-<name>"; the function is co_qualname
+# (Python >= 3.11) or co_name
+L() { grep -n "# SRC-$1\$" "$PROG" | cut -d: -f1; }
+if python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then QF=Stacked.forward QO=Outer.forward; else QF=forward QO=forward; fi
+S="gpudiag.src"
+cat >"$T/stack.want" <<EOF
+-- import
+-- CUDA initialised
+T0 mark gpudiag.torch:2.99.0+stub:modules
+-- two calls, both sampled (act's second call site in the first)
+T0 push gpudiag.module:Stacked:
+T0 mark $S:$(L top):stack:$PROG
+T0 push gpudiag.module:Outer:outer
+T0 mark $S:$(L outer):$QF:$PROG
+T0 push gpudiag.module:Linear:outer.inner
+T0 mark $S:$(L inner):$QO:$PROG
+T0 pop
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 mark $S:$(L act1):$QF:$PROG
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 mark $S:$(L act2):$QF:$PROG
+T0 pop
+T0 pop
+T0 push gpudiag.module:Stacked:
+T0 mark $S:$(L top):stack:$PROG
+T0 push gpudiag.module:Outer:outer
+T0 mark $S:$(L outer):$QF:$PROG
+T0 push gpudiag.module:Linear:outer.inner
+T0 mark $S:$(L inner):$QO:$PROG
+T0 pop
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 pop
+T0 pop
+-- a third call: none
+T0 push gpudiag.module:Stacked:
+T0 push gpudiag.module:Outer:outer
+T0 push gpudiag.module:Linear:outer.inner
+T0 pop
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 pop
+T0 push gpudiag.module:Act:act
+T0 pop
+T0 pop
+-- while Dynamo traces: nothing, no sample used
+-- called from the standard library (heapq): the line that called it
+T0 push gpudiag.module:Linear:
+T0 mark $S:$(L heapq):stack:$PROG
+T0 pop
+-- a thread's target: only the standard library's frames, no mark
+T1 push gpudiag.module:Act:
+T1 pop
+sampled [('gpudiag.module:Act:', 1), ('gpudiag.module:Act:act', 2), ('gpudiag.module:Linear:', 1), ('gpudiag.module:Linear:outer.inner', 2), ('gpudiag.module:Outer:outer', 2), ('gpudiag.module:Stacked:', 2)]
+results [4, 8, 12, 2, [5]]
+EOF
+[ -n "$(L top)" ] && [ -n "$(L heapq)" ] && ok || bad "stack: the SRC- lines of torch_instr_prog.py"
+PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules GPUDIAG_PYTHON_STACK=2 python3 "$PROG" stack >"$T/out" 2>"$T/err"
+check "stack: exit 0" 0 $?
+diff "$T/stack.want" "$T/out" >"$T/diff" && ok || bad "stack: the marks differ: $(head -20 "$T/diff")"
+check "stack: no output on stderr" "" "$(cat "$T/err")"
+# through gpudiag run: a bare --python-stack is 3 and turns the module ranges on
+PYTHONPATH=$STUB "$G" run --python-stack -o "$T/r.sqlite" -- python3 "$PROG" stack >"$T/out" 2>"$T/err"
+check "stack under gpudiag run: exit 0" 0 $?
+# act's 3 samples: both sites of the first call, the first site of the second; the others' third
+# sample is in the third call
+check "stack under gpudiag run: N = 3, the third call samples the modules but act" 3 "$(sed -n '/^-- a third call/,/^-- while/p' "$T/out" | grep -c "^T0 mark $S:")"
+check "stack under gpudiag run: act's samples" "$(L act1) $(L act2) $(L act1)" \
+	"$(grep -A1 'push gpudiag.module:Act:act' "$T/out" | grep "mark $S:" | cut -d: -f2 | paste -sd' ')"
+# without it, or with GPUDIAG_PYTHON_STACK inherited from outside: no marks
+PYTHONPATH=$STUB GPUDIAG_PYTHON_STACK=2 "$G" run --torch modules -o "$T/r.sqlite" -- python3 "$PROG" stack >"$T/out" 2>"$T/err"
+check "no --python-stack: no source marks (GPUDIAG_PYTHON_STACK never inherited)" 0 "$(grep -c "mark $S:" "$T/out")"
+for bad_n in 0 1001 -1 x 2x ""; do
+	check "GPUDIAG_PYTHON_STACK='$bad_n': no marks" 0 "$(PYTHONPATH=$P:$STUB GPUDIAG_TORCH=modules GPUDIAG_PYTHON_STACK=$bad_n python3 "$PROG" stack 2>&1 | grep -c "mark $S:")"
+done
+# a source lookup that raises: the hooks swallow it, the ranges stay balanced, the count bounded
+BOOM='import sys; sys.path.insert(0, sys.argv[1])
+import _gpudiag_torch as G
+log = []
+class M(object):
+    _modules = {}
+def boom(mod, frame):
+    raise RuntimeError("no")
+pre, post = G._module_hooks(M, lambda: False, lambda m: log.append(("push", m)), lambda: log.append(("pop",)), lambda m: log.append(("mark", m)), 2, boom)
+m = M()
+for i in range(3):
+    pre(m, ()); post(m, (), None)
+print(log, pre.sampled)'
+check "a failing source lookup: swallowed" "[('push', 'gpudiag.module:M:'), ('pop',), ('push', 'gpudiag.module:M:'), ('pop',), ('push', 'gpudiag.module:M:'), ('pop',)] {'gpudiag.module:M:': 2}" \
+	"$(python3 -c "$BOOM" "$P" 2>&1)"
 
 # never a CUDA context at import: no torch.cuda.synchronize() (which emit_nvtx calls); a torch
 # whose ProfilerConfig has another shape gets emit_nvtx itself, still without synchronising

@@ -1,8 +1,9 @@
 """The program tests/cli/torch_instr.sh runs under gpudiag's sitecustomize with the stand-in torch
-(tests/cli/torchstub/). usage: torch_instr_prog.py modules|ops|info
+(tests/cli/torchstub/). usage: torch_instr_prog.py modules|ops|stack
 Prints what the instrumentation did, one event a line ("T0 push MSG", "T1 pop", "T0 mark MSG";
 T0 = the main thread, T1 = another), then the program's own results, so the test compares the
 whole output with a hand-written expectation."""
+import heapq
 import sys
 import threading
 
@@ -73,6 +74,33 @@ class Model(nn.Module):
         return x
 
 
+class Outer(nn.Module):
+    """A __call__ of its own that calls nn.Module.__call__ (as transformers'
+    GradientCheckpointingLayer does): not the line that called the module."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = Linear()
+
+    def __call__(self, *args):
+        return super().__call__(*args)
+
+    def forward(self, x):
+        return self.inner(x)  # SRC-inner
+
+
+class Stacked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.outer = Outer()
+        self.act = Act()
+
+    def forward(self, x):
+        x = self.outer(x)  # SRC-outer
+        x = self.act(x)  # SRC-act1
+        return self.act(x)  # SRC-act2
+
+
 def cuda_init():
     dump("import")
     torch.cuda._lazy_init()  # the program's first CUDA use: the mark comes now
@@ -135,5 +163,31 @@ def ops():
     dump("after the program's own NVTX profiler, and a module")
 
 
+def stack():
+    """Under GPUDIAG_PYTHON_STACK=2: the source marks of the first 2 calls of each module."""
+    import _gpudiag_torch as G
+
+    cuda_init()
+    m = Stacked()
+    out = []
+    for i in range(2):
+        out.append(m(i))  # SRC-top
+    dump("two calls, both sampled (act's second call site in the first)")
+    out.append(m(2))
+    dump("a third call: none")
+    torch.compiler._compiling[0] = True
+    out.append(Act()(1))
+    torch.compiler._compiling[0] = False
+    dump("while Dynamo traces: nothing, no sample used")
+    out.append(heapq.nsmallest(1, [5], key=Linear()))  # SRC-heapq
+    dump("called from the standard library (heapq): the line that called it")
+    t = threading.Thread(target=Act(), args=(3,))
+    t.start()
+    t.join()
+    dump("a thread's target: only the standard library's frames, no mark")
+    print("sampled", sorted(G._state["pre"].sampled.items()))
+    print("results", out)
+
+
 if __name__ == "__main__":
-    {"modules": modules, "ops": ops}[sys.argv[1]]()
+    {"modules": modules, "ops": ops, "stack": stack}[sys.argv[1]]()

@@ -2,7 +2,7 @@
 # GPU tier, area "framework" (issue 21): the PyTorch view on real models, against torch.profiler,
 # and its cost. One command, about 4 minutes on an H200 (FW_BUDGET_S, default 270 s, bounds it:
 # a part that would not fit is skipped and said so; the cost rounds stop at the budget):
-#   OUT=dir [GD=build/gpudiag] [PARTS="gpt2 torchrun other compile resnet50 cost"] [ROUNDS=5]
+#   OUT=dir [GD=build/gpudiag] [PARTS="gpt2 pystack torchrun other compile resnet50 cost"] [ROUNDS=5]
 #   bash tests/gpu/framework/run.sh          (or: tests/gpu/run.sh framework)
 # Parts (docs/framework.md, "GPU tier", says what each shows):
 #  gpt2      Hugging Face GPT-2 (GPT2Config(), random weights, offline), 1 warm-up step, then 3
@@ -17,13 +17,16 @@
 #  compile   the same for a torch.compile'd transformer block, 3 measured steps after 3 warm-up
 #            steps (the compilation), kept with --capture-range nvtx:measure; graph breaks
 #            with the instrumentation on vs torch.profiler's process (no hooks)
+#  pystack   GPT-2 as in gpt2 under `gpudiag run --torch modules --python-stack`: every module's
+#            recorded source lines are transformers' modeling_gpt2.py, the top call's models.py
 #  torchrun  `gpudiag run -- torchrun --nproc-per-node 1 ...`: the worker's profile has the mark
 #            and module ranges
 #  other     a NumPy program and a JAX program under gpudiag run: exit codes kept, output
 #            unchanged, no mark; the NVTX ranges JAX emits, listed
 #  cost      ROUNDS (>= 5) interleaved rounds of tests/gpu/progs/train_step.py (the overhead
 #            benchmark's transformer step): alone, gpudiag run --torch off|modules|ops,
-#            torch.profiler (COST_CONFIGS picks among "plain off modules ops torch.profiler");
+#            torch.profiler (COST_CONFIGS picks among "plain off modules ops torch.profiler
+#            stack", stack = --torch modules --python-stack; the default leaves stack out);
 #            median step times and ratios
 # Output: $OUT/framework/ framework.log (everything, the summary table last), at most three
 # small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB) and
@@ -41,7 +44,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 M=tests/gpu/framework/models.py
 C=tests/gpu/framework/compare.py
-PARTS=${PARTS:-"gpt2 torchrun other compile resnet50 cost"}
+PARTS=${PARTS:-"gpt2 pystack torchrun other compile resnet50 cost"}
 ROUNDS=${ROUNDS:-5}
 BUDGET=${FW_BUDGET_S:-270}
 START=$(date +%s)
@@ -152,6 +155,52 @@ for part in $PARTS; do
 	case $part in
 	gpt2) agree gpt2 gpt2 1 3 --capture-range nvtx:measure ;;
 	resnet50) agree resnet50 resnet50 1 3 --capture-range nvtx:measure ;;
+	pystack)
+		# --python-stack on GPT-2 (a part of its own, so that the gpt2 fixture and its
+		# torch.profiler comparison stay as they were): the source lines recorded for the
+		# modules must be transformers' modeling_gpt2.py (the blocks and everything inside the
+		# model) and this area's models.py for the top call
+		fits pystack 30 || continue
+		say "== pystack: gpudiag run --torch modules --python-stack --no-counters (GPT-2, warm-up 1, 3 steps)"
+		t0=$(date +%s)
+		timeout -k 5 150 "$GD" run --torch modules --python-stack --no-counters --capture-range nvtx:measure \
+			-o "$W/pystack.sqlite" -- python3 "$M" gpt2 --warmup 1 --steps 3 >"$W/pystack.out" 2>&1
+		rc=$?
+		say "gpudiag run exit $rc ($(($(date +%s) - t0)) s): $(result "$W/pystack.out")"
+		[ $rc -eq 0 ] || head -25 "$W/pystack.out" | tee -a "$LOG"
+		if [ ! -f "$W/pystack.sqlite" ]; then
+			row pystack "FAIL: no profile (gpudiag exit $rc)"
+			FAILS=$((FAILS + 1))
+			continue
+		fi
+		say "source marks: $(sql "$W/pystack.sqlite" "select count(*) from nvtx_v where kind=1 and name_str like 'gpudiag.src:%'"); examples:"
+		sql "$W/pystack.sqlite" "select name_str from nvtx_v where kind=1 and name_str like 'gpudiag.src:%' limit 6" | sed 's/^/   /' | tee -a "$LOG"
+		"$GD" report "$W/pystack.sqlite" --top 12 2>&1 | sed -n '/Top modules/,/^$/p' | tee -a "$LOG"
+		"$GD" report "$W/pystack.sqlite" --json --top 100000 >"$W/pystack.json" 2>"$W/pystack.err"
+		python3 - "$W/pystack.json" <<'PY' 2>&1 | tee -a "$LOG"
+import json, sys
+mods = [m for m in json.load(open(sys.argv[1]))["framework"]["modules"] if m["class"]]
+bad, n_src = [], 0
+for m in mods:
+    src = m.get("source") or []
+    n_src += bool(src)
+    files = {s["file"] for s in src}
+    if m["path"] == "":
+        ok = bool(files) and all(f.endswith("tests/gpu/framework/models.py") for f in files)
+    else:  # every module inside GPT2LMHeadModel is called from transformers' GPT-2 code
+        ok = bool(files) and all(f.endswith("/modeling_gpt2.py") for f in files)
+    if not ok:
+        bad.append("%s (%s): %s" % (m["path"] or "(root)", m["class"], sorted(files) or "no source"))
+root = next((m for m in mods if m["path"] == ""), None)
+print("pystack: root called from %s" % (root["source"] if root else "?"))
+for b in bad[:10]:
+    print("pystack: unexpected source:", b)
+print("pystack: %s: %d of %d modules with source lines, %d unexpected" % ("PASS" if mods and not bad else "FAIL", n_src, len(mods), len(bad)))
+sys.exit(0 if mods and not bad else 1)
+PY
+		if [ "${PIPESTATUS[0]}" -eq 0 ]; then row pystack "$(tail -1 "$LOG" | sed 's/^pystack: //')"
+		else row pystack "$(tail -1 "$LOG" | sed 's/^pystack: //')"; FAILS=$((FAILS + 1)); fi
+		;;
 	compile) agree compile compile 3 3 --capture-range nvtx:measure ;;
 	torchrun)
 		fits torchrun 25 || continue
@@ -234,6 +283,7 @@ sys.exit(5)'
 				case $c in
 				plain) timeout -k 5 60 $PIN python3 $P >"$o" 2>&1 ;;
 				torch.profiler) timeout -k 5 60 $PIN python3 $P --torch-profiler >"$o" 2>&1 ;;
+				stack) timeout -k 5 60 $PIN "$GD" run --torch modules --python-stack -o "$W/cost.sqlite" -- python3 $P >"$o" 2>&1 ;;
 				*) timeout -k 5 60 $PIN "$GD" run --torch "$c" -o "$W/cost.sqlite" -- python3 $P >"$o" 2>&1 ;;
 				esac
 				v=$(rfield "$o" median_ms)
@@ -245,10 +295,10 @@ sys.exit(5)'
 			done_rounds=$r
 			per_round=$(($(date +%s) - rs))
 		done
-		python3 - "$done_rounds" "${T[plain]:-}" "${T[off]:-}" "${T[modules]:-}" "${T[ops]:-}" "${T[torch.profiler]:-}" <<'PY' | tee -a "$LOG" >"$W/cost.txt"
+		python3 - "$done_rounds" "${T[plain]:-}" "${T[off]:-}" "${T[modules]:-}" "${T[ops]:-}" "${T[torch.profiler]:-}" "${T[stack]:-}" <<'PY' | tee -a "$LOG" >"$W/cost.txt"
 import statistics, sys
 n = int(sys.argv[1])
-names = ["plain", "off", "modules", "ops", "torch.profiler"]
+names = ["plain", "off", "modules", "ops", "torch.profiler", "stack"]
 runs = {k: [float(x) for x in v.split()] for k, v in zip(names, sys.argv[2:])}
 med = {k: statistics.median(v) if v else None for k, v in runs.items()}
 print("cost: %d rounds; median over rounds of each process's median step time (spread min-max)" % n)
@@ -264,8 +314,13 @@ if med["off"] and med["modules"] and med["ops"]:
     print("cost summary: modules x%.3f, ops x%.3f of --torch off; --torch off x%.3f, torch.profiler x%.3f of plain" % (
         med["modules"] / med["off"], med["ops"] / med["off"], med["off"] / med["plain"],
         (med["torch.profiler"] or float("nan")) / med["plain"]))
+if med["off"] and med["stack"]:
+    print("cost of --python-stack: --torch modules --python-stack x%.3f of --torch off%s" % (
+        med["stack"] / med["off"], ", x%.3f of --torch modules" % (med["stack"] / med["modules"]) if med["modules"] else ""))
 PY
 		s=$(grep '^cost summary' "$W/cost.txt" | sed 's/^cost summary: //')
+		st=$(grep '^cost of --python-stack' "$W/cost.txt" | sed 's/^cost of --python-stack: //')
+		[ -n "$st" ] && s="${s:+$s; }$st"
 		if [ "$done_rounds" -ge 5 ] && [ -n "$s" ]; then row cost "$done_rounds rounds: $s"
 		else row cost "INCOMPLETE ($done_rounds rounds): ${s:-no figures}"; fi
 		;;
