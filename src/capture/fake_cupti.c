@@ -426,17 +426,18 @@ API CUptiResult cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPass
  * on an H100, starting a user-replay session inside a launch callback ran one (WaitNs). The fake
  * runs it when the range profiler is enabled inside a launch call (gpudiag sets a context up in
  * the callback of its first profiled launch). */
-static void fake_wait_kernel(void)
+static void emit_kernel(uint32_t corr, const char *name)
 {
 	CUpti_ActivityKernel10 k;
 	memset(&k, 0, sizeof(k));
 	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	k.start = g_clock += 10;
 	k.end = g_clock += 10;
-	k.correlationId = t_outer_corr, k.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff), k.streamId = 7;
-	k.name = "WaitNs", k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+	k.correlationId = corr, k.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff), k.streamId = 7;
+	k.name = name, k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
 	fake_cupti_emit(&k, sizeof(k));
 }
+static void fake_wait_kernel(void) { emit_kernel(t_outer_corr, "WaitNs"); }
 API CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *p)
 {
 	if (fails("enable"))
@@ -686,20 +687,13 @@ static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, 
 static const char *g_kname;
 static void kernel_body(uint32_t corr)
 {
-	CUpti_ActivityKernel10 k;
-	memset(&k, 0, sizeof(k));
-	k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k.start = g_clock += 10;
-	k.end = g_clock += 10;
-	k.correlationId = corr, k.contextId = (uint32_t)((uintptr_t)t_cur_ctx & 0xffff), k.streamId = 7;
-	k.name = g_kname, k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
 	if (g_rp_started) {
 		__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
 		if (g_kernel_on) /* on a GPU its SASS metrics would read 0 */
 			__atomic_add_fetch(&g_pass_kact, 1, __ATOMIC_RELAXED);
 	}
-	fake_cupti_emit(&k, sizeof(k));
+	emit_kernel(corr, g_kname);
 }
 
 static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *params)

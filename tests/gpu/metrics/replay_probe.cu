@@ -113,6 +113,16 @@ static void build(cfgimg &c, std::vector<const char *> names)
 static CUpti_RangeProfiler_Object *g_obj;
 static std::vector<uint8_t> g_data;
 
+static void image_init(void)
+{
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ip.pRangeProfilerObject = g_obj;
+	ip.counterDataSize = g_data.size();
+	ip.pCounterData = g_data.data();
+	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
+}
+
 static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
 {
 	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -123,12 +133,7 @@ static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
 	sp.maxNumRangeTreeNodes = 1;
 	CK(cuptiRangeProfilerGetCounterDataSize(&sp));
 	g_data.assign(sp.counterDataSize, 0);
-	CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-	ip.pRangeProfilerObject = g_obj;
-	ip.counterDataSize = g_data.size();
-	ip.pCounterData = g_data.data();
-	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
+	image_init();
 	CUpti_RangeProfiler_SetConfig_Params cp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	cp.pRangeProfilerObject = g_obj;
 	cp.configSize = c.img.size();
@@ -206,12 +211,7 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 	for (size_t i = 0; i < v.size(); i++)
 		printf("%-10s %-6s %s passes %zu/%zu  %-62s %.6g\n", label, mode == CUPTI_UserReplay ? "user" : "kernel",
 		       which ? "k_fma   " : "k_gather", pass, c.passes, c.names[i], v[i]);
-	CUpti_RangeProfiler_CounterDataImage_Initialize_Params ip = {
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-	ip.pRangeProfilerObject = g_obj;
-	ip.counterDataSize = g_data.size();
-	ip.pCounterData = g_data.data();
-	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
+	image_init();
 }
 
 struct job {
