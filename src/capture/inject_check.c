@@ -756,6 +756,16 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'kernel' AND l2_flushed = 0"), 3);
 		remove_dir(dir);
 	}
+	{ /* no thread for the replays: kernel replay, said on every launch */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_INJECT_NO_REPLAY_THREAD=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK(s.kl[0].flags == 0 && !strcmp(s.kl[0].detail, "kernel replay: user replay is not available here "
+								    "(no thread for the replays could be started)"));
+		CHECK(s.replay[0] == 0 && s.replay[3] == 0 && s.replay[4] == 0);
+		remove_dir(dir);
+	}
 	{ /* kernel replay asked for: no driver call of ours, no note */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_REPLAY=kernel", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);

@@ -8,8 +8,8 @@
  * the first 3 of each kernel name) and makes the selection (regex, names file, skip/count)
  * exact. The session is auto range with user replay (user_enter/user_exit, replay.h: the
  * program's launch runs unprofiled, then gpudiag replays every pass from the memory it saved,
- * L2 flushed before each, on a thread of its own) or with CUPTI's kernel replay (GPUDIAG_METRICS_REPLAY=kernel, or where
- * user replay cannot be set up): the metrics need `passes` passes of the counters, each pass a
+ * L2 flushed before each, on a thread of its own) or with CUPTI's kernel replay
+ * (GPUDIAG_METRICS_REPLAY=kernel, or where user replay cannot be set up): the metrics need `passes` passes of the counters, each pass a
  * different counter set, each from the same memory, so the program sees the effect of one
  * launch. The launch becomes synchronous and takes passes × its duration plus the save and
  * restores. Other launches only take this
@@ -103,7 +103,7 @@ static struct {
  * kernel again, the L2 flush, synchronisations, the flush buffer's allocation) reaches the API
  * callbacks like the program's own, and the GPU work they start gives activity records. The
  * profile must show the program's launch once, as the program made it:
-  *   - kernels by time: a replay window per profiled launch, from the moment the program's
+ *   - kernels by time: a replay window per profiled launch, from the moment the program's
  *     kernel has finished to the end of the last replay, both waited for
  *     with a context synchronisation. No kernel of the program can begin on that context
  *     inside the window — its launch is over, and every other launch of the process waits on
@@ -1430,8 +1430,8 @@ out:
 	t_internal = 0;
 }
 
-/* User replay, part 2, in the exit callback: the passes on the replay thread (in this callback
- * when no thread could be started, said in the record), then decode and record. */
+/* User replay, part 2, in the exit callback: the passes on the replay thread, then decode and
+ * record. */
 static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
 {
 	struct passes_job j;
@@ -1445,12 +1445,8 @@ static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
 		return;
 	}
-	if (gd_worker_call(run_passes, &j) < 0) {
-		if (!c->note[0])
-			snprintf(c->note, sizeof(c->note), "user replay from inside the launch callback (no thread "
-				 "could be started: an arrangement not checked on a GPU)");
-		run_passes(&j);
-	}
+	if (gd_worker_call(run_passes, &j) < 0)
+		snprintf(j.why, sizeof(j.why), "no replay thread in this process: not replayed");
 	gd_ckpt_free(&c->ck);
 	if (!j.ok) {
 		c->broken = 1; /* the session may be mid-way: no more profiling on this context */

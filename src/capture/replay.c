@@ -67,6 +67,79 @@ static void *sym(void *h, const char *name, int *missing)
 
 #define SYM(h, field, name) (*(void **)&drv.field = sym(h, name, &missing))
 
+/* ---- the worker thread
+ *
+ * The passes run on a thread of gpudiag's own, in no CUPTI callback and in no driver call,
+ * while the program's thread waits in its launch's exit callback: the arrangement checked on
+ * an H100 to give ncu's values for every metric, the SASS-patched ones included
+ * (tests/gpu/metrics/replay_probe.cu, user-cb, 2026-12-06; passes made inside the callback
+ * itself were only ever tried with CUPTI's kernel records on, which alone zeroes those
+ * metrics: rangeprof.h, gd_inj_kernels_pause). One job at a time (the caller holds the
+ * profiling session's lock); the thread lives until the process ends, blocking every signal so
+ * that the program's own handlers never run on it. */
+static pthread_mutex_t g_wk_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_wk_cv = PTHREAD_COND_INITIALIZER;
+static void (*g_wk_fn)(void *);
+static void *g_wk_arg;
+static unsigned long g_wk_posted, g_wk_done;
+static int g_wk_state; /* 0 not started, 1 running (started by gd_replay_load) */
+static pid_t g_wk_pid;  /* the process that started it */
+
+static void *worker(void *unused)
+{
+	(void)unused;
+	pthread_mutex_lock(&g_wk_mu);
+	for (;;) {
+		while (g_wk_done == g_wk_posted)
+			pthread_cond_wait(&g_wk_cv, &g_wk_mu);
+		void (*fn)(void *) = g_wk_fn;
+		void *arg = g_wk_arg;
+		pthread_mutex_unlock(&g_wk_mu);
+		fn(arg);
+		pthread_mutex_lock(&g_wk_mu);
+		g_wk_done = g_wk_posted;
+		pthread_cond_broadcast(&g_wk_cv);
+	}
+	return NULL;
+}
+
+/* Once, from load_once: 0, or -1 (user replay is then unavailable and kernel replay is used). */
+static int worker_start(void)
+{
+	pthread_t t;
+	pthread_attr_t a;
+	sigset_t all, old;
+	int rc;
+	if (pthread_attr_init(&a) != 0)
+		return -1;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits the full mask */
+	rc = pthread_create(&t, &a, worker, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	if (rc != 0)
+		return -1;
+	g_wk_state = 1, g_wk_pid = getpid();
+	return 0;
+}
+
+int gd_worker_call(void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&g_wk_mu);
+	if (g_wk_state <= 0 || g_wk_pid != getpid()) { /* a fork's child has no such thread */
+		pthread_mutex_unlock(&g_wk_mu);
+		return -1;
+	}
+	g_wk_fn = fn, g_wk_arg = arg;
+	g_wk_posted++;
+	pthread_cond_broadcast(&g_wk_cv);
+	while (g_wk_done != g_wk_posted)
+		pthread_cond_wait(&g_wk_cv, &g_wk_mu);
+	pthread_mutex_unlock(&g_wk_mu);
+	return 0;
+}
+
 static void load_once(void)
 {
 	const char *cu = getenv("GPUDIAG_INJECT_LIBCUDA"), *ck = getenv("GPUDIAG_INJECT_LIBCHECKPOINT");
@@ -114,7 +187,16 @@ static void load_once(void)
 	SYM(hc, save, "cuptiCheckpointSave");
 	SYM(hc, restore, "cuptiCheckpointRestore");
 	SYM(hc, free, "cuptiCheckpointFree");
-	g_loaded = missing ? -1 : 1;
+	if (missing) {
+		g_loaded = -1;
+		return;
+	}
+	if (getenv("GPUDIAG_INJECT_NO_REPLAY_THREAD") || worker_start() < 0) { /* the variable: a test's */
+		snprintf(g_load_why, sizeof(g_load_why), "no thread for the replays could be started");
+		g_loaded = -1;
+		return;
+	}
+	g_loaded = 1;
 }
 
 int gd_replay_load(char *why, size_t n)
@@ -263,78 +345,4 @@ CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params)
 	}
 	default: return CUDA_ERROR_NOT_SUPPORTED;
 	}
-}
-
-/* ---- the worker thread
- *
- * The passes run on a thread of gpudiag's own, in no CUPTI callback and in no driver call,
- * while the program's thread waits in its launch's exit callback: the arrangement checked on
- * an H100 to give ncu's values for every metric, the SASS-patched ones included
- * (tests/gpu/metrics/replay_probe.cu, user-cb, 2026-12-06; passes made inside the callback
- * itself were only ever tried with CUPTI's kernel records on, which alone zeroes those
- * metrics: rangeprof.h, gd_inj_kernels_pause). One job at a time (the caller holds the
- * profiling session's lock); the thread lives until the process ends, blocking every signal so
- * that the program's own handlers never run on it. */
-static pthread_mutex_t g_wk_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_wk_cv = PTHREAD_COND_INITIALIZER;
-static void (*g_wk_fn)(void *);
-static void *g_wk_arg;
-static unsigned long g_wk_posted, g_wk_done;
-static int g_wk_state; /* 0 not started, 1 running, -1 could not be started */
-static pid_t g_wk_pid;  /* the process that started it: a fork's child has no such thread */
-
-static void *worker(void *unused)
-{
-	(void)unused;
-	pthread_mutex_lock(&g_wk_mu);
-	for (;;) {
-		while (g_wk_done == g_wk_posted)
-			pthread_cond_wait(&g_wk_cv, &g_wk_mu);
-		void (*fn)(void *) = g_wk_fn;
-		void *arg = g_wk_arg;
-		pthread_mutex_unlock(&g_wk_mu);
-		fn(arg);
-		pthread_mutex_lock(&g_wk_mu);
-		g_wk_done = g_wk_posted;
-		pthread_cond_broadcast(&g_wk_cv);
-	}
-	return NULL;
-}
-
-static int worker_start(void)
-{
-	pthread_t t;
-	pthread_attr_t a;
-	sigset_t all, old;
-	int rc;
-	if (pthread_attr_init(&a) != 0)
-		return -1;
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread inherits the full mask */
-	rc = pthread_create(&t, &a, worker, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&a);
-	return rc == 0 ? 0 : -1;
-}
-
-int gd_worker_call(void (*fn)(void *), void *arg)
-{
-	pthread_mutex_lock(&g_wk_mu);
-	if (g_wk_state == 0 || (g_wk_state > 0 && g_wk_pid != getpid())) {
-		g_wk_state = worker_start() == 0 ? 1 : -1;
-		g_wk_pid = getpid();
-		g_wk_done = g_wk_posted = 0;
-	}
-	if (g_wk_state < 0) {
-		pthread_mutex_unlock(&g_wk_mu);
-		return -1;
-	}
-	g_wk_fn = fn, g_wk_arg = arg;
-	g_wk_posted++;
-	pthread_cond_broadcast(&g_wk_cv);
-	while (g_wk_done != g_wk_posted)
-		pthread_cond_wait(&g_wk_cv, &g_wk_mu);
-	pthread_mutex_unlock(&g_wk_mu);
-	return 0;
 }

@@ -17,7 +17,9 @@
  * Everything is loaded at run time: the driver that the program already loaded
  * (libcuda.so.1, RTLD_NOLOAD) and CUPTI's libcheckpoint.so (found through the injection
  * library's run path, beside the toolkit's libcupti). GPUDIAG_INJECT_LIBCUDA and
- * GPUDIAG_INJECT_LIBCHECKPOINT name other files (the CPU tier points both at its fake).
+ * GPUDIAG_INJECT_LIBCHECKPOINT name other files (the CPU tier points both at its fake);
+ * GPUDIAG_INJECT_NO_REPLAY_THREAD makes the replay thread's start fail (the CPU tier's test of
+ * that fallback).
  * Nothing here exits or aborts; every failure is a CUresult/CUptiResult and a sentence. */
 #ifndef GPUDIAG_CAPTURE_REPLAY_H
 #define GPUDIAG_CAPTURE_REPLAY_H
@@ -58,8 +60,8 @@ void gd_ckpt_free(struct gd_ckpt *k);
 CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params);
 CUresult gd_ctx_sync(void);
 /* Runs fn(arg) on gpudiag's replay thread, which is inside no CUPTI callback, and waits for it
- * (replay.c says why). 0, or -1 when the thread could not be started (nothing ran: the caller
- * runs it itself). */
+ * (replay.c says why; gd_replay_load starts the thread, and fails when it cannot). 0, or -1
+ * when this process has no such thread (a fork's child): nothing ran. */
 int gd_worker_call(void (*fn)(void *), void *arg);
 /* Makes ctx current on this thread if it is not; *pushed says whether to pop. */
 CUresult gd_ctx_enter(CUcontext ctx, int *pushed);

@@ -63,8 +63,8 @@ if step probe; then
 			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
 				fail "replay_probe $m: exit $?"
 		done
-		k=$(grep -h 'sass' "$W/probe_kernel.txt" | awk '{print $3, $6, $7}')
-		u=$(grep -h 'sass' "$W/probe_user.txt" | awk '{print $3, $6, $7}')
+		k=$(grep -h 'smsp__sass' "$W/probe_kernel.txt" | awk '{print $3, $6, $7}')
+		u=$(grep -h 'smsp__sass' "$W/probe_user.txt" | awk '{print $3, $6, $7}')
 		say "replay_probe (CUPTI alone), SASS metrics by kernel replay / by user replay from main():"
 		paste -d'|' <(echo "$k") <(echo "$u") | tee -a "$LOG"
 		[ -n "$k" ] && [ "$k" = "$u" ] || fail "replay_probe: user replay's SASS metrics differ from kernel replay's"
