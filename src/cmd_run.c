@@ -79,8 +79,10 @@ const char cmd_run_usage[] =
 	"  --counters-interval US   GPU-metrics sampling interval in µs (default 100, 50 to 1000000)\n"
 	"  --metrics[=SET|NAMES]    per-kernel hardware counters (CUPTI range profiler) of\n"
 	"                           a few launches: SET is default (bytes, FLOPs, tensor instructions,\n"
-	"                           occupancy, sectors per request, divergence, SOL %, stall reasons) or\n"
-	"                           basic (no stall reasons or bytes-per-sector: fewer passes); NAMES a\n"
+	"                           occupancy, sectors per request, divergence, memory SOL %, SM pipe %,\n"
+	"                           stall reasons: 11 passes on H100/H200), basic (no stall reasons or\n"
+	"                           bytes-per-sector: 9) or full (default + the SM speed of light: 17);\n"
+	"                           NAMES a\n"
 	"                           comma list of sets and CUPTI metric names (a name has \"__\"), e.g.\n"
 	"                           --metrics=basic,l1tex__data_bank_conflicts_pipe_lsu.sum. The value\n"
 	"                           needs '=': a bare --metrics is the default set\n"
@@ -584,7 +586,7 @@ static int metrics_expand(const char *spec, char **out)
 			dunder |= p[k] == '_' && p[k + 1] == '_';
 		if (!set && !dunder) {
 			free(list);
-			return gd_error(GD_EUSAGE, "run: --metrics: '%.*s' is neither a set (default, basic) nor a CUPTI "
+			return gd_error(GD_EUSAGE, "run: --metrics: '%.*s' is neither a set (default, basic, full) nor a CUPTI "
 						   "metric name (those contain \"__\")", (int)n, p);
 		}
 		if (!set && good < n) {

@@ -255,6 +255,11 @@ static void derive(struct gd_kc_kernel *k, const struct gd_kc_ceilings *c, int w
 	k->st_used_pct = q[GD_KC_ST_USED_PCT];
 	k->threads_per_inst = q[GD_KC_THREADS_PER_INST];
 	k->achieved_occ_pct = q[GD_KC_WARPS_ACTIVE];
+	k->sm_busy = isfinite(q[GD_KC_SM_PCT]) ? GD_KC_SM_PCT : -1;
+	for (int m = GD_KC_SM_UNIT_FIRST; k->sm_busy != GD_KC_SM_PCT && m <= GD_KC_SM_UNIT_LAST; m++)
+		if (isfinite(q[m]) && (k->sm_busy < 0 || q[m] > q[k->sm_busy]))
+			k->sm_busy = m;
+	k->sm_busy_pct = k->sm_busy >= 0 ? q[k->sm_busy] : NAN;
 	roofline(k, c, cuda_flops, dur_s, name);
 	/* the top stall reasons by share of active warp cycles */
 	for (int i = 0; i < GD_KC_TOP_STALLS; i++) {

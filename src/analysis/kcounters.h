@@ -58,6 +58,12 @@ struct gd_kc_kernel {
 	double achieved_occ_pct;        /* measured */
 	double theoretical_occ_pct;     /* the occupancy calculator on its launch configuration */
 	const char *occ_limiter;        /* what limits theoretical occupancy: "registers", ... or NULL */
+	/* the busiest SM unit measured, % of its peak: the SM speed of light (GD_KC_SM_PCT) when
+	 * the profile has it (--metrics=full, or a profile from before it left the default set),
+	 * else the highest of the default set's unit metrics (GD_KC_SM_UNIT_FIRST..LAST) — a lower
+	 * bound of the speed of light, which also counts units those miss (FP64, uniform, MIO) */
+	double sm_busy_pct;             /* NaN when none is known */
+	int sm_busy;                    /* the quantity it is (GD_KC_SM_PCT or a unit), -1 none */
 
 	/* the roofline (guide §10) */
 	int bound;                      /* enum gd_kc_bound */

@@ -103,6 +103,7 @@ static void test_fixture(void)
 		CHECK_STR(p.names[s.kc.k[0].name], "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_"
 						   "warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas");
 	k = find(&s.kc, &p, "_Z14strided_gatherPKfPfi", 0);
+	CHECK(k && k->sm_busy == GD_KC_SM_PCT && k->sm_busy_pct == 12.1); /* a profile with the SM speed of light */
 	CHECK(k && k->ld_sectors_per_req == 32 && k->ld_used_pct == 12.5 && k->bound == GD_KB_MEMORY &&
 	      k->tensor_inst == 0 && k->q[GD_KC_DURATION] == 161600 && k->launches == 3); /* median of 1.08, 1, 1.01 × 160 µs */
 	k = find(&s.kc, &p, "_Z14coalesced_copyPKfPfi", 0);
@@ -206,6 +207,8 @@ int main(void)
 		fp(l, 0, 0, 1e8, 0, 0, 0, 0, 0, 0);
 		no_tensor(l, 0, 0);
 		l->q[GD_KC_WARPS_ACTIVE] = 23.5;
+		/* the default set's SM units, no SM speed of light: the FMA pipe is the busiest */
+		l->q[GD_KC_ISSUE_PCT] = 31, l->q[GD_KC_ALU_PCT] = 12, l->q[GD_KC_FMA_PCT] = 44, l->q[GD_KC_LSU_PCT] = 5;
 	}
 	launch(&p, 0, 40, coop, GD_KL_SKIP_COOPERATIVE, 0);
 	gd_profile_finish(&p);
@@ -299,6 +302,7 @@ int main(void)
 		CHECK_INT(k->stall[2], -1);
 		CHECK(isnan(k->stall_pct[2]));
 		CHECK(isnan(k->achieved_occ_pct));
+		CHECK(k->sm_busy == -1 && isnan(k->sm_busy_pct)); /* no SM unit measured */
 	}
 
 	/* the GEMM: on the tensor roof; datasheet on device 0, measured on device 1 */
@@ -339,6 +343,8 @@ int main(void)
 		CHECK_NEAR(k->dram_roof_pct, 1e11 / DRAM_PEAK * 100, 1e-9); /* 2 % */
 		CHECK_INT(k->bound, GD_KB_LATENCY);
 		CHECK_STR(gd_kc_bound_name(k->bound), "latency");
+		CHECK_INT(k->sm_busy, GD_KC_FMA_PCT); /* XU unknown: the highest of the four known */
+		CHECK_NEAR(k->sm_busy_pct, 44, 0);
 	}
 
 	/* a kernel whose only launch was skipped is listed, with nothing measured */

@@ -1756,9 +1756,10 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 
 /* A profiled kernel's place on the roofline (§10): the view's bound, checked against what a
  * roofline of CUDA-core FLOPs and DRAM bytes cannot see — tensor-core FLOPs (not counted by
- * instruction: a tensor GEMM would look latency-bound) and the other units (integer and
- * shared-memory pipes, L1, L2), whose load the speed-of-light %s give: a "latency-bound"
- * kernel with one of them ≥ 60 % (ncu's SOL line) is bound by that unit. */
+ * instruction: a tensor GEMM would look latency-bound) and the other units (issue, integer,
+ * load/store and transcendental pipes, L1, L2), whose load the busiest SM unit and the memory
+ * speed of light give: a "latency-bound" kernel with one of them ≥ 60 % (ncu's SOL line) is
+ * bound by that unit. */
 enum { RP_UNKNOWN = 0, RP_MEMORY, RP_COMPUTE, RP_LATENCY };
 struct roofpos {
 	int bound;       /* RP_* */
@@ -1767,10 +1768,23 @@ struct roofpos {
 	int view;        /* 1: the view's own bound and ceiling, as they are */
 };
 
+/* The busiest SM unit (gd_kc_kernel.sm_busy) as the ceiling it was judged against. */
+static const char *kc_sm_unit(int m)
+{
+	switch (m) {
+	case GD_KC_ISSUE_PCT: return "the SM's instruction issue rate";
+	case GD_KC_ALU_PCT: return "the ALU pipe's peak (integer, logic)";
+	case GD_KC_FMA_PCT: return "the FMA pipe's peak (FP32, integer multiply)";
+	case GD_KC_LSU_PCT: return "the LSU pipe's peak (load, store, shared-memory instructions)";
+	case GD_KC_XU_PCT: return "the XU pipe's peak (transcendentals, conversions)";
+	default: return "SM throughput (its busiest unit: issue, integer, load/store or shared-memory pipes)";
+	}
+}
+
 static struct roofpos kc_place(const struct gd_kc_kernel *k)
 {
 	struct roofpos r = {RP_UNKNOWN, NAN, "", 0};
-	double tact = k->q[GD_KC_TENSOR_ACTIVE], sm = k->q[GD_KC_SM_PCT], mem = k->q[GD_KC_MEM_PCT];
+	double tact = k->q[GD_KC_TENSOR_ACTIVE], sm = k->sm_busy_pct, mem = k->q[GD_KC_MEM_PCT];
 	int tensor = (isfinite(k->tensor_inst) && k->tensor_inst >= 1) || (isfinite(tact) && tact >= PM_TENSOR_IDLE_PCT);
 	if (k->bound == GD_KB_MEMORY)
 		return (struct roofpos){RP_MEMORY, k->dram_roof_pct, "the DRAM ceiling", 1};
@@ -1781,7 +1795,7 @@ static struct roofpos kc_place(const struct gd_kc_kernel *k)
 	if (k->bound != GD_KB_LATENCY || tensor)
 		return r; /* unknown, or tensor math the FLOP roofline does not count */
 	if (isfinite(sm) && sm >= PM_BOUND_PCT && !(isfinite(mem) && mem > sm))
-		return (struct roofpos){RP_COMPUTE, sm, "SM throughput (issue, integer or shared-memory pipes)", 0};
+		return (struct roofpos){RP_COMPUTE, sm, kc_sm_unit(k->sm_busy), 0};
 	if (isfinite(mem) && mem >= PM_BOUND_PCT)
 		return (struct roofpos){RP_MEMORY, mem, "memory throughput (L1, L2 or shared memory)", 0};
 	r.bound = RP_LATENCY;

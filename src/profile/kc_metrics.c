@@ -4,7 +4,10 @@
 #include <string.h>
 
 #define B GD_KC_SET_BASIC
-#define D GD_KC_SET_DEFAULT
+#define D (GD_KC_SET_DEFAULT | GD_KC_SET_FULL)
+#define F GD_KC_SET_FULL
+#define PIPE(id, k, c, l, w)                                                                       \
+	[id] = {k, c ".avg.pct_of_peak_sustained_elapsed", l, "%", w ", of its peak sustained rate", B | D}
 #define STALL(id, r, l)                                                                            \
 	[id] = {"stall_" r, "smsp__warp_issue_stalled_" r "_per_warp_active.pct", l, "%",         \
 		"active warp cycles stalled on " l ", of active warp cycles", D}
@@ -69,7 +72,7 @@ const struct gd_kc_metric_desc gd_kc_metrics[GD_KC_COUNT] = {
 				    "Threads/inst", "ratio", "active threads per executed warp instruction (32 = none idle)",
 				    B | D},
 	[GD_KC_SM_PCT] = {"sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM SOL", "%",
-			  "the busiest SM unit's throughput, of its peak (compute speed of light)", B | D},
+			  "the busiest SM unit's throughput, of its peak (compute speed of light)", F},
 	[GD_KC_MEM_PCT] = {"mem_throughput_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
 			   "Memory SOL", "%", "the busiest memory unit's throughput, of its peak", B | D},
 	[GD_KC_DRAM_PCT] = {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM", "%",
@@ -91,6 +94,16 @@ const struct gd_kc_metric_desc gd_kc_metrics[GD_KC_COUNT] = {
 	STALL(GD_KC_STALL_SLEEPING, "sleeping", "sleeping"),
 	STALL(GD_KC_STALL_IMC_MISS, "imc_miss", "immediate constant cache miss"),
 	STALL(GD_KC_STALL_MISC, "misc", "miscellaneous"),
+	PIPE(GD_KC_ISSUE_PCT, "issue_active_pct", "smsp__issue_active", "Issue",
+	     "cycles a warp scheduler issued an instruction"),
+	PIPE(GD_KC_ALU_PCT, "alu_pipe_pct", "sm__pipe_alu_cycles_active", "ALU pipe",
+	     "cycles the ALU pipe (integer, logic, FP32 compare) was active"),
+	PIPE(GD_KC_FMA_PCT, "fma_pipe_pct", "sm__pipe_fma_cycles_active", "FMA pipe",
+	     "cycles the FMA pipe (FP32 add, multiply, FMA; integer multiply) was active"),
+	PIPE(GD_KC_LSU_PCT, "lsu_pipe_pct", "sm__inst_executed_pipe_lsu", "LSU pipe",
+	     "warp instructions issued to the LSU pipe (loads, stores, shared memory)"),
+	PIPE(GD_KC_XU_PCT, "xu_pipe_pct", "sm__inst_executed_pipe_xu", "XU pipe",
+	     "warp instructions issued to the XU pipe (transcendentals, conversions)"),
 };
 
 const char *const gd_kl_status_names[GD_KL_STATUS_COUNT] = {
@@ -118,5 +131,7 @@ unsigned gd_kc_set_bits(const char *name)
 		return GD_KC_SET_BASIC;
 	if (!strcmp(name, "default"))
 		return GD_KC_SET_DEFAULT;
+	if (!strcmp(name, "full"))
+		return GD_KC_SET_FULL;
 	return 0;
 }

@@ -45,7 +45,8 @@ enum gd_kc_metric {
 	GD_KC_LD_USED_PCT,   /* smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct */
 	GD_KC_ST_USED_PCT,
 	GD_KC_THREADS_PER_INST, /* smsp__thread_inst_executed_per_inst_executed.ratio (32 = no divergence) */
-	GD_KC_SM_PCT,        /* sm__throughput.avg.pct_of_peak_sustained_elapsed (compute SOL) */
+	GD_KC_SM_PCT,        /* sm__throughput.avg.pct_of_peak_sustained_elapsed (compute SOL; set full
+				only: it alone costs 7 passes on GH100, docs/kernel-metrics.md) */
 	GD_KC_MEM_PCT,       /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
 	GD_KC_DRAM_PCT,      /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
 	/* warp stall reasons: smsp__warp_issue_stalled_<reason>_per_warp_active.pct, % of active
@@ -69,13 +70,26 @@ enum gd_kc_metric {
 	GD_KC_STALL_IMC_MISS,
 	GD_KC_STALL_MISC,
 	GD_KC_STALL_LAST = GD_KC_STALL_MISC,
+	/* the SM units the default set measures instead of the SM speed of light, each % of its
+	 * peak sustained rate over the elapsed cycles; keep them consecutive, and after the stall
+	 * reasons: CUPTI schedules passes greedily in the order the names come (this table's),
+	 * and on GH100 the default set takes 11 passes in this order, 12 with the units before
+	 * the stalls (unit.kc_passes counts them with CUPTI's host API) */
+	GD_KC_SM_UNIT_FIRST,
+	GD_KC_ISSUE_PCT = GD_KC_SM_UNIT_FIRST, /* smsp__issue_active: instruction issue slots */
+	GD_KC_ALU_PCT,       /* sm__pipe_alu_cycles_active: integer, logic, FP32 compare */
+	GD_KC_FMA_PCT,       /* sm__pipe_fma_cycles_active: FP32 add/mul/FMA, integer multiply */
+	GD_KC_LSU_PCT,       /* sm__inst_executed_pipe_lsu: load, store, shared-memory instructions */
+	GD_KC_XU_PCT,        /* sm__inst_executed_pipe_xu: transcendentals, conversions */
+	GD_KC_SM_UNIT_LAST = GD_KC_XU_PCT,
 	GD_KC_COUNT
 };
 
 /* The sets `--metrics=SET` names (a quantity's set bits). `default` is what `--metrics`
  * alone collects; `basic` leaves out the stall reasons and the SASS-patched per-sector
- * averages, for fewer passes. The pass count of each on the H200 is in docs/kernel-metrics.md. */
-enum { GD_KC_SET_BASIC = 1, GD_KC_SET_DEFAULT = 2 };
+ * averages, for fewer passes; `full` is every quantity, the SM speed of light included. The
+ * pass count of each on GH100 is in docs/kernel-metrics.md. */
+enum { GD_KC_SET_BASIC = 1, GD_KC_SET_DEFAULT = 2, GD_KC_SET_FULL = 4 };
 
 struct gd_kc_metric_desc {
 	const char *key;    /* stable short key for JSON/CSV and the docs: "dram_read_bytes" */
@@ -88,7 +102,7 @@ struct gd_kc_metric_desc {
 extern const struct gd_kc_metric_desc gd_kc_metrics[GD_KC_COUNT];
 /* The quantity whose CUPTI name is `cupti`, or -1. */
 int gd_kc_by_cupti(const char *cupti);
-/* Bits of the set called `name` ("basic", "default"), 0 when there is none by that name. */
+/* Bits of the set called `name` ("basic", "default", "full"), 0 when there is none by that name. */
 unsigned gd_kc_set_bits(const char *name);
 
 /* Why a launch has no counters (metric_launches.status). */

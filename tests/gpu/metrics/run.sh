@@ -7,7 +7,8 @@
 #     against the demangled name: gpudiag's --kernels, ncu's -k regex: --kernel-name-base
 #     demangled). ncu is asked for the CUPTI names gpudiag collected, with --clock-control none
 #     (gpudiag never sets clocks) and its default cache control (all: caches flushed before each
-#     pass, which gpudiag's default user replay does too). compare.py: every metric within 3 %
+#     pass, which gpudiag's default user replay does too), twice: the second run is ncu against
+#     itself, its own run-to-run spread, shown beside each miss. compare.py: every metric within 3 %
 #     (percentages: 3 % or 1 point; durations in SM cycles); a miss, a missing value or a
 #     different kernel fails the area. For information (never a failure): the kernels.cu cases
 #     again under --metrics-replay kernel (CUPTI's kernel replay) against the same ncu files.
@@ -94,15 +95,22 @@ for c in "${CASES[@]}"; do
 	names=$(python3 $D/compare.py names "$W/$lab.sqlite")
 	[ -n "$names" ] || { fail "$lab: gpudiag collected no metric"; continue; }
 	[ -n "$NCU" ] || continue
-	timeout 180 "$NCU" --metrics "$names" --kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
-		--clock-control none --print-units base --csv --log-file "$W/$lab.ncu.csv" $prog \
-		>>"$LOG" 2>&1
-	say "ncu $lab: rc $?"
+	# ncu twice (its own run-to-run spread, beside each miss), with the SM speed of light too
+	# (the default set leaves it out for its 7 passes: the busiest unit gpudiag measured is
+	# printed against it, for information)
+	for f in ncu ncu2; do
+		timeout 180 "$NCU" --metrics "$names,sm__throughput.avg.pct_of_peak_sustained_elapsed" \
+			--kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
+			--clock-control none --print-units base --csv --log-file "$W/$lab.$f.csv" $prog \
+			>>"$LOG" 2>&1
+		say "$f $lab: rc $?"
+	done
 	LABELS+=("$lab")
 	case $lab in strided | coalesced | divergent | reglimited)
 		timeout 120 "$GD" run --metrics --metrics-replay kernel --kernels "$pat" --launch-skip 1 --launch-count 1 \
 			-o "$W/${lab}_kr.sqlite" -- $prog >"$W/${lab}_kr.out" 2>&1
 		cp "$W/$lab.ncu.csv" "$W/${lab}_kr.ncu.csv" 2>/dev/null
+		cp "$W/$lab.ncu2.csv" "$W/${lab}_kr.ncu2.csv" 2>/dev/null
 		KR+=("${lab}_kr") ;;
 	esac
 done
@@ -110,7 +118,7 @@ if [ -z "$NCU" ]; then
 	fail "ncu not found: the agreement was not checked"
 elif [ ${#LABELS[@]} -gt 0 ]; then
 	python3 $D/compare.py table "$W" "${LABELS[@]}" >"$W/compare.txt" 2>&1 || FAILS=$((FAILS + 1))
-	grep -E 'FAIL|agree|agreement|raw' "$W/compare.txt" | tee -a "$LOG"
+	grep -E 'FAIL|agree|agreement|raw|busiest' "$W/compare.txt" | tee -a "$LOG"
 	if [ ${#KR[@]} -gt 0 ]; then
 		python3 $D/compare.py table-info "$W" "${KR[@]}" >"$W/compare_kernel_replay.txt" 2>&1
 		say "for information, --metrics-replay kernel against the same ncu launches:"
@@ -252,6 +260,6 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	cat "$C"
 fi
 
-[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W/kernels" "$W/skips" "$W/replay_probe"
+[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W"/*.ncu2.csv "$W/kernels" "$W/skips" "$W/replay_probe"
 say "metrics area: $FAILS failure(s)"
 exit $FAILS
