@@ -37,7 +37,10 @@
  * is not N fails); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
  * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (must be 0), kernels of a user-replay pass
- * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0). */
+ * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
+ * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless
+ * set: 8 and on load the compute_80 PTX, the one whose discard kernel has the instruction),
+ * discards not right after a flush's read (must be 0). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -645,13 +648,16 @@ API void fake_cupti_destroy_ctx(uintptr_t ctx)
 #define FLUSH_FN ((CUfunction)(uintptr_t)0xf1a5)
 #define FLUSH_MOD ((CUmodule)(uintptr_t)0x40d)
 #define FLUSH_BUF ((CUdeviceptr)0x7f0000000000ull)
+#define DISCARD_FN ((CUfunction)(uintptr_t)0xd15c)
 static int g_saves, g_restores, g_frees, g_replays, g_flushes, g_flush_inside, g_pass_kact;
+static int g_discards, g_discard_alone, g_mod_discard, g_last_flush;
 
 API void fake_cupti_replay_counts(int *out);
 API void fake_cupti_replay_counts(int *out)
 {
 	out[0] = g_saves, out[1] = g_restores, out[2] = g_frees;
 	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside, out[6] = g_pass_kact;
+	out[7] = g_discards, out[8] = g_discard_alone;
 }
 
 /* One driver call: its callback (enter/exit when enabled), the correlation id its records
@@ -702,6 +708,11 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 		g_flushes++;
 		g_flush_inside += g_rp_started;
 		g_kname = "gpudiag_l2_flush";
+	} else if (f == DISCARD_FN) {
+		g_discards++;
+		g_flush_inside += g_rp_started;
+		g_discard_alone += !g_last_flush; /* must come right after a read */
+		g_kname = "gpudiag_l2_discard";
 	} else {
 		const char *f = getenv("FAKE_CUPTI_REPLAY_FAIL"); /* N: the Nth replay fails; "all" */
 		g_replays++;
@@ -709,6 +720,7 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 		g_kname = "(replayed)";
 	}
+	g_last_flush = f == FLUSH_FN;
 	drv_call(cbid, g_kname, params, kernel_body);
 	return CUDA_SUCCESS;
 }
@@ -720,6 +732,9 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 	if (f == FLUSH_FN && (!args || !args[0] || *(const CUdeviceptr *)args[0] != FLUSH_BUF || !args[1] ||
 			      *(const unsigned long long *)args[1] != (2ull * 60 * 1024 * 1024) / 16))
 		return CUDA_ERROR_INVALID_VALUE; /* the flush covers twice the L2 (60 MiB here) in 16-byte words */
+	if (f == DISCARD_FN && (!args || !args[0] || *(const CUdeviceptr *)args[0] != FLUSH_BUF || !args[1] ||
+				*(const unsigned long long *)args[1] != (2ull * 60 * 1024 * 1024) / 128))
+		return CUDA_ERROR_INVALID_VALUE; /* ... and its discard in 128-byte lines */
 	return fake_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, f, &p);
 }
 API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -790,6 +805,8 @@ API CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
 		*v = 60 * 1024 * 1024;
 	else if (a == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
 		*v = 132;
+	else if (a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) /* FAKE_CUPTI_CC_MAJOR, else 9 */
+		*v = getenv("FAKE_CUPTI_CC_MAJOR") ? atoi(getenv("FAKE_CUPTI_CC_MAJOR")) : 9;
 	else
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
@@ -801,12 +818,21 @@ API CUresult cuModuleLoadData(CUmodule *m, const void *image)
 	drv_call(CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData, NULL, NULL, NULL);
 	if (!t || !strstr(t, ".entry gpudiag_l2_flush(") || !strstr(t, "ld.global.cg"))
 		return CUDA_ERROR_INVALID_IMAGE;
+	/* as the driver: PTX for a newer target than the GPU does not load */
+	if (strstr(t, ".target sm_80") && (getenv("FAKE_CUPTI_CC_MAJOR") ? atoi(getenv("FAKE_CUPTI_CC_MAJOR")) : 9) < 8)
+		return CUDA_ERROR_NO_BINARY_FOR_GPU;
+	/* the compute_80 PTX: its discard kernel has the instruction (compute_75's is empty) */
+	g_mod_discard = strstr(t, ".entry gpudiag_l2_discard(") && strstr(t, "discard.global.L2");
 	*m = FLUSH_MOD;
 	return CUDA_SUCCESS;
 }
 API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
 	drv_call(CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction, NULL, NULL, NULL);
+	if (m == FLUSH_MOD && g_mod_discard && !strcmp(name, "gpudiag_l2_discard")) {
+		*f = DISCARD_FN;
+		return CUDA_SUCCESS;
+	}
 	if (m != FLUSH_MOD || strcmp(name, "gpudiag_l2_flush"))
 		return CUDA_ERROR_NOT_FOUND;
 	*f = FLUSH_FN;

@@ -206,7 +206,7 @@ static int rp_child(void)
 		} u[] = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", 0},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1}};
-		int rc[7];
+		int rc[9];
 		if (!emit || !ts || !counts)
 			return 52;
 		for (int i = 0; i < 3; i++) {
@@ -242,7 +242,8 @@ static int rp_child(void)
 		counts(rc);
 		snprintf(path, sizeof(path), "%s/fake_replay", getenv("GPUDIAG_RAW_DIR"));
 		if ((f = fopen(path, "w"))) {
-			fprintf(f, "%d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6]);
+			fprintf(f, "%d %d %d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7],
+				rc[8]);
 			fclose(f);
 		}
 	} else if (getenv("CHECK_RP_THREADS")) {
@@ -484,7 +485,7 @@ struct kl {
 };
 struct rpsum {
 	int nkl, nrej, calls, inside, disabled;
-	int replay[7]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
+	int replay[9]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
 	struct kl kl[64];
 	char rej[8][2][200];
 };
@@ -562,9 +563,9 @@ static void read_rp(const char *dir, struct rpsum *s)
 	memset(s->replay, 0, sizeof(s->replay));
 	snprintf(path, sizeof(path), "%s/fake_replay", dir);
 	if ((f = fopen(path, "r"))) {
-		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2], &s->replay[3],
-				 &s->replay[4], &s->replay[5], &s->replay[6]),
-			  7);
+		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2],
+				 &s->replay[3], &s->replay[4], &s->replay[5], &s->replay[6], &s->replay[7], &s->replay[8]),
+			  9);
 		fclose(f);
 	}
 }
@@ -671,6 +672,8 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[4], 9); /* flushes */
 		CHECK_INT(s.replay[5], 0); /* flushes inside a pass */
 		CHECK_INT(s.replay[6], 0); /* passes launched while kernel records were on */
+		CHECK_INT(s.replay[7], 9); /* discards (sm_90): one per flush */
+		CHECK_INT(s.replay[8], 0); /* a discard not right after its flush's read */
 		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
@@ -681,6 +684,15 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM memory"), 0);
 		/* the program's three launch calls only: two runtime, one driver */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api"), 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
+		remove_dir(dir);
+	}
+	{ /* a GPU before sm_80: the compute_75 PTX, the read alone, no discard */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CC_MAJOR=7", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK(s.replay[4] == 9 && s.replay[7] == 0 && s.replay[5] == 0);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
 		remove_dir(dir);
 	}

@@ -110,7 +110,8 @@ static struct {
  *     g_rp_rw — so a kernel record of that context that began inside it is a replay. Correlation ids
  *     cannot tell them: a driver call made inside the program's runtime launch call is given
  *     ids CUPTI ties to that call (on an H100, 2026-12-06, a rule by ids took the program's own
- *     kernel records out of the trace), and the L2 flush is recognised by its name as well;
+ *     kernel records out of the trace), and the L2 flush's two kernels are recognised by their
+ *     names as well;
  *     so is a kernel that carries a profiled launch's own id under another kernel's name (a
  *     CUPTI kernel run from inside the launch's callback: WaitNs, H100, 2026-12-06);
  *   - the replay's API calls are not recorded (inject.c asks gd_rp_internal);
@@ -259,7 +260,7 @@ int gd_rp_drop(int kind, uint32_t corr, uint32_t ctx, uint64_t start, const char
 {
 	int drop = 0;
 	if (kind == GD_RP_REC_KERNEL) {
-		if (kernel_name && !strcmp(kernel_name, GD_L2_FLUSH_KERNEL))
+		if (kernel_name && (!strcmp(kernel_name, GD_L2_FLUSH_KERNEL) || !strcmp(kernel_name, GD_L2_DISCARD_KERNEL)))
 			return 1;
 		if (!__atomic_load_n(&g_nwin, __ATOMIC_ACQUIRE) && !__atomic_load_n(&g_own_n, __ATOMIC_RELAXED))
 			return 0;

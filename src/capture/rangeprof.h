@@ -72,6 +72,7 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data);
  * 0 unknown); kernel_name: a kernel's name, else NULL. Cheap when nothing was replayed. */
 enum { GD_RP_REC_KERNEL, GD_RP_REC_OTHER, GD_RP_REC_API };
 #define GD_L2_FLUSH_KERNEL "gpudiag_l2_flush"
+#define GD_L2_DISCARD_KERNEL "gpudiag_l2_discard"
 int gd_rp_internal(void);
 int gd_rp_drop(int kind, uint32_t correlation, uint32_t ctx, uint64_t start, const char *kernel_name);
 

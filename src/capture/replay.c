@@ -1,7 +1,9 @@
 /* User replay's driver, checkpoint and L2-flush calls (replay.h says what and why). */
 #include "capture/replay.h"
+#include "capture/rangeprof.h" /* the flush kernels' names */
 
-#include "l2flush_ptx.h" /* gd_l2flush_ptx: src/capture/l2flush.cu as PTX, made at build time */
+#include "l2flush80_ptx.h" /* gd_l2flush80_ptx: the same for compute_80, with the discard */
+#include "l2flush_ptx.h"   /* gd_l2flush_ptx: src/capture/l2flush.cu as PTX, made at build time */
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -244,7 +246,7 @@ void gd_ctx_leave(int pushed)
 int gd_flush_setup(struct gd_flush *f, char *why, size_t n)
 {
 	CUdevice dev;
-	int l2 = 0, sms = 0;
+	int l2 = 0, sms = 0, major = 0;
 	CUresult r;
 	if ((r = drv.ctx_get_device(&dev)) != CUDA_SUCCESS ||
 	    (r = drv.dev_attr(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev)) != CUDA_SUCCESS ||
@@ -256,14 +258,23 @@ int gd_flush_setup(struct gd_flush *f, char *why, size_t n)
 		snprintf(why, n, "the driver gives no L2 size");
 		return -1;
 	}
-	/* twice the L2, in 16-byte words */
-	f->bytes = ((size_t)l2 * 2 + 15) & ~(size_t)15;
+	/* twice the L2, in whole 128-byte lines (read in 16-byte words, discarded by line) */
+	f->bytes = ((size_t)l2 * 2 + 127) & ~(size_t)127;
 	f->blocks = (unsigned)(sms > 0 ? sms * 8 : 256);
-	if ((r = drv.mod_load(&f->mod, gd_l2flush_ptx)) != CUDA_SUCCESS) {
+	/* sm_80 on: the PTX with the discard (l2flush.cu says why); a major version the driver
+	 * does not give counts as older */
+	if (drv.dev_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != CUDA_SUCCESS)
+		major = 0;
+	if ((r = drv.mod_load(&f->mod, major >= 8 ? gd_l2flush80_ptx : gd_l2flush_ptx)) != CUDA_SUCCESS) {
 		snprintf(why, n, "the L2-flush kernel could not be loaded: %s", gd_cu_text(r));
 		return -1;
 	}
-	if ((r = drv.mod_fn(&f->fn, f->mod, "gpudiag_l2_flush")) != CUDA_SUCCESS ||
+	f->discard = NULL;
+	if (major >= 8 && (r = drv.mod_fn(&f->discard, f->mod, GD_L2_DISCARD_KERNEL)) != CUDA_SUCCESS) {
+		snprintf(why, n, "the L2 discard kernel could not be found: %s", gd_cu_text(r));
+		return -1;
+	}
+	if ((r = drv.mod_fn(&f->fn, f->mod, GD_L2_FLUSH_KERNEL)) != CUDA_SUCCESS ||
 	    (r = drv.mem_alloc(&f->buf, f->bytes)) != CUDA_SUCCESS) {
 		snprintf(why, n, "the L2 flush could not be set up (%zu MB of device memory): %s", f->bytes >> 20,
 			 gd_cu_text(r));
@@ -282,8 +293,12 @@ CUresult gd_flush_run(const struct gd_flush *f)
 {
 	unsigned long long words = f->bytes / 16;
 	CUdeviceptr sink = f->buf; /* its own first word: a store there harms nothing */
+	unsigned long long lines = f->bytes / 128;
 	void *args[] = {(void *)&f->buf, &words, &sink};
+	void *dargs[] = {(void *)&f->buf, &lines};
 	CUresult r = drv.launch(f->fn, f->blocks, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+	if (r == CUDA_SUCCESS && f->discard) /* same stream: after the read */
+		r = drv.launch(f->discard, f->blocks, 1, 1, 256, 1, 1, 0, NULL, dargs, NULL);
 	return r == CUDA_SUCCESS ? drv.ctx_sync() : r;
 }
 

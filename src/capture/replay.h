@@ -32,18 +32,20 @@
  * why (then the caller falls back to kernel replay). */
 int gd_replay_load(char *why, size_t n);
 
-/* The L2 flush of one context: module, kernel and a zeroed buffer of twice the L2. */
+/* The L2 flush of one context: module, kernels and a buffer of twice the L2. */
 struct gd_flush {
 	int state;          /* 0 not set up, 1 ready, -1 unavailable (why said once) */
 	CUmodule mod;
 	CUfunction fn;
+	CUfunction discard; /* drops the buffer's lines after the read (sm_80 on), or NULL */
 	CUdeviceptr buf;
 	size_t bytes;
 	unsigned blocks;
 };
 /* Sets f up in the context current on this thread. 0, or -1 with why. */
 int gd_flush_setup(struct gd_flush *f, char *why, size_t n);
-/* Launches the flush and waits for it. CUDA_SUCCESS or the error. */
+/* Launches the flush (the read, then the discard where there is one) and waits for it.
+ * CUDA_SUCCESS or the error. */
 CUresult gd_flush_run(const struct gd_flush *f);
 
 /* The context's memory, saved for the passes of one launch. */

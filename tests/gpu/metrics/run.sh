@@ -34,7 +34,8 @@
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
 # about 2-4 minutes; METRICS_STEPS="probe agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
-# leaves the default-mode row out of the cost table). Logs and summaries stay in
+# leaves the default-mode row out of the cost table; METRICS_CASES="gemm strided" limits step 1
+# to those kernels). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
 # files are deleted at the end (METRICS_KEEP=1 keeps them, and the two test programs).
 set -u
@@ -86,6 +87,8 @@ CASES=(
 LABELS=() KR=()
 for c in "${CASES[@]}"; do
 	lab=${c%%|*}; rest=${c#*|}; pat=${rest%|*}; prog=${rest##*|}
+	# METRICS_CASES="gemm strided": only those labels (default all)
+	case " ${METRICS_CASES:-$lab} " in *" $lab "*) ;; *) continue ;; esac
 	# the pattern may hold '|' (an alternation): the program is what follows the last one
 	timeout 120 "$GD" run --metrics --kernels "$pat" --launch-skip 1 --launch-count 1 -o "$W/$lab.sqlite" -- $prog \
 		>"$W/$lab.out" 2>&1
