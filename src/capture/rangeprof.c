@@ -1384,6 +1384,13 @@ static void run_passes(void *arg)
 			goto fail;
 		}
 		restored = 1;
+		/* the restore's copies done before the flush reads: CUPTI does not say the restore
+		 * waits for them, and a copy landing after the flush leaves dirty lines whose
+		 * write-back the pass would count as the kernel's DRAM writes */
+		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+			snprintf(j->why, sizeof(j->why), "after restoring memory for pass %zu: %s", pass + 1, gd_cu_text(cr));
+			goto fail;
+		}
 		if (flush_l2(c, j->why, sizeof(j->why)) < 0)
 			goto fail;
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
