@@ -39,6 +39,7 @@
  * Demangling (for the regex and the "nccl" test) uses libstdc++'s __cxa_demangle found at run
  * time (already loaded in nearly every CUDA program; else libstdc++.so.6 is opened, only when
  * metrics are on), so the library keeps its small link line; without it the raw name is used. */
+#include "capture/cupti_host.h"
 #include "capture/rangeprof.h"
 #include "capture/replay.h"
 
@@ -697,34 +698,6 @@ static struct rp_dev g_dev[RP_MAX_DEV];
 static struct rp_ctx g_ctx[RP_MAX_CTX];
 static int g_init_state; /* 0 cuptiProfilerInitialize not called, 1 ok, -1 failed (reported) */
 
-static void host_free(CUpti_Profiler_Host_Object *h)
-{
-	CUpti_Profiler_Host_Deinitialize_Params p = {.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-	if (!h)
-		return;
-	p.pHostObject = h;
-	cuptiProfilerHostDeinitialize(&p);
-}
-
-static CUpti_Profiler_Host_Object *host_new(const struct rp_dev *d, CUptiResult *r)
-{
-	CUpti_Profiler_Host_Initialize_Params p = {.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-	p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-	p.pChipName = d->chip;
-	p.pCounterAvailabilityImage = d->avail;
-	*r = cuptiProfilerHostInitialize(&p);
-	return *r == CUPTI_SUCCESS ? p.pHostObject : NULL;
-}
-
-static CUptiResult add_metrics(CUpti_Profiler_Host_Object *h, const char **names, size_t n)
-{
-	CUpti_Profiler_Host_ConfigAddMetrics_Params p = {.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-	p.pHostObject = h;
-	p.ppMetricNames = names;
-	p.numMetrics = n;
-	return cuptiProfilerHostConfigAddMetrics(&p);
-}
-
 /* Each requested metric alone on a scratch host object: a name the counters refuse must not
  * spoil the configuration of the others (as src/gpu/pmsample.c does for PM sampling). */
 static int choose_metrics(struct rp_dev *d, char *why, size_t n)
@@ -737,13 +710,13 @@ static int choose_metrics(struct rp_dev *d, char *why, size_t n)
 	}
 	for (size_t i = 0; i < cfg.nmetrics; i++) {
 		CUptiResult r;
-		CUpti_Profiler_Host_Object *h = host_new(d, &r);
+		CUpti_Profiler_Host_Object *h = gd_cupti_host_new(d->chip, d->avail, &r);
 		if (!h) {
 			why_cupti(why, n, "cuptiProfilerHostInitialize", r);
 			return -1;
 		}
-		r = add_metrics(h, &cfg.metrics[i], 1);
-		host_free(h);
+		r = gd_cupti_host_add(h, &cfg.metrics[i], 1);
+		gd_cupti_host_free(h);
 		if (r == CUPTI_SUCCESS) {
 			d->idx[d->n] = i;
 			d->names[d->n++] = cfg.metrics[i];
@@ -804,37 +777,19 @@ static int dev_setup(struct rp_dev *d, CUcontext ctx, char *why, size_t n)
 	}
 	if (choose_metrics(d, why, n) < 0)
 		return -1;
-	d->host = host_new(d, &r);
+	d->host = gd_cupti_host_new(d->chip, d->avail, &r);
 	if (!d->host) {
 		why_cupti(why, n, "cuptiProfilerHostInitialize", r);
 		return -1;
 	}
-	CUpti_Profiler_Host_GetConfigImageSize_Params zp = {.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-	zp.pHostObject = d->host;
-	if ((r = add_metrics(d->host, d->names, d->n)) != CUPTI_SUCCESS ||
-	    (r = cuptiProfilerHostGetConfigImageSize(&zp)) != CUPTI_SUCCESS) {
+	if ((r = gd_cupti_host_add(d->host, d->names, d->n)) != CUPTI_SUCCESS) {
 		why_cupti(why, n, "adding the metrics", r);
 		return -1;
 	}
-	d->config_size = zp.configImageSize;
-	d->config = malloc(d->config_size ? d->config_size : 1);
-	if (!d->config) {
-		snprintf(why, n, "out of memory");
-		return -1;
-	}
-	CUpti_Profiler_Host_GetConfigImage_Params ip = {.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-	ip.pHostObject = d->host;
-	ip.configImageSize = d->config_size;
-	ip.pConfigImage = d->config;
-	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-	pp.configImageSize = d->config_size;
-	pp.pConfigImage = d->config;
-	if ((r = cuptiProfilerHostGetConfigImage(&ip)) != CUPTI_SUCCESS ||
-	    (r = cuptiProfilerHostGetNumOfPasses(&pp)) != CUPTI_SUCCESS) {
+	if ((r = gd_cupti_host_config(d->host, &d->config, &d->config_size, &d->passes)) != CUPTI_SUCCESS) {
 		why_cupti(why, n, "building the counter configuration", r);
 		return -1;
 	}
-	d->passes = pp.numOfPasses;
 	rp_dbg("device %u (%s): %zu of %zu metrics, %zu passes", d->id, d->chip, d->n, cfg.nmetrics, d->passes);
 	return 0;
 }
