@@ -21,6 +21,19 @@
 //   user-thread  passes run on another thread, main() waiting outside any callback
 // Memory is not saved or restored (the kernels are idempotent). Prints one line per metric:
 // case, metric, value. Exit 0 when every CUPTI call succeeded.
+// DRAM writes a pass counts that its kernel did not make (issue 19: user replay reads 1-2 %
+// high on kernels that sweep L2, the GEMM 4-5 %), on a read-only sweep of 256 MB (0 bytes
+// written: anything counted is someone else's write-back) and a 64 MB copy, 16 MB of lines made
+// dirty before each pass (as a memory restore does), the L2 flushed as gpudiag does (a read of
+// twice the L2, then discard.global.L2 of those lines):
+//   dram-kernel        CUPTI's kernel replay, no flush
+//   dram-auto          auto range, user replay: flush, Start, launch, Stop (gpudiag's order)
+//   dram-noflush       the same without the flush
+//   dram-user          user range, user replay: Start, flush, PushRange, launch, PopRange, Stop
+//                      (the flush inside the session, outside the range)
+//   dram-user-before   user range: flush, Start, PushRange, launch, PopRange, Stop
+// If dram-auto counts writes for the sweep and dram-user does not, Start leaves dirty lines
+// and gpudiag should flush inside a user-range session.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_host.h>
@@ -62,6 +75,47 @@ __global__ void k_fma(float *out, int n)
 		a = fmaf(a, b, 0.5f);
 	if (i < n)
 		out[i] = a;
+}
+
+__global__ void k_sweep(const float4 *in, float *sink, size_t n)
+{
+	float4 a = make_float4(0, 0, 0, 0);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		float4 v = __ldcg(in + i);
+		a.x += v.x, a.y += v.y, a.z += v.z, a.w += v.w;
+	}
+	if (a.x + a.y + a.z + a.w == 12345.0f) /* never: the input is 0 */
+		*sink = 1;
+}
+
+__global__ void k_copy(const float4 *in, float4 *out, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		out[i] = in[i];
+}
+
+__global__ void k_dirty(float4 *p, size_t n, float v)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+		p[i] = make_float4(v, v, v, v);
+}
+
+/* gpudiag's flush (src/capture/l2flush.cu), written again for CUPTI alone */
+__global__ void k_flush_read(const uint4 *p, size_t n, unsigned *sink)
+{
+	uint4 a = make_uint4(0, 0, 0, 0);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+		uint4 v = __ldcg(p + i);
+		a.x ^= v.x, a.y ^= v.y, a.z ^= v.z, a.w ^= v.w;
+	}
+	if ((a.x ^ a.y ^ a.z ^ a.w) == 0x9e3779b9u)
+		*sink = 1;
+}
+
+__global__ void k_flush_discard(const char *p, size_t lines)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines; i += (size_t)gridDim.x * blockDim.x)
+		asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i * 128) : "memory");
 }
 
 static const char *SASS[] = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
@@ -123,6 +177,8 @@ static void image_init(void)
 	CK(cuptiRangeProfilerCounterDataImageInitialize(&ip));
 }
 
+static CUpti_ProfilerRange g_range = CUPTI_AutoRange;
+
 static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
 {
 	CUpti_RangeProfiler_GetCounterDataSize_Params sp = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -140,7 +196,7 @@ static void set_config(const cfgimg &c, CUpti_ProfilerReplayMode mode)
 	cp.pConfig = c.img.data();
 	cp.counterDataImageSize = g_data.size();
 	cp.pCounterDataImage = g_data.data();
-	cp.range = CUPTI_AutoRange;
+	cp.range = g_range;
 	cp.replayMode = mode;
 	cp.maxRangesPerPass = 1;
 	cp.numNestingLevels = 1;
@@ -179,6 +235,8 @@ static void launch(int which)
 		printf("FAIL cuLaunchKernel: %d\n", (int)r);
 }
 
+static void print_values(const char *label, const cfgimg &c, const char *mode, const char *kernel, size_t pass);
+
 static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode mode, int which)
 {
 	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
@@ -195,6 +253,12 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 		cudaDeviceSynchronize();
 		pass++;
 	} while (!sp.isAllPassSubmitted && pass < 64);
+	print_values(label, c, mode == CUPTI_UserReplay ? "user" : "kernel", which ? "k_fma   " : "k_gather", pass);
+}
+
+/* Decodes the passes' counters, prints each metric's value of range 0, clears the image. */
+static void print_values(const char *label, const cfgimg &c, const char *mode, const char *kernel, size_t pass)
+{
 	CUpti_RangeProfiler_DecodeData_Params dp = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	dp.pRangeProfilerObject = g_obj;
 	CK(cuptiRangeProfilerDecodeData(&dp));
@@ -209,8 +273,7 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 	ep.pMetricValues = v.data();
 	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
 	for (size_t i = 0; i < v.size(); i++)
-		printf("%-10s %-6s %s passes %zu/%zu  %-62s %.6g\n", label, mode == CUPTI_UserReplay ? "user" : "kernel",
-		       which ? "k_fma   " : "k_gather", pass, c.passes, c.names[i], v[i]);
+		printf("%-10s %-6s %s passes %zu/%zu  %-62s %.6g\n", label, mode, kernel, pass, c.passes, c.names[i], v[i]);
 	image_init();
 }
 
@@ -258,6 +321,86 @@ static void CUPTIAPI buf_req(uint8_t **b, size_t *sz, size_t *max)
 }
 static void CUPTIAPI buf_done(CUcontext, uint32_t, uint8_t *, size_t, size_t) {}
 
+/* ---- the DRAM-write probe (dram-* modes) */
+static const char *DRAM[] = {"dram__bytes_write.sum", "dram__bytes_read.sum", "gpu__time_duration.sum"};
+static float4 *g_big, *g_copy_out, *g_dirty;
+static char *g_flush;
+static size_t g_flush_bytes;
+static unsigned *g_sink;
+static const size_t BIG = (size_t)256 << 20, COPY = (size_t)64 << 20, DIRTY = (size_t)16 << 20;
+
+static void flush_l2(void)
+{
+	k_flush_read<<<132 * 8, 256>>>((const uint4 *)g_flush, g_flush_bytes / 16, g_sink);
+	k_flush_discard<<<132 * 8, 256>>>(g_flush, g_flush_bytes / 128);
+	cudaDeviceSynchronize();
+}
+
+static void dram_launch(int which)
+{
+	if (which == 0)
+		k_sweep<<<132 * 8, 256>>>(g_big, (float *)g_sink, BIG / 16);
+	else
+		k_copy<<<132 * 8, 256>>>(g_big, g_copy_out, COPY / 16);
+}
+
+static void dram_case(const char *mode, const cfgimg &c, int which)
+{
+	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_PushRange_Params pu = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = sp.pRangeProfilerObject = pu.pRangeProfilerObject = po.pRangeProfilerObject = g_obj;
+	pu.pRangeName = "probe";
+	int user = !strncmp(mode, "dram-user", 9), before = !strcmp(mode, "dram-user-before");
+	int kernel = !strcmp(mode, "dram-kernel"), flush = strcmp(mode, "dram-noflush") && !kernel;
+	size_t pass = 0;
+	do {
+		k_dirty<<<132 * 8, 256>>>(g_dirty, DIRTY / 16, (float)pass); /* as a restore would */
+		cudaDeviceSynchronize();
+		if (flush && (!user || before))
+			flush_l2();
+		CK(cuptiRangeProfilerStart(&st));
+		if (flush && user && !before)
+			flush_l2(); /* inside the session, outside the range */
+		if (user)
+			CK(cuptiRangeProfilerPushRange(&pu));
+		dram_launch(which);
+		if (user)
+			CK(cuptiRangeProfilerPopRange(&po));
+		CK(cuptiRangeProfilerStop(&sp));
+		cudaDeviceSynchronize();
+		pass++;
+	} while (!sp.isAllPassSubmitted && pass < 64);
+	print_values(mode, c, kernel ? "kernel" : "user", which ? "k_copy  " : "k_sweep ", pass);
+}
+
+static void dram_probe(const char *mode, CUcontext ctx)
+{
+	int dev = 0, l2 = 0;
+	cuCtxGetDevice(&dev);
+	cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+	g_flush_bytes = ((size_t)l2 * 2 + 127) & ~(size_t)127;
+	if (cudaMalloc(&g_big, BIG) || cudaMalloc(&g_copy_out, COPY) || cudaMalloc(&g_dirty, DIRTY) ||
+	    cudaMalloc(&g_flush, g_flush_bytes) || cudaMalloc(&g_sink, 64)) {
+		printf("FAIL cudaMalloc\n");
+		exit(1);
+	}
+	cudaMemset(g_big, 0, BIG);
+	cudaMemset(g_flush, 0, g_flush_bytes);
+	cudaMemset(g_sink, 0, 64);
+	dram_launch(0); /* the kernels' code loaded before the profiler is set up */
+	dram_launch(1);
+	flush_l2();
+	(void)ctx;
+	cfgimg c;
+	build(c, std::vector<const char *>(DRAM, DRAM + 3));
+	g_range = strncmp(mode, "dram-user", 9) ? CUPTI_AutoRange : CUPTI_UserRange;
+	set_config(c, strcmp(mode, "dram-kernel") ? CUPTI_UserReplay : CUPTI_KernelReplay);
+	dram_case(mode, c, 0);
+	dram_case(mode, c, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "kernel";
@@ -297,7 +440,9 @@ int main(int argc, char **argv)
 	en.ctx = ctx;
 	CK(cuptiRangeProfilerEnable(&en));
 	g_obj = en.pRangeProfilerObject;
-	if (!strcmp(mode, "kernel")) {
+	if (!strncmp(mode, "dram-", 5)) {
+		dram_probe(mode, ctx);
+	} else if (!strcmp(mode, "kernel")) {
 		set_config(all, CUPTI_KernelReplay);
 		profile("kernel", all, CUPTI_KernelReplay, 0);
 		profile("kernel", all, CUPTI_KernelReplay, 1);

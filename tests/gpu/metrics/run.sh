@@ -29,7 +29,9 @@
 #     default names> --launch-count 30` (ncu's default clock and cache control: what a user of
 #     it gets). Wall time of each process; ratios to plain.
 #  0. (probe) CUPTI alone, no gpudiag (replay_probe.cu): the SASS metrics of a strided gather
-#     and an FMA kernel under user replay launched from main() equal kernel replay's.
+#     and an FMA kernel under user replay launched from main() equal kernel replay's; for
+#     information, the DRAM writes counted on a read-only sweep and a copy with the L2 flush
+#     before the session (gpudiag's order), inside a user-range session, or none.
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
@@ -70,6 +72,14 @@ if step probe; then
 		say "replay_probe (CUPTI alone), SASS metrics by kernel replay / by user replay from main():"
 		paste -d'|' <(echo "$k") <(echo "$u") | tee -a "$LOG"
 		[ -n "$k" ] && [ "$k" = "$u" ] || fail "replay_probe: user replay's SASS metrics differ from kernel replay's"
+		# for information: DRAM writes a pass counts that its kernel did not make, by where
+		# the flush stands (replay_probe.cu, "dram-*"; the sweep writes nothing)
+		for m in dram-kernel dram-noflush dram-auto dram-user dram-user-before; do
+			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
+				say "replay_probe $m: exit $? (for information; $(grep -m1 FAIL "$W/probe_$m.txt"))"
+		done
+		say "replay_probe (CUPTI alone), DRAM bytes a pass counts (k_sweep writes 0, k_copy 64 MiB):"
+		grep -h 'dram__bytes_write\|gpu__time_duration' "$W"/probe_dram-*.txt | tee -a "$LOG"
 	else
 		fail "nvcc replay_probe.cu"
 	fi
