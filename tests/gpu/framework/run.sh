@@ -29,7 +29,8 @@
 #            benchmark's transformer step): alone, gpudiag run --torch off|modules|ops,
 #            torch.profiler (COST_CONFIGS picks among "plain off modules ops torch.profiler
 #            stack", stack = --torch modules --python-stack; the default leaves stack out);
-#            median step times and ratios
+#            each round starts one configuration later than the last; median step times,
+#            their ratios, and the median of the same-round ratios to --torch off
 # Output: $OUT/framework/ framework.log (everything, the summary table last), at most three
 # small profiles (h200_torch_{gpt2,resnet50,compile}.gpudiag.sqlite, each checked < 16 MB) and
 # h200_torch_gpt2.torch_profiler.json (torch.profiler's per-op figures of the same steps);
@@ -306,7 +307,12 @@ PY
 			fi
 			rs=$(date +%s)
 			line="round $r:"
-			for c in $CONFIGS; do
+			# each round starts one configuration later than the one before, so that no
+			# configuration always runs first (or right after another): a position in the
+			# round (the GPU's clocks, the page cache) weighs on every configuration alike
+			read -ra cl <<<"$CONFIGS"
+			k=$(((r - 1) % ${#cl[@]}))
+			for c in "${cl[@]:k}" "${cl[@]:0:k}"; do
 				o=$W/cost.$c.out
 				case $c in
 				plain) timeout -k 5 60 $PIN python3 $P >"$o" 2>&1 ;;
@@ -315,7 +321,7 @@ PY
 				*) timeout -k 5 60 $PIN "$GD" run --torch "$c" -o "$W/cost.sqlite" -- python3 $P >"$o" 2>&1 ;;
 				esac
 				v=$(rfield "$o" median_ms)
-				T[$c]="${T[$c]:-} $v"
+				T[$c]="${T[$c]:-} ${v:-nan}" # one value a round, in round order (paired below)
 				line="$line $c ${v:-?}"
 				rm -f "$W/cost.sqlite"
 			done
@@ -324,12 +330,23 @@ PY
 			per_round=$(($(date +%s) - rs))
 		done
 		python3 - "$done_rounds" "${T[plain]:-}" "${T[off]:-}" "${T[modules]:-}" "${T[ops]:-}" "${T[torch.profiler]:-}" "${T[stack]:-}" <<'PY' | tee -a "$LOG" >"$W/cost.txt"
-import statistics, sys
+import math, statistics, sys
 n = int(sys.argv[1])
 names = ["plain", "off", "modules", "ops", "torch.profiler", "stack"]
-runs = {k: [float(x) for x in v.split()] for k, v in zip(names, sys.argv[2:])}
+rounds = {k: [float(x) for x in v.split()] for k, v in zip(names, sys.argv[2:])}  # nan: that run failed
+runs = {k: [x for x in v if not math.isnan(x)] for k, v in rounds.items()}
 med = {k: statistics.median(v) if v else None for k, v in runs.items()}
-print("cost: %d rounds; median over rounds of each process's median step time (spread min-max)" % n)
+
+
+def paired(k, base):
+    """Median and range of k / base over the rounds where both ran: the two ran side by side
+    in the same round, so a round slower for everything cancels out."""
+    r = [a / b for a, b in zip(rounds[k], rounds[base]) if not math.isnan(a) and not math.isnan(b) and b > 0]
+    return (statistics.median(r), min(r), max(r)) if r else None
+
+
+print("cost: %d rounds; median over rounds of each process's median step time (spread min-max); "
+      "in [ ]: the median (min-max) of the same-round ratios to --torch off" % n)
 for k in names:
     v = runs[k]
     if not v:
@@ -337,7 +354,9 @@ for k in names:
         continue
     r1 = med[k] / med["plain"] if med["plain"] else float("nan")
     r2 = med[k] / med["off"] if med["off"] else float("nan")
-    print("  %-15s %8.2f ms (%.2f-%.2f)  x%.3f of plain  x%.3f of --torch off" % (k, med[k], min(v), max(v), r1, r2))
+    pr = paired(k, "off") if k != "off" and runs["off"] else None
+    print("  %-15s %8.2f ms (%.2f-%.2f)  x%.3f of plain  x%.3f of --torch off%s" % (
+        k, med[k], min(v), max(v), r1, r2, "  [x%.3f (%.3f-%.3f)]" % pr if pr else ""))
 if med["off"] and med["modules"] and med["ops"]:
     print("cost summary: modules x%.3f, ops x%.3f of --torch off; --torch off x%.3f, torch.profiler x%.3f of plain" % (
         med["modules"] / med["off"], med["ops"] / med["off"], med["off"] / med["plain"],
