@@ -27,7 +27,8 @@
 #     selection both tools share (ncu cannot count per kernel name) — `gpudiag run --metrics
 #     --launch-count 30`, `ncu --set full --launch-count 30` and `ncu --metrics <gpudiag's
 #     default names> --launch-count 30` (ncu's default clock and cache control: what a user of
-#     it gets). Wall time of each process; ratios to plain.
+#     it gets). Wall time of each process; the program alone first and last (their mean is the
+#     plain time); ratios to plain, and gpudiag's added time over ncu --set full's.
 #  0. (probe) CUPTI alone, no gpudiag (replay_probe.cu): the SASS metrics of a strided gather
 #     and an FMA kernel under user replay launched from main() equal kernel replay's; for
 #     information, the DRAM writes counted on a read-only sweep and a copy with the L2 flush
@@ -247,7 +248,7 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	}
 	names=$("$GD" run --metrics -o "$W/names.sqlite" -- sh -c 'echo "$GPUDIAG_METRICS"' 2>/dev/null | tail -1)
 	rm -f "$W/names.sqlite"
-	T_PLAIN=$(wall plain 120 python3 $P)
+	T_PLAIN1=$(wall plain 120 python3 $P)
 	T_GDDEF=-
 	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
 	T_GDN=$(wall gpudiag_n 120 "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
@@ -257,16 +258,23 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 		T_FULL=$(wall ncu_full 200 "$NCU" --set full --launch-count $N python3 $P)
 		T_NCUM=$(wall ncu_metrics 150 "$NCU" --metrics "$names" --launch-count $N python3 $P)
 	fi
+	# the program alone again, last: its own spread between the two runs brackets the rest,
+	# and their mean is what the others' added time is taken against
+	T_PLAIN2=$(wall plain2 120 python3 $P)
+	T_PLAIN=$(python3 -c "import sys; a, b = sys.argv[1:]; print(round((float(a) + float(b)) / 2, 2) if a[0].isdigit() and b[0].isdigit() else a)" "$T_PLAIN1" "$T_PLAIN2")
+	added() { python3 -c "import sys; g, f, p = sys.argv[1:]; print('%.3f' % ((float(g) - float(p)) / (float(f) - float(p))) if g[0].isdigit() and f[0].isdigit() and p[0].isdigit() else '-')" "$1" "$T_FULL" "$T_PLAIN"; }
 	prof() { grep -h '^gpudiag: counters of' "$W/cost_$1.out" | sed 's/^gpudiag: //'; }
 	ratio() { python3 -c "import sys; a, b = sys.argv[1:]; print('x%.1f' % (float(a) / float(b)) if a[0].isdigit() and b[0].isdigit() else '-')" "$1" "$T_PLAIN"; }
 	{
 		echo "cost of counters on train_step.py (--warmup 1 --steps 3), wall time of the process:"
-		echo "  plain                                    $T_PLAIN s"
+		echo "  plain                                    $T_PLAIN s (first $T_PLAIN1 s, last $T_PLAIN2 s)"
 		echo "  gpudiag run --metrics (default mode)     $T_GDDEF s $(ratio "$T_GDDEF")   $(prof gpudiag_default)"
 		echo "  gpudiag run --metrics --launch-count $N  $T_GDN s $(ratio "$T_GDN")   $(prof gpudiag_n)"
 		echo "  ... --metrics-replay kernel             $T_GDK s $(ratio "$T_GDK")   $(prof gpudiag_kr)"
 		echo "  ncu --metrics <gpudiag's default names> --launch-count $N   $T_NCUM s $(ratio "$T_NCUM")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_metrics.out" 2>/dev/null) launches profiled"
 		echo "  ncu --set full --launch-count $N        $T_FULL s $(ratio "$T_FULL")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full.out" 2>/dev/null) launches profiled"
+		echo "  gpudiag's added time (wall - plain) / ncu --set full's: $(added "$T_GDN") (kernel replay $(added "$T_GDK"));"
+		echo "  wall time / ncu --set full's: $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDN" "$T_FULL")"
 		echo "  (the --launch-count rows profile the same launches: the first $N of the process; gpudiag's"
 		echo "   default mode profiles the first 3 of each kernel name instead)"
 	} | tee -a "$LOG" >"$C"
