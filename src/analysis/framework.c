@@ -1622,3 +1622,87 @@ void gd_framework_free(struct gd_framework *fw)
 	free(fw->k_op), free(fw->k_mod), free(fw->k_bwd);
 	memset(fw, 0, sizeof(*fw));
 }
+
+/* ---- per kernel, by (pid, correlation id): the streaming exports' view */
+
+static int cmp_kref(const void *x, const void *y)
+{
+	const struct gd_fw_kref *a = x, *b = y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+void gd_fw_krefs_free(struct gd_fw_krefs *k)
+{
+	for (long i = 0; i < k->nops; i++)
+		free(k->ops[i]);
+	for (long i = 0; i < k->nmods; i++)
+		free(k->mods[i]);
+	free(k->ops), free(k->mods), free(k->r);
+	memset(k, 0, sizeof(*k));
+}
+
+/* k's labels and kernel rows from p and its view fw. GD_OK or GD_EFAIL (out of memory). */
+static int krefs_fill(const struct gd_profile *p, const struct gd_framework *fw, struct gd_fw_krefs *k)
+{
+	char b[600];
+	if ((fw->nops && !(k->ops = calloc((size_t)fw->nops, sizeof(*k->ops)))) ||
+	    (fw->nmodules && !(k->mods = calloc((size_t)fw->nmodules, sizeof(*k->mods)))) ||
+	    (p->nk && !(k->r = malloc((size_t)p->nk * sizeof(*k->r)))))
+		return GD_EFAIL;
+	for (; k->nops < fw->nops; k->nops++)
+		if (!(k->ops[k->nops] = strdup(fw->ops[k->nops].none ? "" : fw->ops[k->nops].name)))
+			return GD_EFAIL;
+	for (; k->nmods < fw->nmodules; k->nmods++)
+		if (!(k->mods[k->nmods] = strdup(fw->modules[k->nmods].none ? "" : gd_fw_module_label(b, sizeof(b), &fw->modules[k->nmods]))))
+			return GD_EFAIL;
+	for (long i = 0; i < p->nk; i++) {
+		const struct gd_pkernel *pk = &p->k[i];
+		struct gd_fw_kref *r;
+		int32_t op = fw->k_op[i], mod = fw->k_mod[i];
+		if (op >= 0 && fw->ops[op].none)
+			op = -1;
+		if (mod >= 0 && fw->modules[mod].none)
+			mod = -1;
+		if (!pk->corr || (op < 0 && mod < 0))
+			continue;
+		r = &k->r[k->n++];
+		r->pid = pk->pid, r->corr = pk->corr, r->op = op, r->mod = mod, r->bwd = fw->k_bwd[i];
+	}
+	qsort(k->r, (size_t)k->n, sizeof(*k->r), cmp_kref);
+	return GD_OK;
+}
+
+int gd_fw_krefs_load(const char *path, struct gd_fw_krefs *k, char *why, size_t n)
+{
+	struct gd_profile p;
+	struct gd_framework fw;
+	int rc;
+	memset(k, 0, sizeof(*k));
+	if ((rc = gd_profile_load(path, &p, why, n)) != GD_OK)
+		return rc;
+	if ((rc = gd_framework_compute(&p, &fw)) == GD_OK) { /* on failure fw is freed already */
+		if (fw.present && fw.k_op && (rc = krefs_fill(&p, &fw, k)) != GD_OK)
+			gd_fw_krefs_free(k);
+		gd_framework_free(&fw);
+	}
+	if (rc != GD_OK)
+		snprintf(why, n, "out of memory for the framework view of '%s'", path);
+	gd_profile_free(&p);
+	return rc;
+}
+
+const struct gd_fw_kref *gd_fw_krefs_find(const struct gd_fw_krefs *k, long long pid, long long corr)
+{
+	long lo = 0, hi = k->n;
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		const struct gd_fw_kref *r = &k->r[mid];
+		if (r->pid < pid || (r->pid == pid && (long long)r->corr < corr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->n && k->r[lo].pid == pid && (long long)k->r[lo].corr == corr ? &k->r[lo] : NULL;
+}

@@ -144,6 +144,31 @@ struct gd_framework {
 int gd_framework_compute(const struct gd_profile *p, struct gd_framework *fw);
 void gd_framework_free(struct gd_framework *fw);
 
+/* The framework view of each kernel, keyed by its (pid, correlation id), for a renderer that
+ * streams the profile's rows rather than holding the profile (the Perfetto export): the op it
+ * ran under and the module that launched it. */
+struct gd_fw_kref {
+	int pid;
+	uint32_t corr;
+	int32_t op, mod;       /* indices into ops / mods of gd_fw_krefs, -1 none */
+	unsigned char bwd;     /* 1: launched by autograd's backward */
+};
+struct gd_fw_krefs {
+	struct gd_fw_kref *r;  /* sorted by (pid, corr); kernels without a correlation id left out */
+	long n;
+	char **ops;            /* op names ("aten::mm", "gemm_fusion_dot.1") */
+	long nops;
+	char **mods;           /* module labels (gd_fw_module_label: "transformer.h.3.mlp (GPT2MLP)") */
+	long nmods;
+};
+/* Loads the profile at path and keeps its framework view per kernel in k. GD_OK with k->n == 0
+ * when the profile has none; GD_EDATA (a profile the reader refuses) or GD_EFAIL (out of
+ * memory) with why, k empty. */
+int gd_fw_krefs_load(const char *path, struct gd_fw_krefs *k, char *why, size_t n);
+/* The kernel (pid, corr) of k, or NULL. */
+const struct gd_fw_kref *gd_fw_krefs_find(const struct gd_fw_krefs *k, long long pid, long long corr);
+void gd_fw_krefs_free(struct gd_fw_krefs *k);
+
 /* "forward", "backward", "mixed", or NULL (the "(no op)" row). */
 const char *gd_fw_dir_name(int dir);
 int gd_fw_op_dir(const struct gd_fw_op *o);

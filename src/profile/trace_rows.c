@@ -840,3 +840,15 @@ int gd_trace_null_stream(struct gd_trace *t, long long pid, long long context, l
 	*stream = sqlite3_column_int64(s, 0);
 	return 1;
 }
+
+int gd_trace_has_framework(struct gd_trace *t)
+{
+	long long v = 0;
+	char why[300];
+	if (q1(t, "profile",
+	       "SELECT EXISTS (SELECT 1 FROM strings WHERE value LIKE 'gpudiag.module:%' OR value LIKE 'gpudiag.torch:%' "
+	       "OR value LIKE '%, seq = %' OR value LIKE '%, op_id = %' OR value LIKE 'Thunk:#hlo_op=%')",
+	       0, &v, why, sizeof(why)) != GD_OK)
+		return 0;
+	return v != 0;
+}

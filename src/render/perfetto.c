@@ -12,6 +12,7 @@
  * ns precision. Every string goes through gd_json_escape. */
 #include "render/perfetto.h"
 
+#include "analysis/framework.h"
 #include "analysis/names.h"
 #include "analysis/tables.h"
 
@@ -62,6 +63,7 @@ struct exp {
 	unsigned char *api_lane; /* api.id → lane */
 	long long api_n;
 	const char *profile;
+	struct gd_fw_krefs fw; /* each kernel's op and module (a PyTorch or JAX profile), or empty */
 };
 
 static void ev_begin(struct exp *x)
@@ -206,6 +208,7 @@ static int gpu_events(struct exp *x)
 	if (prep(x, GD_TQ_GPU, &q))
 		return GD_EDATA;
 	while (gd_trace_next_gpu(q, &r)) {
+		const struct gd_fw_kref *fr;
 		int kind = r.kind;
 		long long pid = r.pid, stream = r.stream, a = r.start, b = r.end;
 		long long track = wadd(wmul(pid, 1048576LL), stream);
@@ -254,6 +257,18 @@ static int gpu_events(struct exp *x)
 				fprintf(x->f, ",\"graph\":%lld", r.graph_id);
 			fputs(",\"full_name\":", x->f);
 			gd_json_escape(x->f, r.full_name);
+			if (x->fw.n && (fr = gd_fw_krefs_find(&x->fw, pid, r.correlation))) {
+				if (fr->op >= 0) {
+					fputs(",\"op\":", x->f);
+					gd_json_escape(x->f, x->fw.ops[fr->op]);
+				}
+				if (fr->mod >= 0) {
+					fputs(",\"module\":", x->f);
+					gd_json_escape(x->f, x->fw.mods[fr->mod]);
+				}
+				if (fr->bwd)
+					fputs(",\"backward\":true", x->f);
+			}
 			fputs("}}", x->f);
 		}
 		if (r.has_api) {
@@ -422,14 +437,22 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 		return gd_error(GD_EDATA, "export: %s", why);
 	if (rc)
 		return gd_error(rc, "%s", why);
+	/* a PyTorch (or JAX) profile: its kernels' ops and modules from the framework view, which
+	 * needs the whole profile in memory; any other profile is never loaded */
+	if (gd_trace_has_framework(x.db) && (rc = gd_fw_krefs_load(profile, &x.fw, why, sizeof(why))) != GD_OK) {
+		gd_trace_close(x.db);
+		return gd_error(rc, "export: %s", why);
+	}
 	x.api_lane = calloc((size_t)x.api_n, 1);
 	if (!x.api_lane) {
+		gd_fw_krefs_free(&x.fw);
 		gd_trace_close(x.db);
 		return gd_error(GD_EFAIL, "out of memory");
 	}
 	x.f = gd_atomic_open(&at, out_path);
 	if (!x.f) {
 		free(x.api_lane);
+		gd_fw_krefs_free(&x.fw);
 		gd_trace_close(x.db);
 		return GD_EFAIL;
 	}
@@ -452,6 +475,7 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 	else
 		rc = gd_atomic_commit(&at);
 	free(x.api_lane);
+	gd_fw_krefs_free(&x.fw);
 	gd_trace_close(x.db);
 	return rc;
 }

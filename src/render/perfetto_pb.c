@@ -34,6 +34,7 @@
  * track_event/, interned_data/interned_data.proto, clock_snapshot.proto). */
 #include "render/perfetto.h"
 
+#include "analysis/framework.h"
 #include "analysis/names.h"
 #include "analysis/tables.h"
 #include "core/fileio.h"
@@ -82,10 +83,10 @@ enum {
 
 /* The fixed argument names and categories: iid = index + 1, defined when a sequence starts. */
 enum { A_CORRELATION = 1, A_RETURN, A_CUPTI_NAME, A_LAUNCH, A_GRAPH, A_FULL_NAME, A_BYTES, A_SRC, A_DST, A_ASYNC,
-       A_VALUE, A_DOMAIN, A_UNCLOSED, A_RECORDED_END, A_COUNT };
+       A_VALUE, A_DOMAIN, A_UNCLOSED, A_RECORDED_END, A_OP, A_MODULE, A_BACKWARD, A_COUNT };
 static const char *const ann_name[A_COUNT] = {
 	"", "correlation", "return", "cupti_name", "launch", "graph", "full_name", "bytes", "src", "dst", "async",
-	"value", "domain", "unclosed", "recorded_end_ns",
+	"value", "domain", "unclosed", "recorded_end_ns", "op", "module", "backward",
 };
 enum { C_API = 1, C_KERNEL, C_MEMCPY, C_MEMSET, C_NVTX, C_COUNT };
 static const char *const cat_name[C_COUNT] = {"", "api", "kernel", "memcpy", "memset", "nvtx"};
@@ -305,7 +306,7 @@ static void end_write(struct seq *q, long long t)
 
 /* The iid of an interned string, keyed by (ns, a, b, c); fn(ctx) gives its text the first
  * time. field: F_ID_EVENT_NAMES or F_ID_STRING_VALUES. */
-enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_LAUNCH, NS_LAUNCH_HASH, NS_COPY, NS_FIXED };
+enum { NS_RAW = 1, NS_KNAME, NS_FULL, NS_API, NS_CUPTI, NS_LAUNCH, NS_LAUNCH_HASH, NS_COPY, NS_FIXED, NS_FW };
 typedef const char *(*text_fn)(struct seq *q, const void *ctx, char *buf, size_t n);
 
 static uint64_t intern(struct seq *q, unsigned field, uint32_t ns, uint64_t a, uint64_t b, uint64_t c, text_fn fn,
@@ -364,6 +365,8 @@ struct ctx {
 	size_t nknown;
 	atomic_int *stop;     /* set by a thread that failed */
 	const char *profile;
+	struct gd_fw_krefs fw; /* the GPU pass's: each kernel's op and module (a PyTorch or JAX
+				  profile), empty otherwise */
 	char why[1024];
 	int rc;
 };
@@ -794,6 +797,7 @@ static int pass_gpu(struct ctx *x)
 			ann_int(b, A_CORRELATION, r.correlation);
 		} else {
 			struct kname kn = {r.short_name, r.name, "?"}, fn = {r.demangled, r.name, ""};
+			const struct gd_fw_kref *fr;
 			uint64_t k[3];
 			uint32_t ns = launch_key(&r, k);
 			gd_pb_uint(b, F_TE_NAME_IID, intern(q, F_ID_EVENT_NAMES, NS_KNAME, (uint64_t)r.short_name, (uint64_t)r.name, 0,
@@ -804,6 +808,16 @@ static int pass_gpu(struct ctx *x)
 				ann_int(b, A_GRAPH, r.graph_id);
 			ann_str(b, A_FULL_NAME,
 				intern(q, F_ID_STRING_VALUES, NS_FULL, (uint64_t)r.demangled, (uint64_t)r.name, 0, t_ids, &fn));
+			if (x->fw.n && (fr = gd_fw_krefs_find(&x->fw, r.pid, r.correlation))) {
+				if (fr->op >= 0)
+					ann_str(b, A_OP, intern(q, F_ID_STRING_VALUES, NS_FW, 0, (uint64_t)fr->op, 0, t_plain,
+								x->fw.ops[fr->op]));
+				if (fr->mod >= 0)
+					ann_str(b, A_MODULE, intern(q, F_ID_STRING_VALUES, NS_FW, 1, (uint64_t)fr->mod, 0, t_plain,
+								    x->fw.mods[fr->mod]));
+				if (fr->bwd)
+					ann_bool(b, A_BACKWARD);
+			}
 		}
 		if (clipped)
 			ann_int(b, A_RECORDED_END, r.end);
@@ -1003,6 +1017,10 @@ static void *run_job(void *arg)
 	struct ctx *x = &j->x;
 	long long t0, api_n;
 	int rc = gd_trace_open(j->profile, &x->db, &t0, &api_n, x->why, sizeof(x->why));
+	/* a PyTorch (or JAX) profile: its kernels' ops and modules from the framework view, which
+	 * needs the whole profile in memory; any other profile is never loaded */
+	if (rc == GD_OK && j->which == 0 && gd_trace_has_framework(x->db))
+		rc = gd_fw_krefs_load(j->profile, &x->fw, x->why, sizeof(x->why));
 	if (rc == GD_OK) {
 		if (j->which == 0) {
 			rc = pass_gpu(x);
@@ -1034,6 +1052,7 @@ static void ctx_free(struct ctx *x)
 	map_clear(&x->tracks);
 	map_clear(&x->procs);
 	gd_pb_free(&x->o.b);
+	gd_fw_krefs_free(&x->fw);
 }
 
 /* The processes, described before the threads start; their pids, sorted, into *pids. */

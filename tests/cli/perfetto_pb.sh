@@ -31,6 +31,27 @@ expect_err "cannot create a temporary file in '/nonexistent'"
 $PF "$T/nvtx.pftrace" kernels=32 flows=32 name=step name=done 'track=NVTX thread' 'counter=SM clock' >/dev/null &&
   ok || bad "nvtx fixture: $($PF "$T/nvtx.pftrace" kernels=32 flows=32 name=step name=done)"
 $PF "$T/threads.pftrace" kernels=200 flows=200 >/dev/null && ok || bad "threads fixture"
+# the PyTorch fixture (GPT-2, --torch ops): each kernel slice carries the op and module the
+# framework view gives it, in both formats; a profile without the view carries neither
+$PF "$T/h200_torch_gpt2.pftrace" arg=op arg=module arg=backward >/dev/null && ok ||
+  bad "gpt2: $($PF "$T/h200_torch_gpt2.pftrace" arg=op arg=module arg=backward | tail -1)"
+python3 - "$T/h200_torch_gpt2.json" "$T/sample.json" >"$T/fw.out" 2>&1 <<'PY' && ok || bad "framework args: $(cat "$T/fw.out")"
+import json, sys
+ks = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "kernel"]
+a = [e["args"] for e in ks]
+gather = [x for x in a if x["full_name"].startswith("void at::native::vectorized_gather_kernel")]
+checks = [
+    ("3144 kernels, each with its op", len(ks) == 3144 and all("op" in x for x in a)),
+    ("2673 with a module, 1887 backward", sum("module" in x for x in a) == 2673 and sum(x.get("backward") is True for x in a) == 1887),
+    ("the embedding's gather", bool(gather) and gather[0].get("op") == "aten::gather" and gather[0].get("module") == "transformer.wte (Embedding)"),
+    ("the GEMMs under aten::mm or aten::addmm", sum(x.get("op") in ("aten::mm", "aten::addmm") for x in a) == 441),
+    ("no op or module in a profile without the view", not any("op" in e.get("args", {}) or "module" in e.get("args", {})
+                                                           for e in json.load(open(sys.argv[2]))["traceEvents"])),
+]
+bad = [w for w, good in checks if not good]
+print("; ".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PY
 
 # ---- a generated profile, worked by hand (tests/fixtures/gen_profile.py "sync"):
 # 500 iterations i of: cudaLaunchKernel [t-6 µs, t-2 µs] (correlation 2i+1), the GEMM kernel
