@@ -24,8 +24,8 @@
 // DRAM writes a pass counts that its kernel did not make (issue 19: user replay reads 1-2 %
 // high on kernels that sweep L2, the GEMM 4-5 %), on a read-only sweep of 256 MB (0 bytes
 // written: anything counted is someone else's write-back) and a 64 MB copy, 16 MB of lines made
-// dirty before each pass (as a memory restore does), the L2 flushed as gpudiag does (a read of
-// twice the L2, then discard.global.L2 of those lines):
+// dirty before each pass (as a memory restore does), the L2 flushed by gpudiag's own kernels
+// (src/capture/l2flush.cu, included: a read of twice the L2, then discard.global.L2 of it):
 //   dram-kernel        CUPTI's kernel replay, no flush
 //   dram-auto          auto range, user replay: flush, Start, launch, Stop (gpudiag's order)
 //   dram-noflush       the same without the flush
@@ -34,6 +34,9 @@
 //   dram-user-before   user range: flush, Start, PushRange, launch, PopRange, Stop
 // If dram-auto counts writes for the sweep and dram-user does not, Start leaves dirty lines
 // and gpudiag should flush inside a user-range session.
+#include "capture/cupti_host.h" /* built from src/capture/cupti_host.c (run.sh) */
+#include "capture/l2flush.cu"     /* gpudiag's L2 flush: gpudiag_l2_flush, gpudiag_l2_discard */
+
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti_profiler_host.h>
@@ -100,24 +103,6 @@ __global__ void k_dirty(float4 *p, size_t n, float v)
 		p[i] = make_float4(v, v, v, v);
 }
 
-/* gpudiag's flush (src/capture/l2flush.cu), written again for CUPTI alone */
-__global__ void k_flush_read(const uint4 *p, size_t n, unsigned *sink)
-{
-	uint4 a = make_uint4(0, 0, 0, 0);
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-		uint4 v = __ldcg(p + i);
-		a.x ^= v.x, a.y ^= v.y, a.z ^= v.z, a.w ^= v.w;
-	}
-	if ((a.x ^ a.y ^ a.z ^ a.w) == 0x9e3779b9u)
-		*sink = 1;
-}
-
-__global__ void k_flush_discard(const char *p, size_t lines)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < lines; i += (size_t)gridDim.x * blockDim.x)
-		asm volatile("discard.global.L2 [%0], 128;" ::"l"(p + i * 128) : "memory");
-}
-
 static const char *SASS[] = {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
 			     "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"};
 static const char *HW[] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -134,34 +119,19 @@ struct cfgimg {
 static std::vector<uint8_t> g_avail;
 static char g_chip[64];
 
+/* the configuration image of names and its passes, by gpudiag's own host calls (cupti_host.c) */
 static void build(cfgimg &c, std::vector<const char *> names)
 {
+	uint8_t *img = NULL;
+	size_t size = 0;
+	CUptiResult r;
 	c.names = names;
-	CUpti_Profiler_Host_Initialize_Params hp = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-	hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-	hp.pChipName = g_chip;
-	hp.pCounterAvailabilityImage = g_avail.data();
-	CK(cuptiProfilerHostInitialize(&hp));
-	c.host = hp.pHostObject;
-	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-	ap.pHostObject = c.host;
-	ap.ppMetricNames = c.names.data();
-	ap.numMetrics = c.names.size();
-	CK(cuptiProfilerHostConfigAddMetrics(&ap));
-	CUpti_Profiler_Host_GetConfigImageSize_Params zp = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-	zp.pHostObject = c.host;
-	CK(cuptiProfilerHostGetConfigImageSize(&zp));
-	c.img.resize(zp.configImageSize);
-	CUpti_Profiler_Host_GetConfigImage_Params ip = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-	ip.pHostObject = c.host;
-	ip.configImageSize = c.img.size();
-	ip.pConfigImage = c.img.data();
-	CK(cuptiProfilerHostGetConfigImage(&ip));
-	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-	pp.configImageSize = c.img.size();
-	pp.pConfigImage = c.img.data();
-	CK(cuptiProfilerHostGetNumOfPasses(&pp));
-	c.passes = pp.numOfPasses;
+	if (!(c.host = gd_cupti_host_new(g_chip, g_avail.data(), &r)))
+		CK(r);
+	CK(gd_cupti_host_add(c.host, c.names.data(), c.names.size()));
+	CK(gd_cupti_host_config(c.host, &img, &size, &c.passes));
+	c.img.assign(img, img + size);
+	free(img);
 }
 
 static CUpti_RangeProfiler_Object *g_obj;
@@ -331,8 +301,8 @@ static const size_t BIG = (size_t)256 << 20, COPY = (size_t)64 << 20, DIRTY = (s
 
 static void flush_l2(void)
 {
-	k_flush_read<<<132 * 8, 256>>>((const uint4 *)g_flush, g_flush_bytes / 16, g_sink);
-	k_flush_discard<<<132 * 8, 256>>>(g_flush, g_flush_bytes / 128);
+	gpudiag_l2_flush<<<132 * 8, 256>>>((const uint4 *)g_flush, g_flush_bytes / 16, g_sink);
+	gpudiag_l2_discard<<<132 * 8, 256>>>(g_flush, g_flush_bytes / 128);
 	cudaDeviceSynchronize();
 }
 

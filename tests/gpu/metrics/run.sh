@@ -63,7 +63,10 @@ NCU=$(command -v ncu)
 if step probe; then
 	CI=$(dirname "$(find /usr/local/cuda/ -name cupti_range_profiler.h 2>/dev/null | head -1)")
 	CL=$(dirname "$(find /usr/local/cuda/ -name 'libcupti.so' 2>/dev/null | head -1)")
-	if nvcc -O2 -arch=sm_90 -I"$CI" -o "$W/replay_probe" $D/replay_probe.cu -L"$CL" -lcupti -lcheckpoint -lcuda >>"$LOG" 2>&1; then
+	# with gpudiag's own CUPTI host calls (C; cupti_c stands in for the <string> CUPTI's header asks for)
+	if nvcc -c -I"$CI" -Isrc -Isrc/gpu/cupti_c -o "$W/cupti_host.o" src/capture/cupti_host.c >>"$LOG" 2>&1 &&
+		nvcc -O2 -arch=sm_90 -I"$CI" -Isrc -o "$W/replay_probe" $D/replay_probe.cu "$W/cupti_host.o" \
+			-L"$CL" -lcupti -lcheckpoint -lcuda >>"$LOG" 2>&1; then
 		for m in kernel user; do
 			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
 				fail "replay_probe $m: exit $?"
