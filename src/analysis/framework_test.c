@@ -748,6 +748,41 @@ static void test_hostile(void)
 	free(path);
 }
 
+/* gd_fw_krefs_load: each kernel's op and module by (pid, correlation), for the streaming
+ * exports, on the recorded GPT-2 fixture (--torch ops); a profile without the view gives none;
+ * a file the reader refuses gives its reason and nothing to free */
+static void test_krefs(void)
+{
+	struct gd_fw_krefs k;
+	const struct gd_fw_kref *r;
+	char why[512] = "";
+	long bwd = 0, withmod = 0;
+	CHECK_INT(gd_fw_krefs_load("tests/fixtures/h200_torch_gpt2.gpudiag.sqlite", &k, why, sizeof(why)), GD_OK);
+	CHECK_INT(k.n, 3144);
+	for (long i = 0; i < k.n; i++) {
+		bwd += k.r[i].bwd;
+		withmod += k.r[i].mod >= 0;
+		if (i)
+			CHECK(k.r[i - 1].pid < k.r[i].pid || (k.r[i - 1].pid == k.r[i].pid && k.r[i - 1].corr < k.r[i].corr));
+	}
+	CHECK_INT(bwd, 1887);
+	CHECK_INT(withmod, 2673);
+	/* every row found by its own key, and a key that is no kernel's not */
+	r = k.n ? gd_fw_krefs_find(&k, k.r[k.n / 2].pid, k.r[k.n / 2].corr) : NULL;
+	CHECK(r == (k.n ? &k.r[k.n / 2] : NULL));
+	CHECK(gd_fw_krefs_find(&k, -1, 1) == NULL);
+	CHECK(k.n && gd_fw_krefs_find(&k, k.r[0].pid, 0) == NULL);
+	if (r && r->op >= 0 && r->op < k.nops)
+		CHECK(strlen(k.ops[r->op]) > 0);
+	gd_fw_krefs_free(&k);
+	CHECK_INT(gd_fw_krefs_load("tests/fixtures/sample.gpudiag.sqlite", &k, why, sizeof(why)), GD_OK);
+	CHECK(k.n == 0 && k.r == NULL && k.nops == 0 && k.nmods == 0);
+	gd_fw_krefs_free(&k);
+	CHECK_INT(gd_fw_krefs_load("tests/fixtures/no-such-profile.sqlite", &k, why, sizeof(why)), GD_EDATA);
+	CHECK(strstr(why, "no-such-profile.sqlite") != NULL);
+	CHECK(k.n == 0 && k.r == NULL);
+}
+
 int main(void)
 {
 	test_attribution();
@@ -760,5 +795,6 @@ int main(void)
 	test_hostile();
 	test_sources();
 	test_src_parser();
+	test_krefs();
 	return TEST_DONE();
 }
