@@ -883,13 +883,10 @@ static void metrics_line(const char *path, const char *note)
 static int pystack_check(struct run *rj)
 {
 	const char *v = rj->pystack_opt;
-	char *end;
-	long n;
+	int n;
 	if (!v)
 		return GD_OK;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (!*v || *end || errno || n < 1 || n > RUN_PYSTACK_MAX)
+	if (gd_parse_int(v, &n) != 0 || n < 1 || n > RUN_PYSTACK_MAX)
 		return gd_error(GD_EUSAGE, "run: --python-stack must be a whole number of calls from 1 to %d, not '%s'",
 				RUN_PYSTACK_MAX, v);
 	if (rj->light || rj->no_nvtx)
@@ -901,7 +898,7 @@ static int pystack_check(struct run *rj)
 				rj->no_torch ? "--no-torch" : "--torch off");
 	if (!strcmp(rj->torch, "off"))
 		rj->torch = "modules";
-	rj->pystack = (int)n;
+	rj->pystack = n;
 	return GD_OK;
 }
 
