@@ -379,6 +379,13 @@ static uint64_t since_ns(const struct timespec *t0)
 	return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000000000LL + (t.tv_nsec - t0->tv_nsec));
 }
 
+/* Adds the time since *t to *acc and restarts *t. */
+static void lap(uint64_t *acc, struct timespec *t)
+{
+	*acc += since_ns(t);
+	clock_gettime(CLOCK_MONOTONIC, t);
+}
+
 /* vals/idx: n values and the cfg.metrics index of each (status GD_KL_OK only). */
 static void write_klaunch(const struct launch *l, uint32_t status, const char *detail, uint32_t passes,
 			  const double *vals, const size_t *idx, size_t n)
@@ -682,6 +689,12 @@ struct rp_dev {
 	size_t *idx;        /* their cfg.metrics index */
 	size_t n;
 };
+/* Where a profiled launch's time goes, for GPUDIAG_INJECT_DEBUG's line per launch: the
+ * replay's cost is per pass, and this says which part of a pass it is. */
+enum { RP_SAVE, RP_RESTORE, RP_FLUSH, RP_START, RP_LAUNCH, RP_STOP, RP_SYNC, RP_DECODE, RP_EVAL, RP_NSTEP };
+static const char *const rp_step_name[RP_NSTEP] = {"save", "restore", "flush", "start", "launch",
+						    "stop", "sync", "decode", "evaluate"};
+
 struct rp_ctx {
 	int used, broken;
 	uint32_t id, dev;
@@ -693,6 +706,7 @@ struct rp_ctx {
 	struct gd_flush flush;
 	struct gd_ckpt ck;  /* the memory of the launch being replayed */
 	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
+	uint64_t step_ns[RP_NSTEP]; /* the launch being profiled: wall time by step (debug line) */
 };
 static struct rp_dev g_dev[RP_MAX_DEV];
 static struct rp_ctx g_ctx[RP_MAX_CTX];
@@ -1185,6 +1199,8 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 	CUpti_RangeProfiler_DecodeData_Params dp = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
 	const char *note = c->note[0] ? c->note : NULL;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	dp.pRangeProfilerObject = c->obj;
 	ip.pCounterDataImage = c->image;
 	ip.counterDataImageSize = c->image_size;
@@ -1192,6 +1208,7 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerDecodeData", r);
 		goto broken;
 	}
+	lap(&c->step_ns[RP_DECODE], &t);
 	if ((r = cuptiRangeProfilerGetCounterDataInfo(&ip)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerGetCounterDataInfo", r);
 		goto broken;
@@ -1209,14 +1226,23 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		write_klaunch(l, GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
 		goto reset;
 	}
-	if ((r = evaluate(d, c, vals)) != CUPTI_SUCCESS) {
+	r = evaluate(d, c, vals);
+	lap(&c->step_ns[RP_EVAL], &t);
+	if (r != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
 		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 	} else {
+		char steps[256];
+		size_t len = 0;
 		write_klaunch(l, GD_KL_OK, note, (uint32_t)d->passes, vals, d->idx, d->n);
-		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms", l->name, l->nth,
-		       l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
-		       1e-6 * (double)since_ns(&l->t0));
+		steps[0] = 0;
+		for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
+			if (c->step_ns[i])
+				len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", len ? ", " : "",
+							rp_step_name[i], 1e-6 * (double)c->step_ns[i]);
+		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms (%s ms)", l->name,
+		       l->nth, l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
+		       1e-6 * (double)since_ns(&l->t0), steps);
 	}
 	free(vals);
 reset:
@@ -1257,6 +1283,8 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	char why[600];
 	CUresult cr;
 	CUptiResult r;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	l->flags = GD_KL_F_USER | (c->flush.state > 0 ? GD_KL_F_FLUSH : 0);
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(cb->context, &pushed)) != CUDA_SUCCESS) {
@@ -1268,10 +1296,12 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 		snprintf(why, sizeof(why), "waiting for the work before the launch: %s", gd_cu_text(cr));
 		goto fail_ctx;
 	}
+	lap(&c->step_ns[RP_SYNC], &t);
 	if ((r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
 		goto fail_ctx;
 	}
+	lap(&c->step_ns[RP_SAVE], &t);
 	gd_ctx_leave(pushed);
 	t_internal = 0;
 	return 1;
@@ -1317,6 +1347,9 @@ static void run_passes(void *arg)
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	uint64_t *ns = c->step_ns;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	st.pRangeProfilerObject = c->obj;
 	sp.pRangeProfilerObject = c->obj;
 	t_internal = 1;
@@ -1331,6 +1364,7 @@ static void run_passes(void *arg)
 		snprintf(j->why, sizeof(j->why), "the launch: %s", gd_cu_text(cr));
 		goto out;
 	}
+	lap(&ns[RP_SYNC], &t);
 	window_open(j->l->context);
 	gd_inj_kernels_pause(1);
 	for (; !done; pass++) {
@@ -1346,13 +1380,17 @@ static void run_passes(void *arg)
 			snprintf(j->why, sizeof(j->why), "after restoring memory for pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
+		lap(&ns[RP_RESTORE], &t);
 		if (flush_l2(c, j->why, sizeof(j->why)) < 0)
 			goto fail;
+		lap(&ns[RP_FLUSH], &t);
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
 			goto fail;
 		}
+		lap(&ns[RP_START], &t);
 		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
+		lap(&ns[RP_LAUNCH], &t);
 		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStop", r);
 			goto fail;
@@ -1363,10 +1401,12 @@ static void run_passes(void *arg)
 			goto fail;
 		}
 		restored = 0;
+		lap(&ns[RP_STOP], &t);
 		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
 			snprintf(j->why, sizeof(j->why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
 			goto fail;
 		}
+		lap(&ns[RP_SYNC], &t);
 		done = sp.isAllPassSubmitted;
 		if (!done && pass + 1 >= j->d->passes + 2) {
 			snprintf(j->why, sizeof(j->why), "CUPTI asked for more than the %zu passes it announced",
@@ -1440,6 +1480,7 @@ static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 		return 0;
 	}
 	t_rp.c = c;
+	memset(c->step_ns, 0, sizeof(c->step_ns));
 	if (c->user)
 		return user_enter(cb, c, l);
 	sp.pRangeProfilerObject = c->obj;

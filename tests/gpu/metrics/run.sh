@@ -261,6 +261,26 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 		T_FULL=$(wall ncu_full 200 "$NCU" --set full --launch-count $N python3 $P)
 		T_NCUM=$(wall ncu_metrics 150 "$NCU" --metrics "$names" --launch-count $N python3 $P)
 	fi
+	# where a profiled launch's time goes (not timed against the others: the debug line per
+	# launch, rangeprof.c "RP_SAVE"): the per-step sums over the launches profiled
+	GPUDIAG_INJECT_DEBUG=1 timeout 120 "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
+		>"$W/cost_dbg.out" 2>&1
+	BREAKDOWN=$(python3 - "$W/cost_dbg.out" <<'PY'
+import re, sys
+tot, n, wall = {}, 0, 0.0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"range profiler: profiled .*?: (\d+) passes, \w+ replay, ([\d.]+) ms \((.*)ms\)", line)
+    if not m:
+        continue
+    n += 1
+    wall += float(m.group(2))
+    for part in m.group(3).split(","):
+        k, v = part.split()
+        tot[k] = tot.get(k, 0.0) + float(v)
+print("%d launches, %.1f ms each:" % (n, wall / n) if n else "no debug line (GPUDIAG_INJECT_DEBUG)",
+      ", ".join("%s %.1f" % (k, v / n) for k, v in tot.items()) if n else "")
+PY
+)
 	# the program alone again, last: its own spread between the two runs brackets the rest,
 	# and their mean is what the others' added time is taken against
 	T_PLAIN2=$(wall plain2 120 python3 $P)
@@ -278,6 +298,7 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 		echo "  ncu --set full --launch-count $N        $T_FULL s $(ratio "$T_FULL")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full.out" 2>/dev/null) launches profiled"
 		echo "  gpudiag's added time (wall - plain) / ncu --set full's: $(added "$T_GDN") (kernel replay $(added "$T_GDK"));"
 		echo "  wall time / ncu --set full's: $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDN" "$T_FULL")"
+		echo "  where a profiled launch's time goes (ms, mean per launch, a separate run): $BREAKDOWN"
 		echo "  (the --launch-count rows profile the same launches: the first $N of the process; gpudiag's"
 		echo "   default mode profiles the first 3 of each kernel name instead)"
 	} | tee -a "$LOG" >"$C"
