@@ -231,6 +231,21 @@ static void roofline(struct gd_kc_kernel *k, const struct gd_kc_ceilings *c, dou
 	}
 }
 
+/* The busiest unit among medians q: the speed-of-light quantity `sol` when known, else the
+ * highest known of `also` (-1: none) and first..last; -1 when none is known. */
+static int busiest(const double *q, int sol, int also, int first, int last)
+{
+	int b = -1;
+	if (isfinite(q[sol]))
+		return sol;
+	if (also >= 0 && isfinite(q[also]))
+		b = also;
+	for (int m = first; m <= last; m++)
+		if (isfinite(q[m]) && (b < 0 || q[m] > q[b]))
+			b = m;
+	return b;
+}
+
 /* The derived values of a kernel whose medians k->q are set. */
 static void derive(struct gd_kc_kernel *k, const struct gd_kc_ceilings *c, int wgmma, const char *name)
 {
@@ -255,11 +270,10 @@ static void derive(struct gd_kc_kernel *k, const struct gd_kc_ceilings *c, int w
 	k->st_used_pct = q[GD_KC_ST_USED_PCT];
 	k->threads_per_inst = q[GD_KC_THREADS_PER_INST];
 	k->achieved_occ_pct = q[GD_KC_WARPS_ACTIVE];
-	k->sm_busy = isfinite(q[GD_KC_SM_PCT]) ? GD_KC_SM_PCT : -1;
-	for (int m = GD_KC_SM_UNIT_FIRST; k->sm_busy != GD_KC_SM_PCT && m <= GD_KC_SM_UNIT_LAST; m++)
-		if (isfinite(q[m]) && (k->sm_busy < 0 || q[m] > q[k->sm_busy]))
-			k->sm_busy = m;
+	k->sm_busy = busiest(q, GD_KC_SM_PCT, -1, GD_KC_SM_UNIT_FIRST, GD_KC_SM_UNIT_LAST);
 	k->sm_busy_pct = k->sm_busy >= 0 ? q[k->sm_busy] : NAN;
+	k->mem_busy = busiest(q, GD_KC_MEM_PCT, GD_KC_DRAM_PCT, GD_KC_MEM_UNIT_FIRST, GD_KC_MEM_UNIT_LAST);
+	k->mem_busy_pct = k->mem_busy >= 0 ? q[k->mem_busy] : NAN;
 	roofline(k, c, cuda_flops, dur_s, name);
 	/* the top stall reasons by share of active warp cycles */
 	for (int i = 0; i < GD_KC_TOP_STALLS; i++) {

@@ -64,6 +64,11 @@ struct gd_kc_kernel {
 	 * bound of the speed of light, which also counts units those miss (FP64, uniform, MIO) */
 	double sm_busy_pct;             /* NaN when none is known */
 	int sm_busy;                    /* the quantity it is (GD_KC_SM_PCT or a unit), -1 none */
+	/* the busiest memory unit measured, the same way: the memory speed of light
+	 * (GD_KC_MEM_PCT) when the profile has it, else the highest of DRAM % and the default
+	 * set's memory units (GD_KC_MEM_UNIT_FIRST..LAST) */
+	double mem_busy_pct;
+	int mem_busy;
 
 	/* the roofline (guide §10) */
 	int bound;                      /* enum gd_kc_bound */

@@ -104,6 +104,7 @@ static void test_fixture(void)
 						   "warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas");
 	k = find(&s.kc, &p, "_Z14strided_gatherPKfPfi", 0);
 	CHECK(k && k->sm_busy == GD_KC_SM_PCT && k->sm_busy_pct == 12.1); /* a profile with the SM speed of light */
+	CHECK(k && k->mem_busy == GD_KC_MEM_PCT && k->mem_busy_pct == 78.9); /* ... and the memory one */
 	CHECK(k && k->ld_sectors_per_req == 32 && k->ld_used_pct == 12.5 && k->bound == GD_KB_MEMORY &&
 	      k->tensor_inst == 0 && k->q[GD_KC_DURATION] == 161600 && k->launches == 3); /* median of 1.08, 1, 1.01 × 160 µs */
 	k = find(&s.kc, &p, "_Z14coalesced_copyPKfPfi", 0);
@@ -209,6 +210,8 @@ int main(void)
 		l->q[GD_KC_WARPS_ACTIVE] = 23.5;
 		/* the default set's SM units, no SM speed of light: the FMA pipe is the busiest */
 		l->q[GD_KC_ISSUE_PCT] = 31, l->q[GD_KC_ALU_PCT] = 12, l->q[GD_KC_FMA_PCT] = 44, l->q[GD_KC_LSU_PCT] = 5;
+		/* and the memory units, no memory speed of light: L2 data above DRAM % */
+		l->q[GD_KC_DRAM_PCT] = 2, l->q[GD_KC_L2_DATA_PCT] = 27, l->q[GD_KC_L1_WAVE_PCT] = 19;
 	}
 	launch(&p, 0, 40, coop, GD_KL_SKIP_COOPERATIVE, 0);
 	gd_profile_finish(&p);
@@ -303,6 +306,7 @@ int main(void)
 		CHECK(isnan(k->stall_pct[2]));
 		CHECK(isnan(k->achieved_occ_pct));
 		CHECK(k->sm_busy == -1 && isnan(k->sm_busy_pct)); /* no SM unit measured */
+		CHECK(k->mem_busy == -1 && isnan(k->mem_busy_pct)); /* nor a memory one */
 	}
 
 	/* the GEMM: on the tensor roof; datasheet on device 0, measured on device 1 */
@@ -345,6 +349,8 @@ int main(void)
 		CHECK_STR(gd_kc_bound_name(k->bound), "latency");
 		CHECK_INT(k->sm_busy, GD_KC_FMA_PCT); /* XU unknown: the highest of the four known */
 		CHECK_NEAR(k->sm_busy_pct, 44, 0);
+		CHECK_INT(k->mem_busy, GD_KC_L2_DATA_PCT);
+		CHECK_NEAR(k->mem_busy_pct, 27, 0);
 	}
 
 	/* a kernel whose only launch was skipped is listed, with nothing measured */

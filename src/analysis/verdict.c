@@ -1781,10 +1781,30 @@ static const char *kc_sm_unit(int m)
 	}
 }
 
+/* The busiest memory unit (gd_kc_kernel.mem_busy) as the ceiling it was judged against. */
+static const char *kc_mem_unit(int m)
+{
+	switch (m) {
+	case GD_KC_DRAM_PCT: return "DRAM throughput";
+	case GD_KC_L2_TAG_PCT:
+	case GD_KC_L2_DATA_PCT:
+	case GD_KC_L2_REQ_PCT: return "L2 throughput";
+	case GD_KC_L2_XBAR_PCT:
+	case GD_KC_XBAR_RD_PCT:
+	case GD_KC_XBAR_WR_PCT: return "the crossbar between L1 and L2";
+	case GD_KC_L1_WAVE_PCT:
+	case GD_KC_L1_BANK_RD_PCT:
+	case GD_KC_L1_BANK_WR_PCT:
+	case GD_KC_L1_WB_PCT:
+	case GD_KC_L1_F_PCT: return "L1/shared-memory throughput";
+	default: return "memory throughput (L1, L2 or shared memory)";
+	}
+}
+
 static struct roofpos kc_place(const struct gd_kc_kernel *k)
 {
 	struct roofpos r = {RP_UNKNOWN, NAN, "", 0};
-	double tact = k->q[GD_KC_TENSOR_ACTIVE], sm = k->sm_busy_pct, mem = k->q[GD_KC_MEM_PCT];
+	double tact = k->q[GD_KC_TENSOR_ACTIVE], sm = k->sm_busy_pct, mem = k->mem_busy_pct;
 	int tensor = (isfinite(k->tensor_inst) && k->tensor_inst >= 1) || (isfinite(tact) && tact >= PM_TENSOR_IDLE_PCT);
 	if (k->bound == GD_KB_MEMORY)
 		return (struct roofpos){RP_MEMORY, k->dram_roof_pct, "the DRAM ceiling", 1};
@@ -1797,7 +1817,7 @@ static struct roofpos kc_place(const struct gd_kc_kernel *k)
 	if (isfinite(sm) && sm >= PM_BOUND_PCT && !(isfinite(mem) && mem > sm))
 		return (struct roofpos){RP_COMPUTE, sm, kc_sm_unit(k->sm_busy), 0};
 	if (isfinite(mem) && mem >= PM_BOUND_PCT)
-		return (struct roofpos){RP_MEMORY, mem, "memory throughput (L1, L2 or shared memory)", 0};
+		return (struct roofpos){RP_MEMORY, mem, kc_mem_unit(k->mem_busy), 0};
 	r.bound = RP_LATENCY;
 	r.reached = isfinite(k->roof_pct) && isfinite(k->dram_roof_pct) ? fmax(k->roof_pct, k->dram_roof_pct)
 		    : isfinite(k->roof_pct)				  ? k->roof_pct

@@ -154,8 +154,8 @@ static struct gd_kc_kernel kc_new(struct gd_profile *p, const char *name, double
 		k.flops[m] = NAN;
 	k.tensor_inst = k.dram_bytes = k.dram_bps = k.flop_s = k.intensity = NAN;
 	k.ld_sectors_per_req = k.st_sectors_per_req = k.ld_used_pct = k.st_used_pct = NAN;
-	k.threads_per_inst = k.achieved_occ_pct = k.theoretical_occ_pct = k.sm_busy_pct = NAN;
-	k.sm_busy = -1;
+	k.threads_per_inst = k.achieved_occ_pct = k.theoretical_occ_pct = k.sm_busy_pct = k.mem_busy_pct = NAN;
+	k.sm_busy = k.mem_busy = -1;
 	k.ceiling = k.roof_pct = k.dram_roof_pct = k.time_share = NAN;
 	for (int j = 0; j < GD_KC_TOP_STALLS; j++) {
 		k.stall[j] = -1;
@@ -189,7 +189,8 @@ static void kc_roof(struct gd_kc_kernel *k, int bound, double roof_pct, double d
 	k->flop_s = roof_pct / 100 * k->ceiling;
 	k->q[GD_KC_SM_PCT] = k->sm_busy_pct = sm_pct;
 	k->sm_busy = GD_KC_SM_PCT;
-	k->q[GD_KC_MEM_PCT] = mem_pct;
+	k->q[GD_KC_MEM_PCT] = k->mem_busy_pct = mem_pct;
+	k->mem_busy = GD_KC_MEM_PCT;
 }
 
 /* the verdicts with s->kc = the n kernels given (the summary's own view put back after) */
@@ -1027,8 +1028,9 @@ int main(void)
 	 * and bytes with SM throughput at 75 % is bound by the SM (integer, shared memory);
 	 * (3) a tensor GEMM whose CUDA-core FLOPs are few is compute-bound on the tensor pipe;
 	 * (4) as (2) without the SM speed of light (the default set): its LSU pipe at 72 %, the
-	 * busiest unit measured, names the unit */
-	for (int cs = 0; cs < 5; cs++) {
+	 * busiest unit measured, names the unit; (5) without either speed of light, its SM units
+	 * low and its L1 data pipe at 81 %: memory-bound on L1 */
+	for (int cs = 0; cs < 6; cs++) {
 		const char *ew = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>";
 		const char *nm[] = {cs == 0 ? ew : cs == 3 ? GEMM : "_Z5chasePiS_"};
 		struct gd_kc_kernel k[1];
@@ -1049,6 +1051,12 @@ int main(void)
 			kc_roof(&k[0], GD_KB_LATENCY, 20, 18, NAN, 20);
 			k[0].q[GD_KC_LSU_PCT] = k[0].sm_busy_pct = 72;
 			k[0].sm_busy = GD_KC_LSU_PCT;
+		} else if (cs == 5) {
+			kc_roof(&k[0], GD_KB_LATENCY, 20, 18, NAN, NAN);
+			k[0].q[GD_KC_ISSUE_PCT] = k[0].sm_busy_pct = 35;
+			k[0].sm_busy = GD_KC_ISSUE_PCT;
+			k[0].q[GD_KC_L1_WAVE_PCT] = k[0].mem_busy_pct = 81;
+			k[0].mem_busy = GD_KC_L1_WAVE_PCT;
 		} else {
 			kc_roof(&k[0], GD_KB_LATENCY, 2, 10, 70, 30);
 			k[0].tensor_inst = 5e6;
@@ -1084,6 +1092,8 @@ int main(void)
 			CHECK(strstr(f->headline, "compute-bound at 75 % of SM throughput") != NULL);
 		if (cs == 4)
 			CHECK(strstr(f->headline, "compute-bound at 72 % of the LSU pipe's peak") != NULL);
+		if (cs == 5)
+			CHECK(strstr(f->headline, "memory-bound at 81 % of L1/shared-memory throughput") != NULL);
 		if (cs == 3) {
 			CHECK(strstr(f->headline, "compute-bound at 70 % of the tensor pipe's peak") != NULL);
 			CHECK_INT(v.f[GD_R_TENSOR].state, GD_CLEAR);

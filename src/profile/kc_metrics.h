@@ -47,7 +47,8 @@ enum gd_kc_metric {
 	GD_KC_THREADS_PER_INST, /* smsp__thread_inst_executed_per_inst_executed.ratio (32 = no divergence) */
 	GD_KC_SM_PCT,        /* sm__throughput.avg.pct_of_peak_sustained_elapsed (compute SOL; set full
 				only: it alone costs 7 passes on GH100, docs/kernel-metrics.md) */
-	GD_KC_MEM_PCT,       /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed */
+	GD_KC_MEM_PCT,       /* gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed (memory
+				SOL; set full only: one pass of its own on GH100) */
 	GD_KC_DRAM_PCT,      /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
 	/* warp stall reasons: smsp__warp_issue_stalled_<reason>_per_warp_active.pct, % of active
 	 * warp cycles spent stalled on that reason; keep them consecutive */
@@ -82,6 +83,23 @@ enum gd_kc_metric {
 	GD_KC_LSU_PCT,       /* sm__inst_executed_pipe_lsu: load, store, shared-memory instructions */
 	GD_KC_XU_PCT,        /* sm__inst_executed_pipe_xu: transcendentals, conversions */
 	GD_KC_SM_UNIT_LAST = GD_KC_XU_PCT,
+	/* the memory units the default set measures instead of the memory speed of light (a
+	 * maximum over them with a pass of its own), each % of its peak sustained rate over the
+	 * elapsed cycles; with DRAM % (GD_KC_DRAM_PCT) they are the memory side of the roofline's
+	 * busiest-unit check. Keep them consecutive. */
+	GD_KC_MEM_UNIT_FIRST,
+	GD_KC_L2_TAG_PCT = GD_KC_MEM_UNIT_FIRST, /* lts__t_sectors: L2 tag lookups (sectors) */
+	GD_KC_L2_DATA_PCT,   /* lts__d_sectors: L2 data-bank sectors */
+	GD_KC_L2_REQ_PCT,    /* lts__t_tag_requests: L2 tag requests */
+	GD_KC_L2_XBAR_PCT,   /* lts__xbar2lts_cycles_active: crossbar into L2 */
+	GD_KC_L1_WAVE_PCT,   /* l1tex__data_pipe_lsu_wavefronts: L1 data pipe (global, local, shared) */
+	GD_KC_L1_BANK_RD_PCT, /* l1tex__data_bank_reads: L1/shared-memory bank reads */
+	GD_KC_L1_BANK_WR_PCT, /* l1tex__data_bank_writes: L1/shared-memory bank writes */
+	GD_KC_L1_WB_PCT,     /* l1tex__lsu_writeback_active: L1 writeback to registers */
+	GD_KC_L1_F_PCT,      /* l1tex__f_wavefronts: L1 miss-processing wavefronts */
+	GD_KC_XBAR_RD_PCT,   /* l1tex__m_xbar2l1tex_read_bytes: crossbar to L1 (reads) */
+	GD_KC_XBAR_WR_PCT,   /* l1tex__m_l1tex2xbar_write_bytes: L1 to crossbar (writes) */
+	GD_KC_MEM_UNIT_LAST = GD_KC_XBAR_WR_PCT,
 	GD_KC_COUNT
 };
 

@@ -72,8 +72,8 @@ static void kc_kernel(struct gd_kc_kernel *k, struct gd_profile *p, const char *
 		k->flops[q] = NAN;
 	for (int i = 0; i < GD_KC_TOP_STALLS; i++)
 		k->stall[i] = -1, k->stall_pct[i] = NAN;
-	k->st_sectors_per_req = k->st_used_pct = k->sm_busy_pct = NAN;
-	k->sm_busy = -1;
+	k->st_sectors_per_req = k->st_used_pct = k->sm_busy_pct = k->mem_busy_pct = NAN;
+	k->sm_busy = k->mem_busy = -1;
 }
 
 /* DRAM 4 TB/s, FP32 60 TFLOP/s on the CUDA cores, BF16 800 TFLOP/s on the tensor cores. */
@@ -98,6 +98,7 @@ static void fill_view(struct gd_profile *p, struct gd_kc_view *v)
 	g->q[GD_KC_LD_USED_PCT] = 12.5, g->q[GD_KC_THREADS_PER_INST] = 32;
 	g->q[GD_KC_WARPS_ACTIVE] = 45;
 	g->q[GD_KC_LSU_PCT] = g->sm_busy_pct = 21, g->sm_busy = GD_KC_LSU_PCT;
+	g->q[GD_KC_L2_TAG_PCT] = g->mem_busy_pct = 66, g->mem_busy = GD_KC_L2_TAG_PCT;
 	g->q[GD_KC_STALL_LONG_SCOREBOARD] = 71, g->q[GD_KC_STALL_WAIT] = 8;
 	g->flops[GD_P_FP64] = 0, g->flops[GD_P_FP32] = 1.6e8, g->flops[GD_P_FP16] = 0;
 	g->tensor_inst = 0;
@@ -283,7 +284,7 @@ static void json(const char *j)
 				"dram_bytes=3.2e9, dram_bps=1.6e12, flop_s=8e10, intensity=0.05, ld_sectors_per_request=32, "
 				"st_sectors_per_request=None, ld_bytes_used_pct=12.5, st_bytes_used_pct=None, "
 				"threads_per_inst=32, achieved_occupancy_pct=45, theoretical_occupancy_pct=50, "
-				"occupancy_limiter='registers', sm_busiest_pct=21, sm_busiest='lsu_pipe_pct', bound='memory', precision='FP32', ceiling_flop_s=2e11, "
+				"occupancy_limiter='registers', sm_busiest_pct=21, sm_busiest='lsu_pipe_pct', mem_busiest_pct=66, mem_busiest='l2_tag_pct', bound='memory', precision='FP32', ceiling_flop_s=2e11, "
 				"roof_pct=40, dram_roof_pct=40, stalls=[dict(reason='long_scoreboard', pct=71), "
 				"dict(reason='wait', pct=8)], time_share=0.6)"),
 		  0);

@@ -1412,6 +1412,8 @@ static void json_kc_derived(struct gd_json *j, const struct gd_kc_kernel *k)
 	gd_json_str(j, "occupancy_limiter", k->occ_limiter);
 	gd_json_num(j, "sm_busiest_pct", k->sm_busy_pct);
 	gd_json_str(j, "sm_busiest", k->sm_busy >= 0 ? gd_kc_metrics[k->sm_busy].key : NULL);
+	gd_json_num(j, "mem_busiest_pct", k->mem_busy_pct);
+	gd_json_str(j, "mem_busiest", k->mem_busy >= 0 ? gd_kc_metrics[k->mem_busy].key : NULL);
 	gd_json_str(j, "bound", bound_name(k->bound));
 	gd_json_str(j, "precision",
 		    isfinite(k->ceiling) && k->prec >= 0 && k->prec < GD_P_COUNT ? gd_prec_name((enum gd_prec)k->prec) : NULL);

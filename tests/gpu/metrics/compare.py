@@ -127,6 +127,11 @@ def ncu_launch(path):
 SM_UNITS = ("smsp__issue_active", "sm__pipe_alu_cycles_active", "sm__pipe_fma_cycles_active",
             "sm__inst_executed_pipe_lsu", "sm__inst_executed_pipe_xu")
 SM_SOL = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEM_UNITS = ("dram__throughput", "lts__t_sectors", "lts__d_sectors", "lts__t_tag_requests",
+             "lts__xbar2lts_cycles_active", "l1tex__data_pipe_lsu_wavefronts", "l1tex__data_bank_reads",
+             "l1tex__data_bank_writes", "l1tex__lsu_writeback_active", "l1tex__f_wavefronts",
+             "l1tex__m_xbar2l1tex_read_bytes", "l1tex__m_l1tex2xbar_write_bytes")
+MEM_SOL = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 
 
 def in_cycles(vals, m):
@@ -193,12 +198,13 @@ def table(d, labels):
         for m in sorted(set(nv) - set(gv)):
             print(f"{lab:10} {m:68} {'-':>14} {nv[m] if nv[m] is not None else '-':>14} {'':>8}  "
                   f"(ncu only: gpudiag has no value)")
-        units = [(gv[m + ".avg.pct_of_peak_sustained_elapsed"], m) for m in SM_UNITS
-                 if gv.get(m + ".avg.pct_of_peak_sustained_elapsed") is not None]
-        if units and nv.get(SM_SOL) is not None:
-            u, name = max(units)
-            print(f"{lab:10} busiest SM unit gpudiag measured: {name} {u:.1f} %; ncu's SM speed of light "
-                  f"{nv[SM_SOL]:.1f} % (for information)")
+        for side, names, sol in (("SM", SM_UNITS, SM_SOL), ("memory", MEM_UNITS, MEM_SOL)):
+            units = [(gv[m + ".avg.pct_of_peak_sustained_elapsed"], m) for m in names
+                     if gv.get(m + ".avg.pct_of_peak_sustained_elapsed") is not None]
+            if units and nv.get(sol) is not None:
+                u, name = max(units)
+                print(f"{lab:10} busiest {side} unit gpudiag measured: {name} {u:.1f} %; ncu's {side} speed of "
+                      f"light {nv[sol]:.1f} % (for information)")
         print(f"{lab:10} kernel {gk}: {ok} of {ok + miss} metrics agree ({passes} passes)")
         bad += miss
     print(f"metrics agreement: {'every metric within tolerance' if not bad else str(bad) + ' miss(es)'}"

@@ -112,11 +112,11 @@ for c in "${CASES[@]}"; do
 	names=$(python3 $D/compare.py names "$W/$lab.sqlite")
 	[ -n "$names" ] || { fail "$lab: gpudiag collected no metric"; continue; }
 	[ -n "$NCU" ] || continue
-	# ncu twice (its own run-to-run spread, beside each miss), with the SM speed of light too
-	# (the default set leaves it out for its 7 passes: the busiest unit gpudiag measured is
-	# printed against it, for information)
+	# ncu twice (its own run-to-run spread, beside each miss), with the SM and memory speeds of
+	# light too (the default set leaves them out for their passes: the busiest units gpudiag
+	# measured are printed against them, for information)
 	for f in ncu ncu2; do
-		timeout 180 "$NCU" --metrics "$names,sm__throughput.avg.pct_of_peak_sustained_elapsed" \
+		timeout 180 "$NCU" --metrics "$names,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed" \
 			--kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
 			--clock-control none --print-units base --csv --log-file "$W/$lab.$f.csv" $prog \
 			>>"$LOG" 2>&1
