@@ -7,13 +7,13 @@
  * real CUPTI blocks forever) creates "$GPUDIAG_RAW_DIR/FLUSH_IN_CHILD".
  *
  * Range profiler (the second half of this file): the profiler-host and range-profiler calls
- * rangeprof.c makes, checking the parameters that matter (auto range with kernel replay, one
- * range per pass, one nesting level, the image given to SetConfig) and the order (Start before
- * the launch, Stop after it: a launch made while a session is started becomes its range). A metric's
+ * rangeprof.c makes, checking the parameters that matter (auto range, kernel replay, one range
+ * per pass, one nesting level, the image given to SetConfig) and the order (Start before the
+ * launch, Stop after it: a launch made while a session is started becomes its range). A metric's
  * value is 1000 × (the number of the decode that produced it, from 1) + the first number in
  * its name ("fake__m12.sum" → 12 in the first profiled launch: 1012). Controls:
  * FAKE_CUPTI_RP_REJECT=name[,name] (ConfigAddMetrics refuses them), FAKE_CUPTI_RP_PASSES=N
- * (default 3), FAKE_CUPTI_RP_FAIL=init|avail|enable|start|push|pop|stop|decode|evaluate (that call
+ * (default 3), FAKE_CUPTI_RP_FAIL=init|avail|enable|start|stop|decode|evaluate (that call
  * fails every time), FAKE_CUPTI_LAUNCH_US=N (each launch takes N µs between its callbacks, so
  * that launches of several threads overlap). fake_cupti_launch fires the launch callbacks;
  * fake_cupti_rp_calls counts every profiler call made.
@@ -36,14 +36,12 @@
  * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
  * is not N fails); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
  * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
- * launches, flushes, flushes made inside a pass's range (must be 0), kernels of a user-replay pass
+ * launches, flushes, flushes made inside a session (must be 0), kernels of a user-replay pass
  * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
  * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless
  * set: 8 and on load the compute_80 PTX, the one whose discard kernel has the instruction),
- * discards not right after a flush's read (must be 0), ranges pushed with no flush since the
- * session's Start (which dirties L2 on a GPU; must be 0 where there is a flush). User replay
- * takes user range: a kernel counts only between PushRange and PopRange.
- * FAKE_CUPTI_MODULE_FAIL=1 makes cuModuleLoadData fail (no L2 flush can be set up). */
+ * discards not right after a flush's read (must be 0). FAKE_CUPTI_MODULE_FAIL=1 makes
+ * cuModuleLoadData fail (no L2 flush can be set up). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -269,11 +267,6 @@ API int fake_cupti_nvtx_called(void) { return g_nvtx; }
 /* ---- range profiler */
 
 static int g_rp_calls, g_rp_disabled, g_rp_started, g_rp_pending, g_decodes, g_launches;
-/* user range (user replay): a launch counts only between PushRange and PopRange; Start dirties
- * L2 (as on an H100), a flush's read cleans it, and a range pushed on a dirty L2 is counted */
-static int g_rp_user_range, g_rp_in_range, g_l2_dirty, g_range_dirty;
-/* Whether a launch now is a pass's range (its counters would count it). */
-static int counting(void) { return g_rp_started && (!g_rp_user_range || g_rp_in_range); }
 /* the launch call in progress on this thread (its correlation id; 0 none) and the context the
  * driver has current on it (the launch's, while in a launch) */
 static _Thread_local uint32_t t_outer_corr, t_outer_drv; /* ... and its driver call's id */
@@ -492,10 +485,8 @@ API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params
 	struct CUpti_RangeProfiler_Object *o = p->pRangeProfilerObject;
 	g_rp_calls++;
 	if (!o || !p->pConfig || p->configSize != 32 || p->pConfig[0] != 'C' || !p->pCounterDataImage ||
-	    p->counterDataImageSize < 128 ||
-	    /* gpudiag's pairs: kernel replay with auto range, user replay with user range */
-	    !((p->replayMode == CUPTI_KernelReplay && p->range == CUPTI_AutoRange) ||
-	      (p->replayMode == CUPTI_UserReplay && p->range == CUPTI_UserRange)) ||
+	    p->counterDataImageSize < 128 || p->range != CUPTI_AutoRange ||
+	    (p->replayMode != CUPTI_KernelReplay && p->replayMode != CUPTI_UserReplay) ||
 	    p->maxRangesPerPass != 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
 	    p->targetNestingLevel != 1)
 		return CUPTI_ERROR_INVALID_PARAMETER;
@@ -512,33 +503,6 @@ API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
 	if (!p->pRangeProfilerObject || !p->pRangeProfilerObject->configured || g_rp_started)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	g_rp_started = 1;
-	g_rp_user_range = p->pRangeProfilerObject->user;
-	g_l2_dirty = 1;
-	return CUPTI_SUCCESS;
-}
-API CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params *p)
-{
-	if (fails("push"))
-		return CUPTI_ERROR_UNKNOWN;
-	if (!p->pRangeProfilerObject || !p->pRangeName || !p->pRangeName[0])
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (!g_rp_started || !g_rp_user_range || g_rp_in_range) /* one level, in a user-range session */
-		return CUPTI_ERROR_INVALID_OPERATION;
-	g_rp_in_range = 1;
-	g_range_dirty += g_l2_dirty;
-	return CUPTI_SUCCESS;
-}
-API CUptiResult cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params *p)
-{
-	if (fails("pop")) {
-		g_rp_in_range = 0;
-		return CUPTI_ERROR_UNKNOWN;
-	}
-	if (!p->pRangeProfilerObject)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (!g_rp_in_range)
-		return CUPTI_ERROR_INVALID_OPERATION;
-	g_rp_in_range = 0;
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
@@ -548,7 +512,6 @@ API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 	if (!p->pRangeProfilerObject || !g_rp_started)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	g_rp_started = 0;
-	g_rp_in_range = 0; /* a range left open is lost with its session */
 	if (p->pRangeProfilerObject->user) {
 		/* a pass is a Start..Stop with the one launch of the range in it */
 		if (g_rp_pending > 0)
@@ -647,10 +610,10 @@ API uint32_t fake_cupti_launch(uint32_t cbid, const char *symbol, uintptr_t ctx,
 		g_cb(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
 	}
 	{ /* the kernel runs (FAKE_CUPTI_LAUNCH_US long): a range of a session started meanwhile */
-		int in = counting();
+		int in = g_rp_started;
 		if (getenv("FAKE_CUPTI_LAUNCH_US")) {
 			usleep((useconds_t)atoi(getenv("FAKE_CUPTI_LAUNCH_US")));
-			in |= counting();
+			in |= g_rp_started;
 		}
 		if (in) {
 			__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
@@ -695,7 +658,7 @@ API void fake_cupti_replay_counts(int *out)
 {
 	out[0] = g_saves, out[1] = g_restores, out[2] = g_frees;
 	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside, out[6] = g_pass_kact;
-	out[7] = g_discards, out[8] = g_discard_alone, out[9] = g_range_dirty;
+	out[7] = g_discards, out[8] = g_discard_alone;
 }
 
 /* One driver call: its callback (enter/exit when enabled), the correlation id its records
@@ -731,7 +694,7 @@ static uint32_t drv_call(uint32_t cbid, const char *symbol, const void *params, 
 static const char *g_kname;
 static void kernel_body(uint32_t corr)
 {
-	if (counting()) {
+	if (g_rp_started) {
 		__atomic_add_fetch(&g_rp_pending, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&g_launches, 1, __ATOMIC_RELAXED);
 		if (g_kernel_on) /* on a GPU its SASS metrics would read 0 */
@@ -744,12 +707,11 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 {
 	if (f == FLUSH_FN) {
 		g_flushes++;
-		g_flush_inside += counting();
-		g_l2_dirty = 0;
+		g_flush_inside += g_rp_started;
 		g_kname = "gpudiag_l2_flush";
 	} else if (f == DISCARD_FN) {
 		g_discards++;
-		g_flush_inside += counting();
+		g_flush_inside += g_rp_started;
 		g_discard_alone += !g_last_flush; /* must come right after a read */
 		g_kname = "gpudiag_l2_discard";
 	} else {

@@ -206,7 +206,7 @@ static int rp_child(void)
 		} u[] = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", 0},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1}};
-		int rc[10];
+		int rc[9];
 		if (!emit || !ts || !counts)
 			return 52;
 		for (int i = 0; i < 3; i++) {
@@ -242,8 +242,8 @@ static int rp_child(void)
 		counts(rc);
 		snprintf(path, sizeof(path), "%s/fake_replay", getenv("GPUDIAG_RAW_DIR"));
 		if ((f = fopen(path, "w"))) {
-			fprintf(f, "%d %d %d %d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6],
-				rc[7], rc[8], rc[9]);
+			fprintf(f, "%d %d %d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7],
+				rc[8]);
 			fclose(f);
 		}
 	} else if (getenv("CHECK_RP_THREADS")) {
@@ -485,7 +485,7 @@ struct kl {
 };
 struct rpsum {
 	int nkl, nrej, calls, inside, disabled;
-	int replay[10]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
+	int replay[9]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
 	struct kl kl[64];
 	char rej[8][2][200];
 };
@@ -563,10 +563,9 @@ static void read_rp(const char *dir, struct rpsum *s)
 	memset(s->replay, 0, sizeof(s->replay));
 	snprintf(path, sizeof(path), "%s/fake_replay", dir);
 	if ((f = fopen(path, "r"))) {
-		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2],
-				 &s->replay[3], &s->replay[4], &s->replay[5], &s->replay[6], &s->replay[7], &s->replay[8],
-				 &s->replay[9]),
-			  10);
+		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2],
+				 &s->replay[3], &s->replay[4], &s->replay[5], &s->replay[6], &s->replay[7], &s->replay[8]),
+			  9);
 		fclose(f);
 	}
 }
@@ -671,11 +670,10 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[2], 3); /* frees */
 		CHECK_INT(s.replay[3], 9); /* replayed launches */
 		CHECK_INT(s.replay[4], 9); /* flushes */
-		CHECK_INT(s.replay[5], 0); /* flushes inside a pass's range */
+		CHECK_INT(s.replay[5], 0); /* flushes inside a pass */
 		CHECK_INT(s.replay[6], 0); /* passes launched while kernel records were on */
 		CHECK_INT(s.replay[7], 9); /* discards (sm_90): one per flush */
 		CHECK_INT(s.replay[8], 0); /* a discard not right after its flush's read */
-		CHECK_INT(s.replay[9], 0); /* a range opened on the L2 its session's Start dirtied */
 		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
@@ -694,7 +692,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
 		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
-		CHECK(s.replay[4] == 9 && s.replay[7] == 0 && s.replay[5] == 0 && s.replay[9] == 0);
+		CHECK(s.replay[4] == 9 && s.replay[7] == 0 && s.replay[5] == 0);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
 		remove_dir(dir);
 	}
@@ -758,25 +756,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK(s.nkl == 1 && strstr(s.kl[0].detail, "the program's results may be affected"));
 		remove_dir(dir);
 	}
-	{ /* the range cannot be pushed, or popped: said with CUPTI's call, the session stopped
-	   * (the next launch is not tried on a broken context), the kernel run once more */
-		static const char *const stage[2][2] = {{"FAKE_CUPTI_RP_FAIL=push", "cuptiRangeProfilerPushRange"},
-							{"FAKE_CUPTI_RP_FAIL=pop", "cuptiRangeProfilerPopRange"}};
-		for (int i = 0; i < 2; i++) {
-			const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, stage[i][0], NULL};
-			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
-			read_rp(dir, &s);
-			CHECK_INT(s.nkl, 1);
-			CHECK(s.kl[0].status == GD_KL_ERROR && strstr(s.kl[0].detail, stage[i][1]) == s.kl[0].detail &&
-			      !strstr(s.kl[0].detail, "may be affected"));
-			/* pop: the pass's launch and the run after; push: that run alone */
-			CHECK_INT(s.replay[3], i ? 2 : 1);
-			CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
-			remove_dir(dir);
-		}
-	}
-	{ /* no L2 flush (its module does not load): user replay without it, said on every launch;
-	   * each pass's range then opens on the lines the session's Start left dirty */
+	{ /* no L2 flush (its module does not load): user replay without it, said on every launch */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_MODULE_FAIL=1", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		read_rp(dir, &s);
@@ -784,7 +764,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		for (int i = 0; i < s.nkl; i++)
 			CHECK(s.kl[i].flags == GD_KL_F_USER &&
 			      strstr(s.kl[i].detail, "user replay without an L2 flush between passes (") == s.kl[i].detail);
-		CHECK(s.replay[4] == 0 && s.replay[7] == 0 && s.replay[3] == 9 && s.replay[9] == 9);
+		CHECK(s.replay[4] == 0 && s.replay[7] == 0 && s.replay[1] == 9 && s.replay[3] == 9);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 0"), 3);
 		remove_dir(dir);
 	}

@@ -855,9 +855,7 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	cp.pConfig = d->config;
 	cp.counterDataImageSize = c->image_size;
 	cp.pCounterDataImage = c->image;
-	/* user replay: a range of gpudiag's own inside each pass (run_passes says why); kernel
-	 * replay: CUPTI's automatic range around the program's launch */
-	cp.range = c->user ? CUPTI_UserRange : CUPTI_AutoRange;
+	cp.range = CUPTI_AutoRange;
 	cp.replayMode = c->user ? CUPTI_UserReplay : CUPTI_KernelReplay;
 	cp.maxRangesPerPass = 1;
 	cp.numNestingLevels = 1;
@@ -1331,13 +1329,16 @@ struct passes_job {
 };
 
 /* Wait for the program's kernel; then, while CUPTI asks for more passes, restore the memory
- * saved before the launch, start, flush L2, push the range, launch the kernel again with the
- * program's arguments, pop, stop. The flush sits inside the session, outside the range:
- * cuptiRangeProfilerStart itself leaves dirty L2 lines (about 3 MB on an H100: a kernel that
- * writes nothing counted 3.1 MB of DRAM writes with the flush before Start, 17 KB with it
- * after; tests/gpu/metrics/replay_probe.cu "dram-*", docs/kernel-metrics.md), whose
- * write-back a range opened right after Start counts as the kernel's DRAM writes and which
- * slows a memory-bound kernel. Each pass starts from the memory the program's launch started from and
+ * saved before the launch, flush L2, start, launch the kernel again with the program's
+ * arguments, stop. The flush comes before the start, as ncu's cache control does, although
+ * cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
+ * them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
+ * the flush inside the session, on an H100; tests/gpu/metrics/replay_probe.cu "dram-*"). Tried
+ * on the GPU, both ways of flushing after the start moved gpudiag away from ncu (2026-12-06,
+ * docs/kernel-metrics.md): the flush's kernels as ranges of their own read every kernel's DRAM
+ * writes 3-8 % below ncu's, which counts that write-back too; a user range around the launch
+ * alone measures the range's time, launch gaps included (durations 9-37 % long). Each pass
+ * starts from the memory the program's launch started from and
  * leaves what it left, so after the last the program sees the effect of one launch. On a
  * failure after a restore, the kernel is run once more, unprofiled, to leave that effect;
  * where that fails too, the reason says the program's results may be affected. Everything
@@ -1354,14 +1355,11 @@ static void run_passes(void *arg)
 	CUptiResult r;
 	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-	CUpti_RangeProfiler_PushRange_Params pu = {.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-	CUpti_RangeProfiler_PopRange_Params po = {.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
 	uint64_t *ns = c->step_ns;
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	st.pRangeProfilerObject = sp.pRangeProfilerObject = c->obj;
-	pu.pRangeProfilerObject = po.pRangeProfilerObject = c->obj;
-	pu.pRangeName = "launch";
+	st.pRangeProfilerObject = c->obj;
+	sp.pRangeProfilerObject = c->obj;
 	t_internal = 1;
 	if ((cr = gd_ctx_enter(j->cb->context, &pushed)) != CUDA_SUCCESS) {
 		snprintf(j->why, sizeof(j->why), "making the launch's context current: %s", gd_cu_text(cr));
@@ -1391,29 +1389,16 @@ static void run_passes(void *arg)
 			goto fail;
 		}
 		lap(&ns[RP_RESTORE], &t);
+		if (flush_l2(c, j->why, sizeof(j->why)) < 0)
+			goto fail;
+		lap(&ns[RP_FLUSH], &t);
 		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
 			goto fail;
 		}
 		lap(&ns[RP_START], &t);
-		if (flush_l2(c, j->why, sizeof(j->why)) < 0) {
-			cuptiRangeProfilerStop(&sp);
-			goto fail;
-		}
-		lap(&ns[RP_FLUSH], &t);
-		if ((r = cuptiRangeProfilerPushRange(&pu)) != CUPTI_SUCCESS) {
-			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerPushRange", r);
-			cuptiRangeProfilerStop(&sp);
-			goto fail;
-		}
 		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
 		lap(&ns[RP_LAUNCH], &t);
-		r = cuptiRangeProfilerPopRange(&po);
-		if (r != CUPTI_SUCCESS) {
-			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerPopRange", r);
-			cuptiRangeProfilerStop(&sp);
-			goto fail;
-		}
 		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStop", r);
 			goto fail;

@@ -9,9 +9,8 @@
  * the context and save its device memory with CUPTI's checkpoint API (libcheckpoint.so:
  * device, pinned and managed allocations); the program's own launch then runs unprofiled,
  * undisturbed; in its exit callback, gpudiag's replay thread (gd_worker_call) runs every pass
- * with CUPTI's kernel records off (on, they zero the SASS metrics): restore, start, flush L2
- * (after the start, which dirties L2 itself), push a range, launch the kernel again with the
- * program's own parameters, pop, stop. Every
+ * with CUPTI's kernel records off (on, they zero the SASS metrics): restore, flush L2, start,
+ * launch the kernel again with the program's own parameters, stop. Every
  * replay starts from the memory the program's launch started from and leaves what it left:
  * the program sees exactly one effective launch.
  *

@@ -154,15 +154,20 @@ def table(d, labels):
     """One row per metric: gpudiag, ncu, their difference, the result; and, where ncu ran twice
     (LABEL.ncu2.csv), how far ncu's second run is from its first: a miss no larger than ncu's
     own spread says the metric moves by that much from run to run, not that the tools differ
-    (it is still counted as a miss)."""
+    (it is still counted as a miss); where gpudiag ran twice too (LABEL.again.sqlite), its
+    second run against its first, in brackets."""
     bad = spread_misses = 0
-    print(f"{'launch':10} {'metric':68} {'gpudiag':>14} {'ncu':>14} {'diff':>8}  result   (ncu again)")
+    print(f"{'launch':10} {'metric':68} {'gpudiag':>14} {'ncu':>14} {'diff':>8}  result   (ncu again) "
+          f"[gpudiag again]")
     for lab in labels:
         gk, gv, passes, ng = gpudiag_launch(os.path.join(d, lab + ".sqlite"))
         nk, nv, nn = ncu_launch(os.path.join(d, lab + ".ncu.csv"))
         _, nv2, nn2 = ncu_launch(os.path.join(d, lab + ".ncu2.csv"))
         if nn2 != 1:
             nv2 = {}
+        _, gv2, _, ng2 = gpudiag_launch(os.path.join(d, lab + ".again.sqlite"))
+        if ng2 != 1:
+            gv2 = {}
         if ng != 1 or nn != 1:
             print(f"{lab:10} FAIL: profiled launches: gpudiag {ng}, ncu {nn} (expected 1 each)")
             bad += 1
@@ -192,6 +197,10 @@ def table(d, labels):
             if not good and n2 is not None and not within(m, n2, n):
                 again += " ncu moves as much"
                 spread_misses += 1
+            g2 = in_cycles(gv2, mm) if gv2 else None
+            if g2 is not None:
+                again += f" [{diff_text(m, g2, g)}]"
+
             print(f"{lab:10} {m:68} {g:14.6g} {n:14.6g} {diff_text(m, g, n):>8}  {'ok  ' if good else 'FAIL'}   {again}")
             ok += good
             miss += not good

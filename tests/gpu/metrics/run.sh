@@ -78,12 +78,12 @@ if step probe; then
 		[ -n "$k" ] && [ "$k" = "$u" ] || fail "replay_probe: user replay's SASS metrics differ from kernel replay's"
 		# for information: DRAM writes a pass counts that its kernel did not make, by where
 		# the flush stands (replay_probe.cu, "dram-*"; the sweep writes nothing)
-		for m in dram-kernel dram-noflush dram-auto dram-user dram-user-before; do
+		for m in dram-kernel dram-noflush dram-auto dram-auto-in dram-user; do
 			LD_LIBRARY_PATH=$CL:${LD_LIBRARY_PATH:-} timeout 60 "$W/replay_probe" $m >"$W/probe_$m.txt" 2>&1 ||
 				say "replay_probe $m: exit $? (for information; $(grep -m1 FAIL "$W/probe_$m.txt"))"
 		done
 		say "replay_probe (CUPTI alone), DRAM bytes a pass counts (k_sweep writes 0, k_copy 64 MiB):"
-		grep -h 'dram__bytes_write\|gpu__time_duration' "$W"/probe_dram-*.txt | tee -a "$LOG"
+		grep -h 'dram__bytes_write\|gpu__time_duration\|ranges recorded' "$W"/probe_dram-*.txt | tee -a "$LOG"
 	else
 		fail "nvcc replay_probe.cu"
 	fi
@@ -109,6 +109,9 @@ for c in "${CASES[@]}"; do
 	rc=$?
 	say "gpudiag run --metrics $lab: rc $rc; $(grep '^gpudiag: counters of' "$W/$lab.out")"
 	[ $rc = 0 ] || { fail "$lab: gpudiag run exited $rc"; continue; }
+	# gpudiag twice too (its own spread, in brackets beside each value; METRICS_AGAIN=0: once)
+	[ "${METRICS_AGAIN:-1}" != 0 ] && timeout 120 "$GD" run --metrics --kernels "$pat" --launch-skip 1 --launch-count 1 \
+		-o "$W/$lab.again.sqlite" -- $prog >"$W/$lab.again.out" 2>&1
 	names=$(python3 $D/compare.py names "$W/$lab.sqlite")
 	[ -n "$names" ] || { fail "$lab: gpudiag collected no metric"; continue; }
 	[ -n "$NCU" ] || continue
@@ -123,6 +126,23 @@ for c in "${CASES[@]}"; do
 		say "$f $lab: rc $?"
 	done
 	LABELS+=("$lab")
+	# for information: the memory speed of light's parts as ncu measures them (which unit is the
+	# busiest, beside the busiest of gpudiag's memory units)
+	if [ "${METRICS_BREAKDOWN:-1}" != 0 ]; then
+		timeout 120 "$NCU" --metrics breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed \
+			--kernel-name-base demangled -k "regex:$pat" --launch-skip 1 --launch-count 1 \
+			--clock-control none --print-units base --csv --log-file "$W/$lab.breakdown.csv" $prog >>"$LOG" 2>&1
+		python3 - "$W/$lab.breakdown.csv" "$lab" <<'PY' | tee -a "$LOG"
+import csv, sys
+try:
+    rows = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("=="))]
+except OSError:
+    rows = []
+vals = sorted(((float(r["Metric Value"].replace(",", "")), r["Metric Name"]) for r in rows
+               if r.get("Metric Value", "").replace(",", "").replace(".", "", 1).isdigit()), reverse=True)
+print("%-10s ncu's memory speed of light, its largest parts: %s" % (sys.argv[2], "; ".join("%s %.1f" % (n, v) for v, n in vals[:5]) or "none (ncu gave no breakdown)"))
+PY
+	fi
 	case $lab in strided | coalesced | divergent | reglimited)
 		timeout 120 "$GD" run --metrics --metrics-replay kernel --kernels "$pat" --launch-skip 1 --launch-count 1 \
 			-o "$W/${lab}_kr.sqlite" -- $prog >"$W/${lab}_kr.out" 2>&1
