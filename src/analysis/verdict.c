@@ -1788,7 +1788,8 @@ static const char *kc_mem_unit(int m)
 	case GD_KC_DRAM_PCT: return "DRAM throughput";
 	case GD_KC_L2_TAG_PCT:
 	case GD_KC_L2_DATA_PCT:
-	case GD_KC_L2_REQ_PCT: return "L2 throughput";
+	case GD_KC_L2_REQ_PCT:
+	case GD_KC_L2_OUT_PCT: return "L2 throughput";
 	case GD_KC_L2_XBAR_PCT:
 	case GD_KC_XBAR_RD_PCT:
 	case GD_KC_XBAR_WR_PCT: return "the crossbar between L1 and L2";

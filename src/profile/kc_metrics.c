@@ -109,6 +109,8 @@ const struct gd_kc_metric_desc gd_kc_metrics[GD_KC_COUNT] = {
 	PIPE(GD_KC_L2_REQ_PCT, "l2_requests_pct", "lts__t_tag_requests", "L2 requests", "requests to the L2 tags"),
 	PIPE(GD_KC_L2_XBAR_PCT, "l2_xbar_pct", "lts__xbar2lts_cycles_active", "XBAR to L2",
 	     "cycles the crossbar delivered to the L2"),
+	PIPE(GD_KC_L2_OUT_PCT, "l2_to_xbar_pct", "lts__lts2xbar_cycles_active", "L2 to XBAR",
+	     "cycles the L2 delivered to the crossbar"),
 	PIPE(GD_KC_L1_WAVE_PCT, "l1_wavefronts_pct", "l1tex__data_pipe_lsu_wavefronts", "L1 data pipe",
 	     "wavefronts of the L1 data pipe (global, local and shared memory)"),
 	PIPE(GD_KC_L1_BANK_RD_PCT, "l1_bank_reads_pct", "l1tex__data_bank_reads", "L1 bank reads",

@@ -92,6 +92,7 @@ enum gd_kc_metric {
 	GD_KC_L2_DATA_PCT,   /* lts__d_sectors: L2 data-bank sectors */
 	GD_KC_L2_REQ_PCT,    /* lts__t_tag_requests: L2 tag requests */
 	GD_KC_L2_XBAR_PCT,   /* lts__xbar2lts_cycles_active: crossbar into L2 */
+	GD_KC_L2_OUT_PCT,    /* lts__lts2xbar_cycles_active: L2 out to the crossbar */
 	GD_KC_L1_WAVE_PCT,   /* l1tex__data_pipe_lsu_wavefronts: L1 data pipe (global, local, shared) */
 	GD_KC_L1_BANK_RD_PCT, /* l1tex__data_bank_reads: L1/shared-memory bank reads */
 	GD_KC_L1_BANK_WR_PCT, /* l1tex__data_bank_writes: L1/shared-memory bank writes */

@@ -36,16 +36,16 @@ check "default: 100 per process" 100 "$(val GPUDIAG_METRICS_MAX "$T/d.env")"
 check "default: user replay" user "$(val GPUDIAG_METRICS_REPLAY "$T/d.env")"
 # the default set is every quantity of src/profile/kc_metrics.c but the SM and memory speeds of
 # light (set full: 7 passes of their own): its 30 other named rows, its 17 stall reasons, its 5
-# SM units and its 11 memory units
-check "default: 63 names" 63 "$(names "$T/d.env" | wc -l)"
-check "default: no name twice" 63 "$(names "$T/d.env" | sort -u | wc -l)"
+# SM units and its 12 memory units
+check "default: 64 names" 64 "$(names "$T/d.env" | wc -l)"
+check "default: no name twice" 64 "$(names "$T/d.env" | sort -u | wc -l)"
 check "default: no SM or memory speed of light, five SM units instead" "0 0 5" \
 	"$(names "$T/d.env" | grep -c '^sm__throughput') $(names "$T/d.env" | grep -c '^gpu__compute_memory_throughput') $(names "$T/d.env" | grep -c '^\(smsp__issue_active\|sm__pipe_alu_cycles_active\|sm__pipe_fma_cycles_active\|sm__inst_executed_pipe_lsu\|sm__inst_executed_pipe_xu\)\.avg\.pct_of_peak_sustained_elapsed$')"
 check "default: first the duration" gpu__time_duration.sum "$(names "$T/d.env" | head -1)"
 # the order is CUPTI's pass schedule (kc_metrics.h): the stall reasons, the SM units, the memory
 # units last
 check "default: the stall reasons, then the SM and memory units" "17 smsp__warp_issue_stalled_misc_per_warp_active.pct sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed l1tex__m_l1tex2xbar_write_bytes.avg.pct_of_peak_sustained_elapsed" \
-	"$(names "$T/d.env" | grep -c '^smsp__warp_issue_stalled_') $(names "$T/d.env" | tail -17 | head -1) $(names "$T/d.env" | tail -12 | head -1) $(names "$T/d.env" | tail -1)"
+	"$(names "$T/d.env" | grep -c '^smsp__warp_issue_stalled_') $(names "$T/d.env" | tail -18 | head -1) $(names "$T/d.env" | tail -13 | head -1) $(names "$T/d.env" | tail -1)"
 check "default: the load sectors per request" 2 "$(names "$T/d.env" | grep -c '^l1tex__t_\(sectors\|requests\)_pipe_lsu_mem_global_op_ld\.sum$')"
 check "meta metrics" default "$(meta "$T/d.sqlite" metrics)"
 check "meta metrics_launches" "per_kernel=3 max=100" "$(meta "$T/d.sqlite" metrics_launches)"
@@ -57,7 +57,7 @@ check "closing line says why no launch was profiled" 1 \
 
 # basic: fewer names, no stall reasons, no SASS-patched bytes-per-sector averages
 "$G" run --metrics=basic -o "$T/b.sqlite" -- sh -c "$ENVP" >"$T/b.env" 2>/dev/null
-check "basic: 44 names" 44 "$(names "$T/b.env" | wc -l)"
+check "basic: 45 names" 45 "$(names "$T/b.env" | wc -l)"
 check "basic: no stall reasons, no bytes per sector" 0 "$(names "$T/b.env" | grep -c 'stalled\|average_data_bytes_per_sector')"
 check "basic: the divergence ratio kept" 1 "$(names "$T/b.env" | grep -c '^smsp__thread_inst_executed_per_inst_executed\.ratio$')"
 check "meta metrics: as asked" basic "$(meta "$T/b.sqlite" metrics)"
@@ -66,15 +66,15 @@ check "meta metrics: as asked" basic "$(meta "$T/b.sqlite" metrics)"
 # given; a quantity named again is not repeated
 X=l1tex__data_bank_conflicts_pipe_lsu.sum
 "$G" run --metrics=basic,dram__bytes_read.sum,$X,default,$X -o "$T/m.sqlite" -- sh -c "$ENVP" >"$T/m.env" 2>/dev/null
-check "mixed: default's 63 and one more" 64 "$(names "$T/m.env" | wc -l)"
+check "mixed: default's 64 and one more" 65 "$(names "$T/m.env" | wc -l)"
 check "mixed: the extra name last" $X "$(names "$T/m.env" | tail -1)"
-check "mixed: the sets' order kept" "$(names "$T/d.env" | tr '\n' ,)" "$(names "$T/m.env" | head -63 | tr '\n' ,)"
+check "mixed: the sets' order kept" "$(names "$T/d.env" | tr '\n' ,)" "$(names "$T/m.env" | head -64 | tr '\n' ,)"
 check "mixed: DRAM read once" 1 "$(names "$T/m.env" | grep -c '^dram__bytes_read\.sum$')"
 check "mixed: meta as asked" "basic,dram__bytes_read.sum,$X,default,$X" "$(meta "$T/m.sqlite" metrics)"
 "$G" run --metrics=$X,lts__t_sectors.sum -o "$T/n.sqlite" -- sh -c "$ENVP" >"$T/n.env" 2>/dev/null
 # full: every quantity, the SM speed of light among them
 "$G" run --metrics=full -o "$T/f.sqlite" -- sh -c "$ENVP" >"$T/f.env" 2>/dev/null
-check "full: 65 names, the two speeds of light among them" "65 1 1" \
+check "full: 66 names, the two speeds of light among them" "66 1 1" \
 	"$(names "$T/f.env" | wc -l) $(names "$T/f.env" | grep -c '^sm__throughput\.avg\.pct_of_peak_sustained_elapsed$') $(names "$T/f.env" | grep -c '^gpu__compute_memory_throughput\.avg\.pct_of_peak_sustained_elapsed$')"
 check "names only: exactly those, in order" "$X,lts__t_sectors.sum" "$(val GPUDIAG_METRICS "$T/n.env")"
 
@@ -146,12 +146,12 @@ check "the rule here: three kernels" "_Z4gemmv _Z4attnv _Z2lnv " "$want"
 check "--metrics-from: exit 0" 0 $?
 check "--metrics-from: the names file" "$want" "$(grep -v '^GPUDIAG_' "$T/h.env" | tr '\n' ' ')"
 check "--metrics-from: in the raw directory" 1 "$(val GPUDIAG_METRICS_NAMES "$T/h.env" | grep -c '/gpudiag-run\.[^/]*/metrics-kernels\.txt$')"
-check "--metrics-from: implies the default set" 63 "$(names "$T/h.env" | wc -l)"
+check "--metrics-from: implies the default set" 64 "$(names "$T/h.env" | wc -l)"
 check "--metrics-from: the pick said" 1 "$(grep -c "^gpudiag: --metrics-from $T/hot.sqlite: 3 kernels, 85 % of its kernel time$" "$T/h.err")"
 check "--metrics-from: meta" "default $T/hot.sqlite" "$(meta "$T/h.sqlite" metrics) $(meta "$T/h.sqlite" metrics_from)"
 check "--metrics-from: the raw directory removed" no "$([ -e "$(val GPUDIAG_METRICS_NAMES "$T/h.env")" ] && echo yes || echo no)"
 "$G" run --metrics=basic --metrics-from "$T/hot.sqlite" -o "$T/h2.sqlite" -- sh -c "$ENVP" >"$T/h2.env" 2>/dev/null
-check "--metrics-from with a set" 44 "$(names "$T/h2.env" | wc -l)"
+check "--metrics-from with a set" 45 "$(names "$T/h2.env" | wc -l)"
 # thirty kernels of equal time: 80 % would need 24, at most 20 are taken
 args=(); for i in $(seq 10 39); do args+=("_Z2k${i}v:1"); done
 mkprof "$T/flat.sqlite" "${args[@]}"

@@ -311,7 +311,11 @@ static float4 *g_big, *g_copy_out, *g_dirty;
 static char *g_flush;
 static size_t g_flush_bytes;
 static unsigned *g_sink;
-static const size_t BIG = (size_t)256 << 20, COPY = (size_t)64 << 20, DIRTY = (size_t)16 << 20;
+static const size_t BIG = (size_t)256 << 20, COPY = (size_t)64 << 20;
+/* lines made dirty before each pass (PROBE_DIRTY_MB, default 16; a restore of a large program
+ * leaves the whole L2 dirty) and the flush's read in L2 sizes (PROBE_FLUSH_X, default 2, as
+ * gpudiag) */
+static size_t DIRTY = (size_t)16 << 20;
 
 static void flush_l2(void)
 {
@@ -365,7 +369,10 @@ static void dram_probe(const char *mode, CUcontext ctx)
 	int dev = 0, l2 = 0;
 	cuCtxGetDevice(&dev);
 	cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-	g_flush_bytes = ((size_t)l2 * 2 + 127) & ~(size_t)127;
+	if (getenv("PROBE_DIRTY_MB"))
+		DIRTY = (size_t)atoi(getenv("PROBE_DIRTY_MB")) << 20;
+	g_flush_bytes = ((size_t)l2 * (getenv("PROBE_FLUSH_X") ? atoi(getenv("PROBE_FLUSH_X")) : 2) + 127) & ~(size_t)127;
+	printf("%s: %zu MB made dirty before each pass, the flush reads %zu MB\n", mode, DIRTY >> 20, g_flush_bytes >> 20);
 	if (cudaMalloc(&g_big, BIG) || cudaMalloc(&g_copy_out, COPY) || cudaMalloc(&g_dirty, DIRTY) ||
 	    cudaMalloc(&g_flush, g_flush_bytes) || cudaMalloc(&g_sink, 64)) {
 		printf("FAIL cudaMalloc\n");
