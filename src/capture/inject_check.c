@@ -438,6 +438,12 @@ static int run_env(const char *self, const char *inject, const char *fake, const
 		setenv("GPUDIAG_RAW_DIR", dir, 1);
 		setenv("LD_LIBRARY_PATH", fake, 1);
 		for (int i = 0; extra && extra[i]; i++) {
+			if (!strcmp(extra[i], "GPUDIAG_INJECT_DEBUG=1")) { /* its lines kept in DIR/stderr */
+				char path[600];
+				snprintf(path, sizeof(path), "%s/stderr", dir);
+				if (!freopen(path, "w", stderr))
+					_exit(61);
+			}
 			putenv((char *)extra[i]);
 			if (gate_end[0] && !strncmp(extra[i], "GPUDIAG_CAPTURE_START_NS=", 25))
 				putenv(gate_end);
@@ -694,6 +700,30 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
 		CHECK(s.replay[4] == 9 && s.replay[7] == 0 && s.replay[5] == 0);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
+		remove_dir(dir);
+	}
+	{ /* GPUDIAG_INJECT_DEBUG: a line per profiled launch with where its time went */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_INJECT_DEBUG=1", NULL};
+		char path[600], line[1024];
+		int n = 0, steps = 0;
+		FILE *f;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		snprintf(path, sizeof(path), "%s/stderr", dir);
+		CHECK((f = fopen(path, "r")) != NULL);
+		while (f && fgets(line, sizeof(line), f)) {
+			const char *b = strstr(line, "range profiler: profiled ");
+			if (!b || !strstr(b, ": 3 passes, user replay, "))
+				continue;
+			n++;
+			steps += strstr(b, " ms (save ") && strstr(b, ", restore ") && strstr(b, ", flush ") &&
+				 strstr(b, ", start ") && strstr(b, ", launch ") && strstr(b, ", stop ") &&
+				 strstr(b, ", sync ") && strstr(b, ", decode ") && strstr(b, ", evaluate ") &&
+				 strstr(b, " ms)\n");
+		}
+		if (f)
+			fclose(f);
+		CHECK_INT(n, 3);
+		CHECK_INT(steps, 3);
 		remove_dir(dir);
 	}
 	{ /* one pass by default: saved, restored and replayed once per launch */

@@ -1237,9 +1237,8 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		write_klaunch(l, GD_KL_OK, note, (uint32_t)d->passes, vals, d->idx, d->n);
 		steps[0] = 0;
 		for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
-			if (c->step_ns[i])
-				len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", len ? ", " : "",
-							rp_step_name[i], 1e-6 * (double)c->step_ns[i]);
+			len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", i ? ", " : "",
+						rp_step_name[i], 1e-6 * (double)c->step_ns[i]);
 		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms (%s ms)", l->name,
 		       l->nth, l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
 		       1e-6 * (double)since_ns(&l->t0), steps);
