@@ -32,7 +32,12 @@
 #  0. (probe) CUPTI alone, no gpudiag (replay_probe.cu): the SASS metrics of a strided gather
 #     and an FMA kernel under user replay launched from main() equal kernel replay's; for
 #     information, the DRAM writes counted on a read-only sweep and a copy with the L2 flush
-#     before the session (gpudiag's order), inside a user-range session, or none.
+#     before the session (gpudiag's order), inside it (as ranges, or before a user range), or
+#     none; and sweep.cu's read-only kernel through gpudiag and through ncu (what each counts
+#     as written is write-back that is not the kernel's). Each gpudiag case runs twice in
+#     step 1 too (METRICS_AGAIN=0: once), its own spread in brackets; ncu's memory speed of
+#     light by part beside it (METRICS_BREAKDOWN=0: not); with GPUDIAG_INJECT_DEBUG step 3
+#     sums where a profiled launch's time goes.
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
@@ -86,6 +91,17 @@ if step probe; then
 		grep -h 'dram__bytes_write\|gpu__time_duration\|ranges recorded' "$W"/probe_dram-*.txt | tee -a "$LOG"
 	else
 		fail "nvcc replay_probe.cu"
+	fi
+	# for information: a kernel that writes nothing, through both tools (sweep.cu): the DRAM
+	# writes each counts are write-back that is not the kernel's
+	if [ -n "$NCU" ] && nvcc -O2 -arch=sm_90 -o "$W/sweep" $D/sweep.cu >>"$LOG" 2>&1; then
+		SW="dram__bytes_write.sum,dram__bytes_read.sum,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second"
+		timeout 60 "$GD" run --metrics=$SW --kernels k_sweep --launch-skip 1 --launch-count 1 \
+			-o "$W/sweep.sqlite" -- "$W/sweep" >"$W/sweep.out" 2>&1
+		timeout 60 "$NCU" --metrics "$SW" -k regex:k_sweep --launch-skip 1 --launch-count 1 --clock-control none \
+			--print-units base --csv --log-file "$W/sweep.ncu.csv" "$W/sweep" >>"$LOG" 2>&1
+		say "a read-only sweep of 256 MB after 16 MB made dirty (sweep.cu), gpudiag against ncu:"
+		python3 $D/compare.py table-info "$W" sweep | grep 'dram__bytes\|agree' | tee -a "$LOG"
 	fi
 fi
 
@@ -325,6 +341,6 @@ PY
 	cat "$C"
 fi
 
-[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W"/*.ncu2.csv "$W/kernels" "$W/skips" "$W/replay_probe"
+[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W"/*.ncu2.csv "$W/kernels" "$W/skips" "$W/replay_probe" "$W/sweep"
 say "metrics area: $FAILS failure(s)"
 exit $FAILS
