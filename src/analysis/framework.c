@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char MODULE_PREFIX[] = "gpudiag.module:";
-static const char MARK_PREFIX[] = "gpudiag.torch:";
+#define MODULE_PREFIX_S "gpudiag.module:"
+#define MARK_PREFIX_S "gpudiag.torch:"
+static const char MODULE_PREFIX[] = MODULE_PREFIX_S;
+static const char MARK_PREFIX[] = MARK_PREFIX_S;
 static const char SRC_PREFIX[] = "gpudiag.src:";
 static const char ENGINE_PREFIX[] = "autograd::engine::evaluate_function:";
 static const char NO_OP[] = "(no op)";
@@ -1674,12 +1676,20 @@ static int krefs_fill(const struct gd_profile *p, const struct gd_framework *fw,
 	return GD_OK;
 }
 
-int gd_fw_krefs_load(const char *path, struct gd_fw_krefs *k, char *why, size_t n)
+/* The strings only a profile with a framework view holds (SQL LIKE): gpudiag's module ranges
+ * and torch mark, PyTorch's op ranges (gd_fw_parse_op: ", seq = " or ", op_id = "), JAX's HLO
+ * ops and executables (xla_value). */
+static const char *const FW_STRINGS_LIKE[] = {MODULE_PREFIX_S "%", MARK_PREFIX_S "%", "%, seq = %",
+					      "%, op_id = %", "Thunk:#hlo_op=%", "XlaModule:#hlo_module=%", NULL};
+
+int gd_fw_krefs_load(const char *path, struct gd_trace *t, struct gd_fw_krefs *k, char *why, size_t n)
 {
 	struct gd_profile p;
 	struct gd_framework fw;
 	int rc;
 	memset(k, 0, sizeof(*k));
+	if (!gd_trace_has_string_like(t, FW_STRINGS_LIKE))
+		return GD_OK; /* no framework view: the profile is never loaded */
 	if ((rc = gd_profile_load(path, &p, why, n)) != GD_OK)
 		return rc;
 	if ((rc = gd_framework_compute(&p, &fw)) == GD_OK) { /* on failure fw is freed already */

@@ -54,6 +54,7 @@
 #define GPUDIAG_FRAMEWORK_H
 
 #include "profile/profile.h"
+#include "profile/trace_rows.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -161,10 +162,11 @@ struct gd_fw_krefs {
 	char **mods;           /* module labels (gd_fw_module_label: "transformer.h.3.mlp (GPT2MLP)") */
 	long nmods;
 };
-/* Loads the profile at path and keeps its framework view per kernel in k. GD_OK with k->n == 0
- * when the profile has none; GD_EDATA (a profile the reader refuses) or GD_EFAIL (out of
- * memory) with why, k empty. */
-int gd_fw_krefs_load(const char *path, struct gd_fw_krefs *k, char *why, size_t n);
+/* The framework view per kernel of the profile at path, t its open trace, in k. The whole
+ * profile is loaded only when t's strings show ranges the view reads (a PyTorch or JAX
+ * profile). GD_OK with k->n == 0 when the profile has none; GD_EDATA (a profile the reader
+ * refuses) or GD_EFAIL (out of memory) with why, k empty. */
+int gd_fw_krefs_load(const char *path, struct gd_trace *t, struct gd_fw_krefs *k, char *why, size_t n);
 /* The kernel (pid, corr) of k, or NULL. */
 const struct gd_fw_kref *gd_fw_krefs_find(const struct gd_fw_krefs *k, long long pid, long long corr);
 void gd_fw_krefs_free(struct gd_fw_krefs *k);

@@ -751,13 +751,26 @@ static void test_hostile(void)
 /* gd_fw_krefs_load: each kernel's op and module by (pid, correlation), for the streaming
  * exports, on the recorded GPT-2 fixture (--torch ops); a profile without the view gives none;
  * a file the reader refuses gives its reason and nothing to free */
+static struct gd_trace *open_trace(const char *path)
+{
+	struct gd_trace *t = NULL;
+	long long t0, api_n;
+	char why[512];
+	CHECK_INT(gd_trace_open(path, &t, &t0, &api_n, why, sizeof(why)), GD_OK);
+	return t;
+}
+
 static void test_krefs(void)
 {
+	static const char gpt2[] = "tests/fixtures/h200_torch_gpt2.gpudiag.sqlite";
 	struct gd_fw_krefs k;
 	const struct gd_fw_kref *r;
+	struct gd_trace *t = open_trace(gpt2), *plain = open_trace("tests/fixtures/sample.gpudiag.sqlite");
 	char why[512] = "";
 	long bwd = 0, withmod = 0;
-	CHECK_INT(gd_fw_krefs_load("tests/fixtures/h200_torch_gpt2.gpudiag.sqlite", &k, why, sizeof(why)), GD_OK);
+	if (!t || !plain)
+		return;
+	CHECK_INT(gd_fw_krefs_load(gpt2, t, &k, why, sizeof(why)), GD_OK);
 	CHECK_INT(k.n, 3144);
 	for (long i = 0; i < k.n; i++) {
 		bwd += k.r[i].bwd;
@@ -775,12 +788,30 @@ static void test_krefs(void)
 	if (r && r->op >= 0 && r->op < k.nops)
 		CHECK(strlen(k.ops[r->op]) > 0);
 	gd_fw_krefs_free(&k);
-	CHECK_INT(gd_fw_krefs_load("tests/fixtures/sample.gpudiag.sqlite", &k, why, sizeof(why)), GD_OK);
+	/* no framework strings: nothing loaded (the path is not even opened) */
+	CHECK_INT(gd_fw_krefs_load("tests/fixtures/no-such-profile.sqlite", plain, &k, why, sizeof(why)), GD_OK);
 	CHECK(k.n == 0 && k.r == NULL && k.nops == 0 && k.nmods == 0);
 	gd_fw_krefs_free(&k);
-	CHECK_INT(gd_fw_krefs_load("tests/fixtures/no-such-profile.sqlite", &k, why, sizeof(why)), GD_EDATA);
+	/* framework strings, and a profile the reader refuses: its reason, nothing to free */
+	CHECK_INT(gd_fw_krefs_load("tests/fixtures/no-such-profile.sqlite", t, &k, why, sizeof(why)), GD_EDATA);
 	CHECK(strstr(why, "no-such-profile.sqlite") != NULL);
 	CHECK(k.n == 0 && k.r == NULL);
+	gd_trace_close(t);
+	gd_trace_close(plain);
+}
+
+/* The strings test: a pattern of the list matches (the last, as a JAX profile's executables
+ * alone would), none of a list does not */
+static void test_string_like(void)
+{
+	struct gd_trace *t = open_trace("tests/fixtures/h200_torch_gpt2.gpudiag.sqlite");
+	static const char *const none[] = {"no string is like this%", NULL};
+	static const char *const last[] = {"no string is like this%", "gpudiag.torch:%", NULL};
+	if (!t)
+		return;
+	CHECK_INT(gd_trace_has_string_like(t, none), 0);
+	CHECK_INT(gd_trace_has_string_like(t, last), 1);
+	gd_trace_close(t);
 }
 
 int main(void)
@@ -796,5 +827,6 @@ int main(void)
 	test_sources();
 	test_src_parser();
 	test_krefs();
+	test_string_like();
 	return TEST_DONE();
 }

@@ -841,14 +841,17 @@ int gd_trace_null_stream(struct gd_trace *t, long long pid, long long context, l
 	return 1;
 }
 
-int gd_trace_has_framework(struct gd_trace *t)
+int gd_trace_has_string_like(struct gd_trace *t, const char *const *like)
 {
-	long long v = 0;
-	char why[300];
-	if (q1(t, "profile",
-	       "SELECT EXISTS (SELECT 1 FROM strings WHERE value LIKE 'gpudiag.module:%' OR value LIKE 'gpudiag.torch:%' "
-	       "OR value LIKE '%, seq = %' OR value LIKE '%, op_id = %' OR value LIKE 'Thunk:#hlo_op=%')",
-	       0, &v, why, sizeof(why)) != GD_OK)
+	sqlite3_stmt *s;
+	int found = 0;
+	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM strings WHERE value LIKE ?1 LIMIT 1", -1, &s, NULL) != SQLITE_OK)
 		return 0;
-	return v != 0;
+	for (; *like && !found; like++) {
+		sqlite3_bind_text(s, 1, *like, -1, SQLITE_STATIC);
+		found = sqlite3_step(s) == SQLITE_ROW;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return found;
 }

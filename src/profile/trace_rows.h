@@ -144,10 +144,9 @@ int gd_trace_calls_end(struct gd_trace_calls *q, char *why, size_t n);
 const char *gd_trace_string(struct gd_trace *t, long long id);
 /* The legacy default stream of (pid, context): 1 with *stream set, 0 when unknown. */
 int gd_trace_null_stream(struct gd_trace *t, long long pid, long long context, long long *stream);
-/* 1 when the profile has ranges or marks the framework view reads (src/analysis/framework.h:
- * gpudiag's module ranges and torch mark, op ranges with ", seq = " or ", op_id = ", JAX's
- * "Thunk:#hlo_op=" ops), by their strings; 0 when not or when the query fails. */
-int gd_trace_has_framework(struct gd_trace *t);
+/* 1 when a string of the profile matches one of the SQL LIKE patterns in like (NULL-ended);
+ * 0 when none does or when the query fails. */
+int gd_trace_has_string_like(struct gd_trace *t, const char *const *like);
 /* The bounds of gd_time_ok for this profile: an event is kept when lo <= start <= end <= hi. */
 void gd_trace_time_bounds(const struct gd_trace *t, long long *lo, long long *hi);
 

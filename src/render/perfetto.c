@@ -437,9 +437,8 @@ int gd_export_perfetto(const char *profile, const char *out_path)
 		return gd_error(GD_EDATA, "export: %s", why);
 	if (rc)
 		return gd_error(rc, "%s", why);
-	/* a PyTorch (or JAX) profile: its kernels' ops and modules from the framework view, which
-	 * needs the whole profile in memory; any other profile is never loaded */
-	if (gd_trace_has_framework(x.db) && (rc = gd_fw_krefs_load(profile, &x.fw, why, sizeof(why))) != GD_OK) {
+	/* each kernel's op and module: the framework view (a PyTorch or JAX profile) */
+	if ((rc = gd_fw_krefs_load(profile, x.db, &x.fw, why, sizeof(why))) != GD_OK) {
 		gd_trace_close(x.db);
 		return gd_error(rc, "export: %s", why);
 	}

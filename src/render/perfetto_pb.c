@@ -1017,10 +1017,9 @@ static void *run_job(void *arg)
 	struct ctx *x = &j->x;
 	long long t0, api_n;
 	int rc = gd_trace_open(j->profile, &x->db, &t0, &api_n, x->why, sizeof(x->why));
-	/* a PyTorch (or JAX) profile: its kernels' ops and modules from the framework view, which
-	 * needs the whole profile in memory; any other profile is never loaded */
-	if (rc == GD_OK && j->which == 0 && gd_trace_has_framework(x->db))
-		rc = gd_fw_krefs_load(j->profile, &x->fw, x->why, sizeof(x->why));
+	/* each kernel's op and module: the framework view (a PyTorch or JAX profile) */
+	if (rc == GD_OK && j->which == 0)
+		rc = gd_fw_krefs_load(j->profile, x->db, &x->fw, x->why, sizeof(x->why));
 	if (rc == GD_OK) {
 		if (j->which == 0) {
 			rc = pass_gpu(x);
