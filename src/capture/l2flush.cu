@@ -16,10 +16,11 @@
  *
  * Why the discard (sm_80 on): ncu's cache control invalidates L2, so a pass starts with empty
  * lines; after the read the L2 is full of clean lines instead, which the kernel's own lines
- * must displace, and the replacement then evicts some of the kernel's dirty lines earlier than
- * on an empty cache: a 4096³ GEMM wrote 4.3 % more to DRAM than under ncu (docs/kernel-metrics.md).
- * discard.global.L2 drops the flush buffer's lines without writing them back, leaving the L2
- * as ncu's invalidation does. */
+ * must displace, and the replacement can evict some of the kernel's dirty lines earlier than
+ * on an empty cache (a register-limited kernel counted 256 B of DRAM writes against ncu's 0;
+ * with the discard, 0 — H100, docs/kernel-metrics.md). discard.global.L2 drops the flush
+ * buffer's lines without writing them back, leaving the L2 as ncu's invalidation does. (What
+ * remains of a GEMM's +4 % DRAM writes is the profiler's own start: rangeprof.c, run_passes.) */
 extern "C" __global__ void gpudiag_l2_flush(const uint4 *__restrict__ p, unsigned long long n, unsigned *sink)
 {
 	uint4 acc = make_uint4(0, 0, 0, 0);
