@@ -20,7 +20,8 @@
 #     kernel, a cooperative launch, a stream capture and its graph launches; skips.py: a PyTorch
 #     CUDA graph and a one-rank NCCL group): listed as 'communication' / 'cooperative' /
 #     'graph', the other kernels profiled, no 'error' row, the program's own results right and
-#     its exit code (3, on purpose) kept.
+#     its exit code (3, on purpose) kept. cdp.cu (a parent kernel launching children from the
+#     device): its results and exit code kept; how the parent was profiled, printed.
 #  3. cost (benchmark, never asserted): tests/gpu/progs/train_step.py (--warmup 1 --steps 3)
 #     plain; under `gpudiag run --metrics` (default mode: first 3 of each name, at most 100);
 #     and on the same launches — the first N=30 kernel launches of the process, the one
@@ -269,6 +270,21 @@ sys.exit(1 if bad else 0)
 PY
 	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
 done
+# device-launched kernels (cdp.cu, dynamic parallelism): the program's results and exit code
+# must hold; how the parent's launch was profiled is printed (whether such a parent can be
+# replayed was not yet known: issue 19 says "check which")
+if nvcc -O2 -arch=sm_90 -rdc=true -o "$W/cdp" $D/cdp.cu -lcudadevrt >>"$LOG" 2>&1; then
+	timeout 120 "$GD" run --metrics -o "$W/skip_cdp.sqlite" -- "$W/cdp" >"$W/skip_cdp.out" 2>&1
+	rc=$?
+	say "gpudiag run --metrics cdp: rc $rc (want 3); $(grep -h 'device-launched\|^gpudiag: counters of' "$W/skip_cdp.out" | tr '\n' ' ')"
+	[ $rc = 3 ] || fail "cdp: exit code $rc, want the program's 3 (its results right)"
+	python3 -c "import sqlite3, sys
+for st, name, n, det in sqlite3.connect(sys.argv[1]).execute('select m.status, s.value, count(*), max(m.detail) '
+        'from metric_launches m left join strings s on s.id = m.name group by 1, 2'):
+    print(f'  {st:14s} {n:3d}  {(name or \"?\")[:70]}  {(det or \"\")[:120]}')" "$W/skip_cdp.sqlite" | tee -a "$LOG"
+else
+	say "cdp.cu did not build (nvcc -rdc=true, cudadevrt): not checked"
+fi
 fi
 
 # ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
@@ -341,6 +357,6 @@ PY
 	cat "$C"
 fi
 
-[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W"/*.ncu2.csv "$W/kernels" "$W/skips" "$W/replay_probe" "$W/sweep"
+[ "${METRICS_KEEP:-0}" = 1 ] || rm -f "$W"/*.sqlite "$W"/*.ncu.csv "$W"/*.ncu2.csv "$W/kernels" "$W/skips" "$W/replay_probe" "$W/sweep" "$W/cdp"
 say "metrics area: $FAILS failure(s)"
 exit $FAILS
