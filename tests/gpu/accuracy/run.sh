@@ -5,11 +5,15 @@
 #   OUT=dir tests/gpu/accuracy/run.sh [NAME ...]     (names from manifest.tsv; default: all)
 #   OUT=dir tests/gpu/accuracy/run.sh --light [NAME ...]   (the same programs under
 #                                                    `gpudiag run --light`, in $OUT/accuracy-light)
+#   OUT=dir tests/gpu/accuracy/run.sh --metrics [NAME ...] (under `gpudiag run --metrics`, the
+#                                                    kernel counters of each kernel's first
+#                                                    launches, in $OUT/accuracy-metrics)
 #   tests/gpu/accuracy/run.sh --self-test            (the scorer on hand-made reports; no GPU)
 #
 # Builds the CUDA programs of tests/gpu/accuracy/ with nvcc (-O2 -arch=sm_90, cuBLAS), then runs
-# every program of manifest.tsv under `timeout 120 gpudiag run -o $OUT/accuracy/NAME.sqlite`,
-# renders `gpudiag report --json` and the terminal report, and scores them with score.py:
+# every program of manifest.tsv under `timeout 120 gpudiag run [--light|--metrics] -o
+# $OUT/accuracy/NAME.sqlite`, renders `gpudiag report --json` and the terminal report, and
+# scores them with score.py:
 # planted → its rule must be the top finding; clean → no finding at warning or high; crash →
 # the report must state the signal and gpudiag run must exit 128+N. PyTorch programs are
 # skipped (SKIP, never a pass) when `python3 -c "import torch"` fails. Each program runs in its
@@ -18,21 +22,29 @@
 # and score.json; profiles (*.sqlite, a few MB each; safe to delete), reports (*.json, *.txt) and
 # each program's output (*.run.txt) in $OUT/accuracy (nothing else stays there); the full log in $OUT/accuracy.log.
 # With --light the scoring is score.py --light's: a planted program whose rule needs a trace must
-# get that rule "insufficient" instead of a verdict.
-# Budget: about 3-4 minutes of GPU time for the 16 programs. Exit status: 1 if any program
-# failed (or the build failed), 0 otherwise.
+# get that rule "insufficient" instead of a verdict. With --metrics, score.py --metrics's: the
+# counter-measured rules (uncoalesced, divergence, tensor cores, occupancy) must be on top with
+# the kernel counters as their basis, the clean programs must stay clean with the counters on,
+# and every run must have profiled launches, none failed; each program gets 240 s, not 120
+# (each profiled launch is replayed about 10 times).
+# Budget: about 3-4 minutes of GPU time for the 18 programs (--metrics: about twice that).
+# Exit status: 1 if any program failed (or the build failed), 0 otherwise.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --self-test ]; then
 	exec python3 "$HERE/score.py" --self-test
 fi
-LIGHT=()
+MODE=()    # the option of `gpudiag run` and of score.py: --light, --metrics or none
 SUFFIX=
-if [ "${1:-}" = --light ]; then
-	LIGHT=(--light)
-	SUFFIX=-light
+LIMIT=120  # s per program
+case ${1:-} in
+--light | --metrics)
+	MODE=("$1")
+	SUFFIX=-${1#--}
+	[ "$1" = --metrics ] && LIMIT=240
 	shift
-fi
+	;;
+esac
 : "${OUT:?set OUT}"
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd) || exit 2 # absolute before the cd below
 cd "$HERE/../../.." || exit 2
@@ -104,7 +116,7 @@ while IFS=$'\t' read -r name kind expected cmd; do
 	# Hugging Face stays offline (the GPT-2 program builds its model from a config)
 	(cd "$scratch" && TMPDIR=$scratch XDG_CACHE_HOME=$scratch/cache HF_HOME=$scratch/hf HF_HUB_OFFLINE=1 \
 		TRANSFORMERS_OFFLINE=1 MPLCONFIGDIR=$scratch/mpl \
-		timeout 120 "$G" run "${LIGHT[@]}" -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
+		timeout $LIMIT "$G" run "${MODE[@]}" -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
 	rc=$?
 	echo "$rc" >"$A/$name.rc"
 	tail -n 40 "$A/$name.run.txt"
@@ -123,8 +135,8 @@ rm -rf "$A/tmp"
 echo "total $(($(date +%s) - t0)) s"
 {
 	echo
-	echo "accuracy suite${SUFFIX:+ (light mode)} ($(($(date +%s) - t0)) s; log $LOG; profiles and reports in $A)"
-	python3 "$HERE/score.py" "${LIGHT[@]}" "$M" "$A"
+	echo "accuracy suite${SUFFIX:+ (${SUFFIX#-} mode)} ($(($(date +%s) - t0)) s; log $LOG; profiles and reports in $A)"
+	python3 "$HERE/score.py" "${MODE[@]}" "$M" "$A"
 	echo "rc=$?" >"$A/score.rc"
 } | tee -a "$LOG" >&3
 rc=$(sed -n 's/^rc=//p' "$A/score.rc")

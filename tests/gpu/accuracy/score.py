@@ -4,6 +4,7 @@ program, the files run.sh left in the results folder, and prints one table and a
 
   score.py MANIFEST DIR       score DIR/NAME.{json,rc,status}; write DIR/score.txt, DIR/score.json
   score.py --light MANIFEST DIR   the same programs run under `gpudiag run --light` (run.sh --light)
+  score.py --metrics MANIFEST DIR the same programs run under `gpudiag run --metrics` (run.sh --metrics)
   score.py --self-test        check the scoring on hand-made reports (no GPU needed)
 
 Per program, DIR holds NAME.json (`gpudiag report --json` of its profile), NAME.rc (the exit
@@ -20,7 +21,22 @@ Light mode (no trace: NVML and the GPU counters only) judges what that data supp
 gpu_idle program must get gpu_idle on top, as above; a planted program whose rule needs a trace
 PASSes iff that rule says "insufficient" (it must not declare the problem absent, and whatever
 else fires is measured idleness, which such programs may really have); clean and crash as above.
+Rules that only per-kernel counters can judge (COUNTER_ONLY: uncoalesced, divergence): without
+--metrics a program planted with one PASSes iff the rule did not fire (gpudiag cannot see inside
+a kernel then, and must not guess).
+Metrics mode (`gpudiag run --metrics`, kernel counters of the first launches of each kernel):
+planted, clean and crash as in the trace mode, and besides
+  planted  a rule that counters measure (MEASURED) must be on top with basis "kernel counters":
+           a measured cause, not the kernel-name guess the trace alone allows
+  clean, planted  the run must have profiled at least one launch (kernel_counters.profiled > 0:
+           a run whose counters were all refused would pass a clean program vacuously), and
+           no launch may have failed (kernel_counters.skipped_by_status.error == 0)
 Exit status: 1 when any program failed, else 0."""
+
+# rules judged only from per-kernel counters (verdict.c: kc_gate), and the rules whose
+# verdict rests on the counters when the profile has them (the finding's basis)
+COUNTER_ONLY = ("uncoalesced", "divergence")
+MEASURED = COUNTER_ONLY + ("tensor_cores_unused", "low_occupancy")
 import json
 import os
 import sys
@@ -51,7 +67,7 @@ def _read(path):
         return None
 
 
-def score_one(row, d, light=False):
+def score_one(row, d, mode="trace"):
     """The result of one program: dict with got, fired, result (PASS|FAIL|SKIP), note."""
     name, kind, want = row["name"], row["kind"], row["expected"]
     out = {"name": name, "kind": kind, "expected": want, "got": "-", "fired": [], "result": "FAIL", "note": ""}
@@ -73,13 +89,21 @@ def score_one(row, d, light=False):
     fired = [f for f in findings if f.get("state") == "fired"]
     out["fired"] = [f"{f.get('id')}:{f.get('severity')}" for f in fired]
     top = (rep.get("verdict") or {}).get("top")
-    if kind == "planted" and light and want != "gpu_idle":
+    if kind == "planted" and mode != "metrics" and want in COUNTER_ONLY:
+        st = [f.get("state") for f in findings if f.get("id") == want]
+        out["got"] = f"{want}:{st[0] if st else 'not applicable'}"
+        ok = st != ["fired"]
+    elif kind == "planted" and mode == "light" and want != "gpu_idle":
         st = [f.get("state") for f in findings if f.get("id") == want]
         out["got"] = f"{want}:{st[0] if st else 'missing'}"
         ok = st == ["insufficient"]
     elif kind == "planted":
         out["got"] = top if top is not None else "none"
         ok = top == want
+        if ok and mode == "metrics" and want in MEASURED:
+            basis = [f.get("basis") for f in fired if f.get("id") == want]
+            out["got"] = f"{top} ({basis[0] if basis else 'no basis'})"
+            ok = basis == ["kernel counters"]
     elif kind == "clean":
         warn = [f["id"] for f in fired if f.get("severity") in ("warning", "high")]
         out["got"] = ",".join(warn) if warn else "none"
@@ -95,6 +119,16 @@ def score_one(row, d, light=False):
         ok = sig == sig_want and rc == 128 + sig_want
         if "exit_signal" not in run:
             out["note"] = "the report has no run.exit_signal"
+    if mode == "metrics" and kind != "crash":
+        kc = rep.get("kernel_counters") if isinstance(rep.get("kernel_counters"), dict) else {}
+        errors = (kc.get("skipped_by_status") or {}).get("error", 0) or 0
+        if not kc.get("profiled"):
+            ok = False
+            out["note"] = (out["note"] + "; " if out["note"] else "") + \
+                f"no launch profiled ({kc.get('note') or 'no kernel_counters in the report'})"
+        if errors:
+            ok = False
+            out["note"] = (out["note"] + "; " if out["note"] else "") + f"{errors} launch(es) failed to profile"
     if kind != "crash" and rc != 0:
         # a program that did not finish as written is not the program the expectation is about
         ok = False
@@ -133,11 +167,11 @@ def table(results):
     return lines
 
 
-def score(manifest, d, light=False):
-    results = [score_one(r, d, light) for r in read_manifest(manifest)]
+def score(manifest, d, mode="trace"):
+    results = [score_one(r, d, mode) for r in read_manifest(manifest)]
     line, counts = summarise(results)
-    if light:
-        line = line.replace("accuracy:", "accuracy (light mode):", 1)
+    if mode != "trace":
+        line = line.replace("accuracy:", f"accuracy ({mode} mode):", 1)
     text = "\n".join(table(results) + ["", line]) + "\n"
     with open(os.path.join(d, "score.txt"), "w") as f:
         f.write(text)
@@ -222,10 +256,11 @@ def self_test():
     if "timed out" not in res["p_timeout"]["note"] or "exited 1" not in res["c_exit1"]["note"]:
         bad.append("a timed-out or failed run is not noted")
     bad += light_self_test()
+    bad += metrics_self_test()
     for b in bad:
         print("score.py self-test: FAIL:", b)
     if not bad:
-        print(f"score.py self-test: ok ({len(cases)} cases)")
+        print(f"score.py self-test: ok ({len(cases)} cases, and the light and metrics modes)")
     return 1 if bad else 0
 
 
@@ -245,17 +280,62 @@ def light_self_test():
             with open(os.path.join(d, name + ".rc"), "w") as f:
                 f.write("0\n")
             row = {"name": name, "kind": "planted", "expected": want, "command": "cmd"}
-            got = score_one(row, d, light=True)
+            got = score_one(row, d, "light")
             if got["result"] != res:
                 bad.append(f"light {name}: got {got['result']} ({got['got']}), want {res}")
+    return bad
+
+
+def metrics_self_test():
+    """Counter-only rules without counters, and the metrics mode's extra conditions."""
+    bad = []
+
+    def rep(top, fired=(), profiled=3, errors=0, extra=()):
+        fs = [dict(_finding(i, "fired", sev), basis=b) for i, sev, b in fired] + list(extra)
+        r = {"verdict": {"top": top}, "findings": fs}
+        if profiled is not None:
+            r["kernel_counters"] = {"profiled": profiled, "note": None if profiled else "CUPTI refused",
+                                    "skipped_by_status": {"graph": 2, "error": errors}}
+        return r
+
+    unc = ("uncoalesced", "warning", "kernel counters")
+    cases = [  # mode, kind, expected, report, want result
+        ("metrics", "planted", "uncoalesced", rep("uncoalesced", [unc]), "PASS"),
+        ("metrics", "planted", "uncoalesced", rep("memory_bound", [("memory_bound", "high", "trace"), unc]), "FAIL"),
+        ("metrics", "planted", "tensor_cores_unused",
+         rep("tensor_cores_unused", [("tensor_cores_unused", "high", "kernel names")]), "FAIL"),
+        ("metrics", "planted", "tensor_cores_unused",
+         rep("tensor_cores_unused", [("tensor_cores_unused", "high", "kernel counters")]), "PASS"),
+        ("metrics", "planted", "sync_in_loop", rep("sync_in_loop", [("sync_in_loop", "high", "trace")]), "PASS"),
+        ("metrics", "planted", "uncoalesced", rep("uncoalesced", [unc], errors=1), "FAIL"),
+        ("metrics", "clean", "none", rep(None), "PASS"),
+        ("metrics", "clean", "none", rep(None, profiled=0), "FAIL"),
+        ("metrics", "clean", "none", rep(None, profiled=None), "FAIL"),
+        ("metrics", "clean", "none", rep("divergence", [("divergence", "warning", "kernel counters")]), "FAIL"),
+        ("metrics", "crash", "exit_signal=6", dict(rep(None, profiled=0), run={"exit_signal": 6}), "PASS"),
+        ("trace", "planted", "uncoalesced", rep("memory_bound", [("memory_bound", "warning", "trace")], None), "PASS"),
+        ("trace", "planted", "divergence", rep("divergence", [("divergence", "warning", "kernel names")], None), "FAIL"),
+        ("light", "planted", "divergence",
+         rep(None, (), None, extra=[_finding("divergence", "insufficient")]), "PASS"),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for i, (mode, kind, want, r, res) in enumerate(cases):
+            name = f"m{i}"
+            with open(os.path.join(d, name + ".json"), "w") as f:
+                json.dump(r, f)
+            with open(os.path.join(d, name + ".rc"), "w") as f:
+                f.write("134\n" if kind == "crash" else "0\n")
+            got = score_one({"name": name, "kind": kind, "expected": want, "command": "cmd"}, d, mode)
+            if got["result"] != res:
+                bad.append(f"{mode} {kind} {want} case {i}: got {got['result']} ({got['got']}; {got['note']}), want {res}")
     return bad
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
-    light = sys.argv[1:2] == ["--light"]
-    args = sys.argv[2:] if light else sys.argv[1:]
+    mode = sys.argv[1][2:] if sys.argv[1:2] in (["--light"], ["--metrics"]) else "trace"
+    args = sys.argv[2:] if mode != "trace" else sys.argv[1:]
     if len(args) != 2:
-        sys.exit(__doc__.split("\n\n")[0] + "\nusage: score.py [--light] MANIFEST DIR | --self-test")
-    sys.exit(score(args[0], args[1], light))
+        sys.exit(__doc__.split("\n\n")[0] + "\nusage: score.py [--light|--metrics] MANIFEST DIR | --self-test")
+    sys.exit(score(args[0], args[1], mode))
