@@ -1,6 +1,8 @@
-/* One profile's analysis: load → summary → ranks → verdicts → tables → framework view (analysis.h). */
+/* One profile's analysis: load → summary (→ replays cut, summary again) → ranks → verdicts →
+ * tables → framework view (analysis.h). */
 #include "analysis/analysis.h"
 
+#include "analysis/replaycut.h"
 #include "core/status.h"
 
 #include <stdio.h>
@@ -55,6 +57,25 @@ int gd_run_exit_text(const struct gd_run_exit *r, char *buf, size_t n)
 
 int gd_analysis_of(struct gd_analysis *a) { return gd_analysis_of_nodes(a, NULL, 1); }
 
+/* A --metrics profile: its replays cut out of the timeline (replaycut.h), then summarised
+ * again on the cut clock. */
+static int cut_replays(struct gd_analysis *a)
+{
+	struct gd_replay_cut c;
+	int rc = gd_replay_cut_find(&a->p, &a->s, &c);
+	if (rc != GD_OK || !c.n)
+		return rc;
+	gd_replay_cut_apply(&a->p, &c);
+	gd_summary_free(&a->s);
+	rc = gd_summary_compute(&a->p, &a->s);
+	if (rc == GD_OK) {
+		a->s.replay_cut_ns = (double)c.total_ns;
+		a->s.replay_cut_launches = c.launches;
+	}
+	gd_replay_cut_free(&c);
+	return rc;
+}
+
 int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int nnodes)
 {
 	int rc;
@@ -64,6 +85,8 @@ int gd_analysis_of_nodes(struct gd_analysis *a, const struct gd_node *nodes, int
 	memset(&a->loop, 0, sizeof(a->loop));
 	run_exit(&a->p, &a->run);
 	rc = gd_summary_compute(&a->p, &a->s);
+	if (rc == GD_OK && a->p.nkl)
+		rc = cut_replays(a);
 	if (rc == GD_OK)
 		rc = gd_ranks_compute(&a->p, nodes, nnodes, &a->r);
 	if (rc == GD_OK)

@@ -87,6 +87,11 @@ struct gd_summary {
 	/* merged busy intervals, in time order */
 	struct gd_interval *busy;
 	long nbusy;
+	/* gpudiag's own replays (`run --metrics`) cut out of the timeline before this summary was
+	 * taken (replaycut.h; gd_analysis_of): their length and the profiled launches that held
+	 * them; 0 when nothing was cut, or when the summary was computed alone */
+	double replay_cut_ns;
+	long replay_cut_launches;
 	/* per-launch counters of `gpudiag run --metrics` (issue 19), by kernel: built last by
 	 * gd_summary_compute (gd_kc_view_build), freed with the summary; nk = 0 without them */
 	struct gd_kc_view kc;

@@ -758,7 +758,7 @@ static void rule_profiler(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
 	char b1[32];
-	int sev = GD_SEV_NONE;
+	int sev = GD_SEV_NONE, only_cut = 0; /* only_cut: the replays' cut is the one limit */
 	char what[300] = "";
 	if (!p->cupti_ok && !strcmp(p->untraced_status, "no_cuda")) {
 		fire(f, GD_SEV_WARN, NAN, "Check that the program uses the GPU (a CPU-only build, CUDA_VISIBLE_DEVICES).",
@@ -811,14 +811,31 @@ static void rule_profiler(struct ctx *c, struct gd_finding *f)
 		if (!*what)
 			snprintf(what, sizeof(what), "there are no NVML samples");
 	}
+	if (c->s->replay_cut_ns > 0) {
+		ev(f, "replay_cut_ns", c->s->replay_cut_ns, "ns",
+		   "%s of the run was gpudiag replaying %ld profiled launch%s for their counters (--metrics), the GPU "
+		   "otherwise idle: cut out of the timeline the idle, launch and sync rules judge",
+		   t(b1, c->s->replay_cut_ns), c->s->replay_cut_launches, c->s->replay_cut_launches == 1 ? "" : "es");
+		if (sev < GD_SEV_INFO)
+			sev = GD_SEV_INFO;
+		if (!*what) {
+			snprintf(what, sizeof(what),
+				 "the timeline leaves out %s of gpudiag's own replays (--metrics); its times are on that "
+				 "shorter clock",
+				 t(b1, c->s->replay_cut_ns));
+			only_cut = 1;
+		}
+	}
 	if (sev == GD_SEV_NONE) {
 		clear(f, "Nothing was lost: %ld kernels, %ld copies, %ld API calls, %ld NVML samples.", p->nk, p->nc,
 		      p->na, p->ns);
 		return;
 	}
 	fire(f, sev, NAN,
-	     "Capture a longer steady-state window (--delay/--duration or an NVTX range) and keep API and NVML "
-	     "tracing on; dropped records mean a larger buffer or fewer record kinds.",
+	     only_cut ? "For the timeline as the program ran it, profile it without --metrics, then take the counters of "
+			"its hot kernels with gpudiag run --metrics-from that profile."
+		      : "Capture a longer steady-state window (--delay/--duration or an NVTX range) and keep API and "
+			"NVML tracing on; dropped records mean a larger buffer or fewer record kinds.",
 	     "Profile limits: %s.", what);
 }
 
