@@ -1,7 +1,8 @@
 /* The replays of `gpudiag run --metrics` cut out of the analysed timeline (replaycut.h): which
  * parts of a profiled launch's call are cut (not the busy time inside it), the clock after the
  * cut, and the idle rule on a loop whose three profiled launches the trace shows as 150 ms of
- * GPU idle each: it fires on the uncut timeline and not on the cut one. */
+ * GPU idle each: it fires on the uncut timeline and not on the cut one, where the 3 ms gaps
+ * after each replay (the GPU's queue drained by it, refilled by the host) are not judged. */
 #include "analysis/analysis.h"
 #include "analysis/replaycut.h"
 #include "core/status.h"
@@ -14,6 +15,7 @@
 
 enum { ITERS = 60, PROF0 = 20, NPROF = 3 };
 static const int64_t SAVE = 2 * MS, PASSES = 150 * MS; /* a profiled call: save before, passes after */
+static const int64_t REFILL = 3 * MS; /* the host's time to its next launch after a profiled call */
 static int64_t k_start[ITERS];
 static int64_t cut_before[ITERS + 1]; /* what is cut before kernel i starts; [ITERS]: in all */
 
@@ -64,7 +66,7 @@ static void build(struct gd_profile *p, int st)
 			l->name = k->name;
 			l->status = st;
 			l->passes = st == GD_KL_OK ? 10 : 0;
-			h = k->end + PASSES + 10 * US;
+			h = k->end + PASSES + REFILL;
 		} else {
 			h += 10 * US;
 		}
@@ -194,6 +196,9 @@ int main(void)
 	CHECK_INT(a.p.t_end - a.p.t_start, (k_start[ITERS - 1] + 1 * MS + 50 * MS) - (900 * MS) - cut);
 	idle = finding(&a, "gpu_idle");
 	CHECK(idle && !(idle->state == GD_FIRED && idle->severity >= GD_SEV_WARN));
+	/* after each replay the host's refill; the next profiled call's save is cut, the last one
+	 * is followed by an ordinary 5 µs launch */
+	CHECK_NEAR(evidence(idle, "replay_idle_ns"), NPROF * REFILL + 5 * US, 0);
 	lim = finding(&a, "profiler_limits");
 	CHECK_NEAR(evidence(lim, "replay_cut_ns"), (double)cut, 0);
 	CHECK(lim && lim->state == GD_FIRED && lim->severity == GD_SEV_INFO);

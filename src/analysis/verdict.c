@@ -336,7 +336,7 @@ static double clamp01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
 
 /* ---- the rules ------------------------------------------------------------------------- */
 /* What an idle gap (between two busy intervals) is, for the rules that judge idle time. */
-enum { GAP_STEADY = 0, GAP_FIRST_LAUNCH, GAP_STARTUP, GAP_TEARDOWN };
+enum { GAP_STEADY = 0, GAP_FIRST_LAUNCH, GAP_STARTUP, GAP_TEARDOWN, GAP_REPLAY };
 
 struct ctx {
 	const struct gd_profile *p;
@@ -348,7 +348,10 @@ struct ctx {
 	double *gap_sync;    /* per gap: the part of it that the sync before it cost (attribute_gaps) */
 	double warm_ns;      /* idle time in gaps that are not judged */
 	long nwarm;
-	double startup_ns, first_launch_ns, teardown_ns; /* warm_ns by kind */
+	double startup_ns, first_launch_ns, teardown_ns, replay_ns; /* warm_ns by kind */
+	long nreplay;        /* gaps of kind GAP_REPLAY */
+	int64_t *rp_end;     /* the ends of the replayed launches' calls (--metrics), ascending */
+	long nrp;
 	double judged;       /* span - warm_ns: the part of the run where the program was issuing work */
 	struct gd_interval *sgaps; /* the other ("steady") gaps, in time order */
 	long nsgaps;
@@ -374,6 +377,12 @@ struct ctx {
 
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
  * over the calls, looked up once per record. */
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
 static int link_launches(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
@@ -428,6 +437,19 @@ static int link_launches(struct ctx *c)
 		FIND(p->c[i].pid, p->c[i].corr, a);
 		c->c_launch_end[i] = a >= 0 ? p->a[a].end : INT64_MIN;
 	}
+	/* the calls gpudiag replayed (--metrics; mark_warmup's GAP_REPLAY) */
+	c->rp_end = p->nkl ? malloc((size_t)p->nkl * sizeof(*c->rp_end)) : NULL;
+	c->nrp = 0;
+	for (long i = 0; c->rp_end && i < p->nkl; i++) {
+		long a;
+		if (p->kl[i].status != GD_KL_OK && p->kl[i].status != GD_KL_ERROR)
+			continue;
+		FIND(p->kl[i].pid, p->kl[i].corr, a);
+		if (a >= 0)
+			c->rp_end[c->nrp++] = p->a[a].end;
+	}
+	if (c->nrp > 1)
+		qsort(c->rp_end, (size_t)c->nrp, sizeof(*c->rp_end), cmp_i64);
 #undef FIND
 #undef HASH
 	free(h);
@@ -455,14 +477,32 @@ static double busy_fraction(const struct ctx *c)
  *    launch of its name (lazy module loading, cuBLAS heuristics, autotuning in the loop's
  *    first iterations, a first evaluation pass: one-off costs that a longer run amortises).
  * The idle, launch and sync rules judge the rest. */
+/* Whether a gap begins where a replayed launch's call (`gpudiag run --metrics`) ended: the
+ * replay synchronised the GPU, so the host's queue of work was empty when it returned and
+ * the GPU waited for the host's next launch. The program, run without gpudiag, would have
+ * been ahead; the gap is gpudiag's, and not judged (GAP_REPLAY). On the cut clock
+ * (replaycut.h) the call ends where its kernel ended, at the gap's start. */
+static int after_replay(const struct ctx *c, const struct gd_interval *g)
+{
+	long lo = 0, hi = c->nrp;
+	while (lo < hi) { /* the first call end at or after the gap's start */
+		long mid = lo + (hi - lo) / 2;
+		if (c->rp_end[mid] < g->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nrp && c->rp_end[lo] <= g->end;
+}
+
 static void mark_warmup(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
 	unsigned char *seen = calloc((size_t)p->nnames + 1, 1);
 	long k = 0;
 	int first = 0;
-	c->warm_ns = c->startup_ns = c->first_launch_ns = c->teardown_ns = 0;
-	c->nwarm = 0;
+	c->warm_ns = c->startup_ns = c->first_launch_ns = c->teardown_ns = c->replay_ns = 0;
+	c->nwarm = c->nreplay = 0;
 	c->judged = c->span;
 	c->nsgaps = 0;
 	if (!seen) {
@@ -488,6 +528,10 @@ static void mark_warmup(struct ctx *c)
 		} else if (first) {
 			c->warm[i] = GAP_FIRST_LAUNCH;
 			c->first_launch_ns += g;
+		} else if (after_replay(c, &c->gaps[i])) {
+			c->warm[i] = GAP_REPLAY;
+			c->replay_ns += g;
+			c->nreplay++;
 		} else {
 			c->warm[i] = GAP_STEADY;
 			c->sgaps[c->nsgaps++] = c->gaps[i];
@@ -867,8 +911,13 @@ static void rule_idle(struct ctx *c, struct gd_finding *f)
 		   t(b1, gd_i64_diff(c->st.g0, s->span_start)), c->st.k0 + 1, c->st.repeats);
 	ev(f, "warmup_idle_ns", c->warm_ns, "ns",
 	   "%s idle in %ld start-up/warm-up/tear-down gaps not judged (before the main loop, before a kernel's first "
-	   "launch, after the loop)",
-	   t(b1, c->warm_ns), c->nwarm);
+	   "launch, after the loop%s)",
+	   t(b1, c->warm_ns), c->nwarm, c->nreplay ? ", after gpudiag's replays" : "");
+	if (c->nreplay)
+		ev(f, "replay_idle_ns", c->replay_ns, "ns",
+		   "of them %s in %ld gaps right after a profiled launch (--metrics): its replay drained the GPU's queue, "
+		   "which the host then refilled",
+		   t(b1, c->replay_ns), c->nreplay);
 	if (c->nsgaps) {
 		double *g = malloc((size_t)c->nsgaps * sizeof(double));
 		if (g) {
@@ -3205,6 +3254,7 @@ static void ctx_free(struct ctx *c)
 	free(c->k_launch_end);
 	free(c->c_launch_end);
 	free(c->k_graphlaunch);
+	free(c->rp_end);
 	free(c->kci);
 	free(c->kcns);
 	free(c->kc_of);

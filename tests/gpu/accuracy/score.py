@@ -28,9 +28,9 @@ Metrics mode (`gpudiag run --metrics`, kernel counters of the first launches of 
 planted, clean and crash as in the trace mode, and besides
   planted  a rule that counters measure (MEASURED) must be on top with basis "kernel counters":
            a measured cause, not the kernel-name guess the trace alone allows
-  clean, planted  the run must have profiled at least one launch (kernel_counters.profiled > 0:
-           a run whose counters were all refused would pass a clean program vacuously), and
-           no launch may have failed (kernel_counters.skipped_by_status.error == 0)
+  clean, planted  the run must have profiled at least one launch (summary.kernel_counters.
+           profiled > 0: a run whose counters were all refused would pass a clean program
+           vacuously), and no launch may have failed (skipped_by_status.error == 0)
 Exit status: 1 when any program failed, else 0."""
 
 # rules judged only from per-kernel counters (verdict.c: kc_gate), and the rules whose
@@ -120,7 +120,8 @@ def score_one(row, d, mode="trace"):
         if "exit_signal" not in run:
             out["note"] = "the report has no run.exit_signal"
     if mode == "metrics" and kind != "crash":
-        kc = rep.get("kernel_counters") if isinstance(rep.get("kernel_counters"), dict) else {}
+        summ = rep.get("summary") if isinstance(rep.get("summary"), dict) else {}
+        kc = summ.get("kernel_counters") if isinstance(summ.get("kernel_counters"), dict) else {}
         errors = (kc.get("skipped_by_status") or {}).get("error", 0) or 0
         if not kc.get("profiled"):
             ok = False
@@ -294,8 +295,8 @@ def metrics_self_test():
         fs = [dict(_finding(i, "fired", sev), basis=b) for i, sev, b in fired] + list(extra)
         r = {"verdict": {"top": top}, "findings": fs}
         if profiled is not None:
-            r["kernel_counters"] = {"profiled": profiled, "note": None if profiled else "CUPTI refused",
-                                    "skipped_by_status": {"graph": 2, "error": errors}}
+            r["summary"] = {"kernel_counters": {"profiled": profiled, "note": None if profiled else "CUPTI refused",
+                                                "skipped_by_status": {"graph": 2, "error": errors}}}
         return r
 
     unc = ("uncoalesced", "warning", "kernel counters")
