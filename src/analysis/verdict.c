@@ -352,6 +352,8 @@ struct ctx {
 	long nreplay;        /* gaps of kind GAP_REPLAY */
 	int64_t *rp_end;     /* the ends of the replayed launches' calls (--metrics), ascending */
 	long nrp;
+	double launch_median; /* the median launch call, graph launches not counted; NaN none */
+	long nlaunch, ngraphlaunch; /* launch calls in it; graph launches left out */
 	double judged;       /* span - warm_ns: the part of the run where the program was issuing work */
 	struct gd_interval *sgaps; /* the other ("steady") gaps, in time order */
 	long nsgaps;
@@ -453,6 +455,31 @@ static int link_launches(struct ctx *c)
 #undef FIND
 #undef HASH
 	free(h);
+	return 0;
+}
+
+/* c->launch_median: the median of the launch calls (a graph launch covers a whole graph: not
+ * counted). -1 when out of memory. */
+static int launch_median(struct ctx *c)
+{
+	const struct gd_profile *p = c->p;
+	double *ld = malloc(((size_t)c->s->api_n[GD_API_LAUNCH] + 1) * sizeof(double));
+	c->nlaunch = c->ngraphlaunch = 0;
+	c->launch_median = NAN;
+	if (!ld)
+		return -1;
+	for (long i = 0; i < p->na; i++)
+		if (p->a[i].cat == GD_API_LAUNCH && c->nlaunch < c->s->api_n[GD_API_LAUNCH]) {
+			const char *nm = p->a[i].name >= 0 && p->a[i].name < p->nnames ? p->names[p->a[i].name] : NULL;
+			if (nm && strstr(nm, "GraphLaunch")) {
+				c->ngraphlaunch++;
+				continue;
+			}
+			ld[c->nlaunch++] = gd_dur_ns(p->a[i].start, p->a[i].end);
+		}
+	if (c->nlaunch)
+		c->launch_median = select_kth(ld, c->nlaunch, c->nlaunch / 2);
+	free(ld);
 	return 0;
 }
 
@@ -1006,7 +1033,7 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 	const struct gd_profile *p = c->p;
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32], b4[32];
-	double *ld, tl, lost = 0, short_ns = 0, graph_gap = 0, graph_ns = 0;
+	double tl, lost = 0, short_ns = 0, graph_gap = 0, graph_ns = 0;
 	long nl = 0, nshort = 0, b = 0, ngraph = 0, nplain = 0, ngl = 0;
 	if (!c->judge_gpu || p->nk < MIN_KERNELS) {
 		insufficient(f, "Too few kernels to judge launch overhead.");
@@ -1016,20 +1043,9 @@ static void rule_launch(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "Launch API calls were not traced, so launch cost cannot be compared with kernel time.");
 		return;
 	}
-	ld = malloc((size_t)s->api_n[GD_API_LAUNCH] * sizeof(double));
-	if (!ld)
-		return;
-	for (long i = 0; i < p->na; i++)
-		if (p->a[i].cat == GD_API_LAUNCH) {
-			const char *nm = p->a[i].name >= 0 && p->a[i].name < p->nnames ? p->names[p->a[i].name] : NULL;
-			if (nm && strstr(nm, "GraphLaunch")) {
-				ngl++;
-				continue;
-			}
-			ld[nl++] = gd_dur_ns(p->a[i].start, p->a[i].end);
-		}
-	tl = nl ? select_kth(ld, nl, nl / 2) : NAN;
-	free(ld);
+	tl = c->launch_median;
+	nl = c->nlaunch;
+	ngl = c->ngraphlaunch;
 	for (long i = 0; i < p->nk; i++) {
 		const struct gd_pkernel *k = &p->k[i];
 		double d = gd_dur_ns(k->start, k->end), g = 0;
@@ -1951,12 +1967,42 @@ static void kc_roof_text(const struct ctx *c, const struct gd_kc_kernel *k, cons
  * ceiling and the % reached. A latency-bound kernel is the finding (graded on the latency
  * rule's lines, so a kernel judged by PM samples or by its own counters weighs alike); at a
  * roof it is a note that says which resource to spend less of. */
+/* A memory- or compute-bound kernel at ≥ KC_AT_ROOF_PCT of its ceiling. */
+static int kc_at_roof(const struct gd_kc_kernel *k)
+{
+	struct roofpos r = kc_place(k);
+	return (r.bound == RP_MEMORY || r.bound == RP_COMPUTE) && isfinite(r.reached) && r.reached >= KC_AT_ROOF_PCT;
+}
+
+/* Why a latency-bound kernel reaches neither roof, when another rule names the cause (a
+ * symptom must not rank above its cause): its grid leaves SMs idle (the occupancy rule), a
+ * launch of it is shorter than its launch call (the launch rule: launch latency, not the
+ * kernel's code), or its own counters show divergent warps or uncoalesced accesses (those
+ * rules, by their lines). NULL when none does. */
+static const char *latency_cause(const struct ctx *c, const struct gd_kc_kernel *k)
+{
+	int sl = kc_slot(c, k);
+	const struct gd_kstat *ks = sl >= 0 && sl < c->s->nks ? &c->s->ks[sl] : NULL;
+	if (ks && ks->device >= 0 && ks->device < c->p->ndev && c->p->dev[ks->device].occ.sm_count > 0 &&
+	    ks->grid_blocks > 0 && ks->grid_blocks < c->p->dev[ks->device].occ.sm_count)
+		return "its grid leaves SMs idle";
+	if (ks && ks->count > 0 && isfinite(c->launch_median) && ks->total_ns / ks->count < c->launch_median)
+		return "it is shorter than its launch call";
+	if (isfinite(k->threads_per_inst) && k->threads_per_inst < KC_TPI_LOW)
+		return "its warps diverge";
+	struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
+	if (ld.bad || st.bad)
+		return "its accesses are uncoalesced";
+	return NULL;
+}
+
 static void rule_roofline(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_summary *s = c->s;
 	char b1[32], b2[32], b3[32], nb[128], kt[200], st[160], key[40];
-	double lat = 0, lat_stake = 0, placed = 0, unplaced = 0, hot = 0;
-	long ilat = -1, itop = -1;
+	double lat = 0, lat_stake = 0, placed = 0, unplaced = 0, hot = 0, explained = 0;
+	long ilat = -1, itop = -1, iexp = -1;
+	const char *exp_why = NULL;
 	int nlisted = 0;
 	struct roofpos rtop = {0};
 	if (!kc_gate(c, f))
@@ -1980,7 +2026,14 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 			itop = i;
 			rtop = r;
 		}
-		if (r.bound == RP_LATENCY) {
+		if (r.bound == RP_LATENCY && latency_cause(c, k)) {
+			/* the cause is another rule's finding: counted here as explained */
+			explained += ns;
+			if (iexp < 0) {
+				iexp = i;
+				exp_why = latency_cause(c, k);
+			}
+		} else if (r.bound == RP_LATENCY) {
 			lat += ns;
 			lat_stake += ns * (isfinite(r.reached) ? clamp01(1 - r.reached / 100) : 1);
 			if (ilat < 0)
@@ -2012,6 +2065,10 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	}
 	ev(f, "latency_bound_fraction", lat / c->kc_kern, "fraction",
 	   "%s of kernel time in hot profiled kernels that reach neither roof", pc(b1, lat / c->kc_kern));
+	if (iexp >= 0)
+		ev(f, "latency_explained_fraction", explained / c->kc_kern, "fraction",
+		   "%s of kernel time in hot kernels that reach neither roof for a cause another finding names (%s: %s)",
+		   pc(b1, explained / c->kc_kern), kc_name(c, &s->kc.k[c->kci[iexp]], nb, sizeof(nb)), exp_why);
 	ev(f, "placed_fraction", placed / c->kc_kern, "fraction", "%s of kernel time placed, of %s in hot profiled kernels%s",
 	   pc(b1, placed / c->kc_kern), pc(b2, hot / c->kc_kern),
 	   unplaced > 0 ? " (the others lack a figure, or ran tensor math the FLOP roofline does not count)" : "");
@@ -2034,6 +2091,13 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	const struct gd_kc_kernel *k = &s->kc.k[c->kci[itop]];
 	int at = isfinite(rtop.reached) && rtop.reached >= KC_AT_ROOF_PCT;
 	snprintf(f->kernel, sizeof(f->kernel), "%s", kc_name(c, k, nb, sizeof(nb)));
+	if (rtop.bound == RP_LATENCY) { /* explained: a note that points at the cause */
+		fire(f, GD_SEV_INFO, NAN, ROOF_LATENCY_ADVICE,
+		     "%s (%s of kernel time) reaches neither roof (%s of its roof) because %s: that finding is the one to act "
+		     "on.",
+		     f->kernel, pc(b1, c->kcns[itop] / c->kc_kern), pp(b2, rtop.reached), latency_cause(c, k));
+		return;
+	}
 	fire(f, GD_SEV_INFO, NAN, rtop.bound == RP_MEMORY ? ROOF_MEMORY_ADVICE : ROOF_COMPUTE_ADVICE,
 	     "%s%s (%s of kernel time) is %s-bound at %s of %s%s", at ? "At the roof: " : "", f->kernel,
 	     pc(b1, c->kcns[itop] / c->kc_kern), rtop.bound == RP_MEMORY ? "memory" : "compute", pp(b2, rtop.reached),
@@ -2221,6 +2285,12 @@ static void rule_occupancy(struct ctx *c, struct gd_finding *f)
 					snprintf(what, sizeof(what), "grid of %lld block%s leaves %lld of %d SMs idle",
 						 k->grid_blocks, k->grid_blocks == 1 ? "" : "s", sms - k->grid_blocks, sms);
 			}
+		} else if (kc && isfinite(kc->achieved_occ_pct) && kc_at_roof(kc)) {
+			/* measured at a roof: bound by that roof, so more warps would not make it
+			 * faster (a persistent GEMM holds one block per SM by design) */
+			ev(f, "at_roof", kc_place(kc).reached / 100, "fraction",
+			   "%s: at %.0f %% of its roof (kernel counters), so not short of warps", k->short_name,
+			   kc_place(kc).reached);
 		} else if (kc && isfinite(kc->achieved_occ_pct)) {
 			/* measured (issue 19): achieved against theoretical decides, not the waves'
 			 * prediction. The stake is half the kernel's share scaled by the warp slots
@@ -3260,6 +3330,14 @@ static void ctx_free(struct ctx *c)
 	free(c->kc_of);
 }
 
+/* Whether a rule judges one kernel's work (what Nsight Compute would look into) rather than
+ * the run as a whole (its timeline, the GPU's state, the ranks: Nsight Systems and nvidia-smi). */
+static int kernel_level(int rule)
+{
+	return rule == GD_R_OCCUPANCY || rule == GD_R_MEMBOUND || rule == GD_R_TENSOR || rule == GD_R_LATENCY ||
+	       rule == GD_R_UNCOALESCED || rule == GD_R_DIVERGENCE || rule == GD_R_ROOFLINE;
+}
+
 static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 {
 	int fa = a->state == GD_FIRED, fb = b->state == GD_FIRED;
@@ -3267,7 +3345,12 @@ static int rank_cmp(const struct gd_finding *a, const struct gd_finding *b)
 		return fb - fa;
 	if (a->severity != b->severity)
 		return b->severity - a->severity;
-	/* a measured cause above a guess from names, a kernel's own counters above both (verdict.h) */
+	/* the guide's order (§14): the run's timeline before a kernel's insides. Time the
+	 * timeline lost was lost; a kernel finding's stake is what fixing it could at most save,
+	 * and a kernel made faster gains nothing while the GPU waits for the host */
+	if (fa && kernel_level(a->rule) != kernel_level(b->rule))
+		return kernel_level(a->rule) - kernel_level(b->rule);
+	/* then a measured cause above a guess from names, a kernel's own counters above both (verdict.h) */
 	if (fa && basis_weight(a->basis) != basis_weight(b->basis))
 		return basis_weight(b->basis) - basis_weight(a->basis);
 	double sa = isfinite(a->rank_share) ? a->rank_share : -1, sb = isfinite(b->rank_share) ? b->rank_share : -1;
@@ -3306,7 +3389,7 @@ int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summar
 	c.warm = calloc((size_t)s->nbusy + 1, 1);
 	c.sgaps = malloc(((size_t)s->nbusy + 1) * sizeof(*c.sgaps));
 	c.gap_sync = calloc((size_t)s->nbusy + 1, sizeof(double));
-	if (!c.slot || !c.gaps || !c.warm || !c.sgaps || !c.gap_sync || link_launches(&c)) {
+	if (!c.slot || !c.gaps || !c.warm || !c.sgaps || !c.gap_sync || link_launches(&c) || launch_median(&c)) {
 		ctx_free(&c);
 		return GD_EFAIL;
 	}

@@ -28,8 +28,9 @@ enum gd_rule {
 enum gd_state { GD_CLEAR = 0, GD_FIRED, GD_INSUFFICIENT, GD_NOT_APPLICABLE };
 enum gd_sev { GD_SEV_NONE = 0, GD_SEV_INFO, GD_SEV_WARN, GD_SEV_HIGH };
 /* What a fired finding rests on. A measured cause outranks a guess from kernel names at the
- * same severity: the ranking is severity, then basis (kernel counters, then the trace and PM
- * counters alike, then kernel names), then time at stake. */
+ * same severity: the ranking is severity, then the run's timeline before a kernel's insides
+ * (the guide's §14 order), then basis (kernel counters, then the trace and PM counters alike,
+ * then kernel names), then time at stake. */
 enum gd_basis {
 	GD_BASIS_TRACE = 0, /* measured: the trace's timings (kernels, copies, API calls, NVML) */
 	GD_BASIS_COUNTERS,  /* measured: the GPU's performance counters, sampled (PM sampling) */

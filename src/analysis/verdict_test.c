@@ -1116,6 +1116,94 @@ int main(void)
 		done(&p, &s);
 	}
 
+	/* a symptom below its cause: a latency-bound kernel whose cause another rule names is a
+	 * note of the roofline that points there: (0) a grid of 8 blocks on 132 SMs (occupancy
+	 * ranks first), (1) 12 of 32 threads per instruction (divergence ranks first), (2) 1 µs
+	 * launches behind 5 µs launch calls (the launch rule's); (3) none of these: the roofline's
+	 * own finding, as before */
+	for (int cs = 0; cs < 4; cs++) {
+		const char *nm[] = {"_Z5chasePiS_"};
+		struct gd_kc_kernel k[1];
+		if (cs == 2) {
+			int64_t t = 1000 * MS;
+			setup(&p);
+			for (int i = 0; i < 2000; i++)
+				t = kern(&p, t, 1 * US, nm[0], 10560, 256, 32, 5 * US) + 6 * US;
+			nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		} else {
+			kc_loop(&p, nm, 1, cs == 0 ? 8 : 10560, 256, 32);
+		}
+		k[0] = kc_new(&p, nm[0], cs == 2 ? 1 * US : 4 * MS);
+		kc_roof(&k[0], GD_KB_LATENCY, 20, 18, 25, 20);
+		if (cs == 1)
+			k[0].threads_per_inst = 12;
+		run_kc(&p, &s, &v, k, 1);
+		const struct gd_finding *f = &v.f[GD_R_ROOFLINE];
+		CHECK_INT(f->state, GD_FIRED);
+		CHECK_INT(f->severity, cs == 3 ? GD_SEV_HIGH : GD_SEV_INFO);
+		if (cs < 3) {
+			const char *why[] = {"its grid leaves SMs idle", "its warps diverge", "it is shorter than its launch call"};
+			CHECK(strstr(f->headline, why[cs]) != NULL);
+			CHECK(strstr(evt(f, "latency_explained_fraction"), why[cs]) != NULL);
+			CHECK_NEAR(evv(f, "latency_bound_fraction"), 0, 0);
+			int cause = cs == 0 ? GD_R_OCCUPANCY : cs == 1 ? GD_R_DIVERGENCE : GD_R_LAUNCH;
+			CHECK_INT(v.f[cause].state, GD_FIRED);
+			CHECK(rank_of(&v, cause) < rank_of(&v, GD_R_ROOFLINE));
+		}
+		done(&p, &s);
+	}
+
+	/* the guide's order (§14): at equal severity the run's timeline ranks above a kernel's
+	 * insides, whatever the shares: a sync that blocks 150 µs of every 1.2 ms iteration
+	 * (warning, ≈ 13 % of the judged span) above a kernel with 18 of 32 threads per
+	 * instruction in half the kernel time (warning, 22 % of kernel time) */
+	{
+		const char *nm[] = {"_Z7diverge", "_Z6stream"};
+		struct gd_kc_kernel k[2];
+		int64_t t = 1000 * MS;
+		setup(&p);
+		kern(&p, t - 2 * MS, 10 * US, nm[1], 10560, 256, 32, 0);
+		for (int i = 0; i < 50; i++) {
+			int64_t e = kern(&p, t, 500 * US, nm[0], 10560, 256, 32, 5 * US) + 1 * US;
+			e = kern(&p, e, 500 * US, nm[1], 10560, 256, 32, 5 * US);
+			struct gd_papi *a = gd_profile_add_api(&p);
+			a->start = e - 150 * US;
+			a->end = e + 5 * US;
+			a->name = gd_profile_intern(&p, "cudaDeviceSynchronize_v3020");
+			a->cat = GD_API_SYNC;
+			t = e + 200 * US;
+		}
+		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
+		k[0] = kc_new(&p, nm[0], 500 * US);
+		k[0].threads_per_inst = 18;
+		k[1] = kc_new(&p, nm[1], 500 * US);
+		k[1].threads_per_inst = 32;
+		run_kc(&p, &s, &v, k, 2);
+		CHECK_INT(v.f[GD_R_SYNC].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_SYNC].severity, GD_SEV_WARN);
+		CHECK_INT(v.f[GD_R_DIVERGENCE].state, GD_FIRED);
+		CHECK_INT(v.f[GD_R_DIVERGENCE].severity, GD_SEV_WARN);
+		CHECK(v.f[GD_R_DIVERGENCE].share > v.f[GD_R_SYNC].share);
+		CHECK_INT(v.order[0], GD_R_SYNC);
+		done(&p, &s);
+	}
+
+	/* a kernel at its roof is not short of warps: achieved occupancy 15 % of a theoretical
+	 * 19 % (a persistent GEMM holding one block per SM) at 90 % of its compute roof is clear;
+	 * at 50 % of it, the occupancy finding stands */
+	for (int cs = 0; cs < 2; cs++) {
+		const char *nm[] = {"_Z4gemmPf"};
+		struct gd_kc_kernel k[1];
+		kc_loop(&p, nm, 1, 132, 384, 168);
+		k[0] = kc_new(&p, nm[0], 4 * MS);
+		kc_roof(&k[0], GD_KB_COMPUTE, cs == 0 ? 90 : 50, 10, cs == 0 ? 90 : 50, 20);
+		k[0].theoretical_occ_pct = 19;
+		k[0].achieved_occ_pct = 15;
+		run_kc(&p, &s, &v, k, 1);
+		CHECK_INT(v.f[GD_R_OCCUPANCY].state, cs == 0 ? GD_CLEAR : GD_FIRED);
+		done(&p, &s);
+	}
+
 	/* tensor cores (§3) by the kernel's own counters: (0) an sgemm with no tensor instruction
 	 * at 50 % of the FP32 ceiling fires, measured; (1) a bf16 tensor-op GEMM using them is
 	 * clear; (2) an sgemm by name that runs tensor instructions is clear, the name overruled;

@@ -274,7 +274,7 @@ static void print_verdict(const struct gd_verdicts *v, FILE *out)
 		if (f->state != GD_FIRED)
 			continue;
 		if (!n++)
-			fprintf(out, "\n%sFindings%s (ranked by severity, measured before guessed from names, then time at stake)\n", gd_bold(), gd_reset());
+			fprintf(out, "\n%sFindings%s (ranked by severity, the run before a kernel, measured before guessed from names, then time at stake)\n", gd_bold(), gd_reset());
 		fprintf(out, "\n %d. %s%-7s%s %s%s%s  %s", n, sev_color(f->severity), gd_sev_name(f->severity), gd_reset(),
 			gd_bold(), f->title, gd_reset(), f->guide);
 		if (isfinite(f->share))

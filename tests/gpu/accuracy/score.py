@@ -24,6 +24,8 @@ else fires is measured idleness, which such programs may really have); clean and
 Rules that only per-kernel counters can judge (COUNTER_ONLY: uncoalesced, divergence): without
 --metrics a program planted with one PASSes iff the rule did not fire (gpudiag cannot see inside
 a kernel then, and must not guess).
+An expectation "none;metrics=RULE" is a clean program whose kernel is not: scored as clean
+without --metrics and as planted with RULE under it.
 Metrics mode (`gpudiag run --metrics`, kernel counters of the first launches of each kernel):
 planted, clean and crash as in the trace mode, and besides
   planted  a rule that counters measure (MEASURED) must be on top with basis "kernel counters":
@@ -43,6 +45,7 @@ import sys
 import tempfile
 
 KINDS = ("clean", "planted", "crash")
+# (kinds of the manifest; a row's kind may read as planted under --metrics: score_one)
 
 
 def read_manifest(path):
@@ -70,6 +73,10 @@ def _read(path):
 def score_one(row, d, mode="trace"):
     """The result of one program: dict with got, fired, result (PASS|FAIL|SKIP), note."""
     name, kind, want = row["name"], row["kind"], row["expected"]
+    if ";metrics=" in want:
+        # clean as a run, planted inside its kernel: under --metrics that rule must be on top
+        base, alt = want.split(";metrics=", 1)
+        kind, want = ("planted", alt) if mode == "metrics" else (kind, base)
     out = {"name": name, "kind": kind, "expected": want, "got": "-", "fired": [], "result": "FAIL", "note": ""}
     status = _read(os.path.join(d, name + ".status"))
     if status and status.startswith("skip"):
@@ -318,6 +325,10 @@ def metrics_self_test():
         ("trace", "planted", "divergence", rep("divergence", [("divergence", "warning", "kernel names")], None), "FAIL"),
         ("light", "planted", "divergence",
          rep(None, (), None, extra=[_finding("divergence", "insufficient")]), "PASS"),
+        ("metrics", "clean", "none;metrics=roofline", rep("roofline", [("roofline", "high", "kernel counters")]), "PASS"),
+        ("metrics", "clean", "none;metrics=roofline", rep(None), "FAIL"),
+        ("trace", "clean", "none;metrics=roofline", rep(None, profiled=None), "PASS"),
+        ("trace", "clean", "none;metrics=roofline", rep("gpu_idle", [("gpu_idle", "warning", "trace")], None), "FAIL"),
     ]
     with tempfile.TemporaryDirectory() as d:
         for i, (mode, kind, want, r, res) in enumerate(cases):
