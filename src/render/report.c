@@ -319,6 +319,11 @@ static void summary_totals(const struct gd_analysis *a, FILE *out)
 		     "start-up, first-launch and tear-down gaps; busy = union of kernel, copy and memset intervals)\n",
 		gd_fmt_time(b[0], 48, s->wall_ns), gd_fmt_time(b[1], 48, s->span_ns), gd_fmt_pct(b[2], 48, v->busy_fraction),
 		gd_fmt_time(b[3], 48, s->busy_ns), gd_fmt_time(b[4], 48, v->judged_ns));
+	if (s->replay_cut_ns > 0)
+		fprintf(out, "  (times without the %s gpudiag spent replaying %ld profiled launch%s for --metrics: "
+			     "cut out of the timeline, the GPU idle meanwhile)\n",
+			gd_fmt_time(b[0], 48, s->replay_cut_ns), s->replay_cut_launches,
+			s->replay_cut_launches == 1 ? "" : "es");
 	fprintf(out, "  %ld kernels (%s of kernel time), %ld copies/memsets (%s)\n", s->nkernels,
 		gd_fmt_time(b[0], 48, s->kernel_ns), s->ncopies, gd_fmt_time(b[1], 48, s->copy_ns));
 	if (lv->n > 0)
@@ -1574,6 +1579,9 @@ static void json_summary(struct gd_tw *w, const struct gd_analysis *a, int top)
 	gd_json_num(j, "gpu_busy_ns", s->busy_ns);
 	gd_json_num(j, "gpu_busy_fraction", a->v.busy_fraction);
 	gd_json_num(j, "gpu_judged_ns", a->v.judged_ns);
+	/* --metrics: the replays cut out of the timeline these times are on (replaycut.h) */
+	gd_json_num(j, "replay_cut_ns", s->replay_cut_ns);
+	gd_json_int(j, "replay_cut_launches", s->replay_cut_launches);
 	json_loop(j, a);
 	gd_json_num(j, "kernel_ns", s->kernel_ns);
 	gd_json_num(j, "copy_ns", s->copy_ns);
