@@ -27,13 +27,14 @@ static int cmp_iv(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* The first busy interval that ends after t (busy intervals are merged: their ends ascend too). */
-static long busy_after(const struct gd_summary *s, int64_t t)
+/* The first of n disjoint intervals in time order whose end (by_end) or start is after t: their
+ * starts and ends both ascend. */
+static long first_after(const struct gd_interval *iv, long n, int64_t t, int by_end)
 {
-	long lo = 0, hi = s->nbusy;
+	long lo = 0, hi = n;
 	while (lo < hi) {
 		long mid = lo + (hi - lo) / 2;
-		if (s->busy[mid].end <= t)
+		if ((by_end ? iv[mid].end : iv[mid].start) <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -56,7 +57,7 @@ int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, s
 		if (k < 0 || (p->kl[k].status != GD_KL_OK && p->kl[k].status != GD_KL_ERROR) || a->end <= a->start)
 			continue;
 		/* the call less the busy time inside it: at most one piece more than busy intervals */
-		for (long b = busy_after(s, a->start);; b++) {
+		for (long b = first_after(s->busy, s->nbusy, a->start, 1);; b++) {
 			int64_t end = b < s->nbusy && s->busy[b].start < a->end ? s->busy[b].start : a->end;
 			if (end > cur) {
 				if (n == cap) {
@@ -113,15 +114,7 @@ int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, s
 
 int64_t gd_replay_cut_map(const struct gd_replay_cut *c, int64_t t)
 {
-	long lo = 0, hi = c->n;
-	/* the last cut that starts at or before t */
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
-		if (c->iv[mid].start <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	long lo = first_after(c->iv, c->n, t, 0); /* then lo - 1: the last cut that starts at or before t */
 	if (lo == 0)
 		return t;
 	lo--;
