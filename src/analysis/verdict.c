@@ -375,6 +375,7 @@ struct ctx {
 	long nkc;
 	int *kc_of;   /* summary slot (s->ks) → index into s->kc.k, -1 none */
 	const struct gd_ranks *rk; /* ranks, collectives and stragglers (ranks.h) */
+	const struct gd_verdicts *v; /* the findings judged so far (rules run in order) */
 };
 
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
@@ -1974,25 +1975,28 @@ static int kc_at_roof(const struct gd_kc_kernel *k)
 	return (r.bound == RP_MEMORY || r.bound == RP_COMPUTE) && isfinite(r.reached) && r.reached >= KC_AT_ROOF_PCT;
 }
 
-/* Why a latency-bound kernel reaches neither roof, when another rule names the cause (a
- * symptom must not rank above its cause): its grid leaves SMs idle (the occupancy rule), a
- * launch of it is shorter than its launch call (the launch rule: launch latency, not the
- * kernel's code), or its own counters show divergent warps or uncoalesced accesses (those
- * rules, by their lines). NULL when none does. */
+/* Why a latency-bound kernel reaches neither roof, when another finding that fired names the
+ * cause (a symptom must not rank above its cause): the occupancy finding names this kernel
+ * (its grid leaves SMs idle, or its warps are few); the launch finding fired and a launch of
+ * it is shorter than its launch call (launch latency, not the kernel's code); the divergence
+ * or uncoalesced finding fired and this kernel's own counters cross that rule's line. NULL
+ * when none does. The rules it looks at run before the roofline's. */
 static const char *latency_cause(const struct ctx *c, const struct gd_kc_kernel *k)
 {
 	int sl = kc_slot(c, k);
 	const struct gd_kstat *ks = sl >= 0 && sl < c->s->nks ? &c->s->ks[sl] : NULL;
-	if (ks && ks->device >= 0 && ks->device < c->p->ndev && c->p->dev[ks->device].occ.sm_count > 0 &&
-	    ks->grid_blocks > 0 && ks->grid_blocks < c->p->dev[ks->device].occ.sm_count)
-		return "its grid leaves SMs idle";
-	if (ks && ks->count > 0 && isfinite(c->launch_median) && ks->total_ns / ks->count < c->launch_median)
-		return "it is shorter than its launch call";
-	if (isfinite(k->threads_per_inst) && k->threads_per_inst < KC_TPI_LOW)
-		return "its warps diverge";
+	const struct gd_finding *occ = &c->v->f[GD_R_OCCUPANCY], *lau = &c->v->f[GD_R_LAUNCH];
+	if (ks && occ->state == GD_FIRED && !strcmp(occ->kernel, ks->short_name))
+		return "its occupancy is low (the occupancy finding)";
+	if (ks && lau->state == GD_FIRED && ks->count > 0 && isfinite(c->launch_median) &&
+	    ks->total_ns / ks->count < c->launch_median)
+		return "it is shorter than its launch call (the launch finding)";
+	if (c->v->f[GD_R_DIVERGENCE].state == GD_FIRED && isfinite(k->threads_per_inst) &&
+	    k->threads_per_inst < KC_TPI_LOW)
+		return "its warps diverge (the divergence finding)";
 	struct kc_dir ld = kc_access(k, 0), st = kc_access(k, 1);
-	if (ld.bad || st.bad)
-		return "its accesses are uncoalesced";
+	if (c->v->f[GD_R_UNCOALESCED].state == GD_FIRED && (ld.bad || st.bad))
+		return "its accesses are uncoalesced (the uncoalesced finding)";
 	return NULL;
 }
 
@@ -3373,7 +3377,7 @@ int gd_verdicts_compute(const struct gd_profile *p, const struct gd_summary *s, 
 int gd_verdicts_compute_ranks(const struct gd_profile *p, const struct gd_summary *s, const struct gd_ranks *rk,
 			      struct gd_verdicts *v)
 {
-	struct ctx c = {.p = p, .s = s, .rk = rk};
+	struct ctx c = {.p = p, .s = s, .rk = rk, .v = v};
 	memset(v, 0, sizeof(*v));
 	for (int r = 0; r < GD_R_COUNT; r++) {
 		v->f[r].rule = r;

@@ -1142,7 +1142,7 @@ int main(void)
 		CHECK_INT(f->state, GD_FIRED);
 		CHECK_INT(f->severity, cs == 3 ? GD_SEV_HIGH : GD_SEV_INFO);
 		if (cs < 3) {
-			const char *why[] = {"its grid leaves SMs idle", "its warps diverge", "it is shorter than its launch call"};
+			const char *why[] = {"(the occupancy finding)", "(the divergence finding)", "(the launch finding)"};
 			CHECK(strstr(f->headline, why[cs]) != NULL);
 			CHECK(strstr(evt(f, "latency_explained_fraction"), why[cs]) != NULL);
 			CHECK_NEAR(evv(f, "latency_bound_fraction"), 0, 0);

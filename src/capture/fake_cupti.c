@@ -907,6 +907,7 @@ API CUptiResult cuptiCheckpointSave(struct fake_ckpt *c)
 	if (ckpt_fails("save"))
 		return CUPTI_ERROR_OUT_OF_MEMORY;
 	g_saves++;
+	g_clock += 1000000; /* a save takes time (1 ms here): the launch call's record must hold it */
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiCheckpointRestore(struct fake_ckpt *c)

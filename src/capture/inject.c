@@ -720,6 +720,12 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	}
 	if (dom != CUPTI_CB_DOMAIN_RUNTIME_API && !drv)
 		return;
+	/* the call's start, taken before the range profiler's enter callback: user replay saves
+	 * the launch's memory there, and the call's time must hold that (the analysis cuts a
+	 * replay out of the timeline by its call: replaycut.h) */
+	if (cb->callbackSite == CUPTI_API_ENTER && cbid < 1024 && g_rec[drv][cbid] && cb->correlationData &&
+	    cuptiGetTimestamp(&t) == CUPTI_SUCCESS)
+		*cb->correlationData = t;
 	if (g_rp) {
 		gd_rp_api(dom, cbid, cb);
 		if (gd_rp_internal())
@@ -730,8 +736,6 @@ static void CUPTIAPI api_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Call
 	if (cb->callbackSite == CUPTI_API_ENTER) {
 		if (!drv)
 			t_rt_depth++;
-		if (cuptiGetTimestamp(&t) == CUPTI_SUCCESS && cb->correlationData)
-			*cb->correlationData = t;
 		return;
 	}
 	if (!drv && t_rt_depth > 0)

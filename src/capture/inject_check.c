@@ -690,6 +690,9 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM memory"), 0);
 		/* the program's three launch calls only: two runtime, one driver */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api"), 3);
+		/* each call's time holds its memory save (1 ms in the fake), taken in its enter
+		 * callback: the analysis cuts a replay out of the timeline by the call's interval */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE end - start >= 1000000"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
 		remove_dir(dir);
 	}
