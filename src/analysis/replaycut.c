@@ -52,12 +52,17 @@ int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, s
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *a = &p->a[i];
 		long k = a->corr ? kl_find(p, a->pid, a->corr) : -1;
-		int64_t cur = a->start;
+		int64_t cur = a->start, prof;
 		long before = n;
 		if (k < 0 || (p->kl[k].status != GD_KL_OK && p->kl[k].status != GD_KL_ERROR) || a->end <= a->start)
 			continue;
+		/* the profiling's own wall time, when longer than the call: a profile recorded before
+		 * the call's start was taken ahead of the memory save (direct driver launches) */
+		prof = p->kl[k].profile_ns;
+		if (prof > 0 && prof < a->end && a->end - prof < cur)
+			cur = a->end - prof;
 		/* the call less the busy time inside it: at most one piece more than busy intervals */
-		for (long b = first_after(s->busy, s->nbusy, a->start, 1);; b++) {
+		for (long b = first_after(s->busy, s->nbusy, cur, 1);; b++) {
 			int64_t end = b < s->nbusy && s->busy[b].start < a->end ? s->busy[b].start : a->end;
 			if (end > cur) {
 				if (n == cap) {

@@ -8,8 +8,10 @@
  * host inside a launch call: idle, launch and sync rules would judge gpudiag, not the program.
  *
  * What is cut: the parts of each profiled launch's call (metric_launches rows that were
- * replayed: status ok or error, found by (pid, correlation id) among the API calls) during
- * which no kernel, copy or memset of the trace ran on any device. Every timestamp of the
+ * replayed: status ok or error, found by (pid, correlation id) among the API calls; the call
+ * taken back to its end less metric_launches.profile_ns where that is longer, as in profiles
+ * whose call start came after the memory save) during which no kernel, copy or memset of the
+ * trace ran on any device. Every timestamp of the
  * profile after a cut moves earlier by its length, one inside it moves to its start: the
  * kernels, copies and memsets keep their durations and order (they lie outside the cuts),
  * while the profiled launch's call, the NVTX ranges and the capture window around a cut

@@ -31,8 +31,10 @@ static struct gd_papi *api(struct gd_profile *p, int64_t start, int64_t end, uin
 }
 
 /* A GPU-bound loop of 1 ms kernels; launches PROF0 .. PROF0+NPROF-1 profiled with status st:
- * their call holds the save, the kernel and the passes, the host blocked in it meanwhile. */
-static void build(struct gd_profile *p, int st)
+ * their call holds the save, the kernel and the passes, the host blocked in it meanwhile.
+ * late: the call's recorded start after the save (as captures before the start was taken
+ * first), its profiling time (profile_ns) the whole of it. */
+static void build_as(struct gd_profile *p, int st, int late)
 {
 	int64_t h = 1000 * MS, gpu = 0;
 	gd_profile_init(p);
@@ -59,9 +61,10 @@ static void build(struct gd_profile *p, int st)
 		k->corr = (uint32_t)(i + 1);
 		k_start[i] = k->start;
 		gpu = k->end;
-		api(p, h, prof ? k->end + PASSES : h + 5 * US, k->corr);
+		api(p, prof && late ? h + SAVE : h, prof ? k->end + PASSES : h + 5 * US, k->corr);
 		if (prof) {
 			struct gd_klaunch *l = gd_profile_add_klaunch(p);
+			l->profile_ns = k->end + PASSES - h;
 			l->corr = k->corr;
 			l->name = k->name;
 			l->status = st;
@@ -86,6 +89,8 @@ static void build(struct gd_profile *p, int st)
 	p->t_end = gpu + 50 * MS;
 	gd_profile_finish(p);
 }
+
+static void build(struct gd_profile *p, int st) { build_as(p, st, 0); }
 
 static void check_map(void)
 {
@@ -203,6 +208,18 @@ int main(void)
 	CHECK_NEAR(evidence(lim, "replay_cut_ns"), (double)cut, 0);
 	CHECK(lim && lim->state == GD_FIRED && lim->severity == GD_SEV_INFO);
 	CHECK(lim && strstr(lim->advice, "--metrics-from") != NULL);
+	gd_analysis_free(&a);
+
+	/* the call's recorded start after its save: the profiling time takes the cut back to the
+	 * save's start, the same cut */
+	memset(&a, 0, sizeof(a));
+	build_as(&a.p, GD_KL_OK, 1);
+	CHECK_INT(gd_analysis_of(&a), GD_OK);
+	CHECK_NEAR(a.s.replay_cut_ns, (double)cut, 0);
+	for (int i = 0; i < ITERS; i++)
+		CHECK_INT(a.p.k[i].start, k_start[i] - cut_before[i]);
+	idle = finding(&a, "gpu_idle");
+	CHECK(idle && !(idle->state == GD_FIRED && idle->severity >= GD_SEV_WARN));
 	gd_analysis_free(&a);
 	return TEST_DONE();
 }
