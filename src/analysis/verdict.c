@@ -16,6 +16,7 @@
 #include "analysis/pm_steady.h"
 #include "analysis/steady.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1673,6 +1674,30 @@ static void kc_conclude(struct ctx *c, struct gd_finding *f, long nbad, double s
 	"write along the other), aligned vector loads; sort the indices of a gather. Re-profile with --metrics: " \
 	"sectors per request should fall towards 4 per 4-byte word and bytes used towards 100 % (§7)."
 
+/* A library GEMM kernel built for operands aligned to fewer than 16 bytes: CUTLASS and cuBLAS
+ * name the alignment, in elements, "align1" or "align2" (align8 for 2-byte types, align4 for
+ * 4-byte ones, is 16 bytes: the aligned kernels). The library picks one when a dimension or a
+ * leading dimension is not a multiple of the aligned count; its loads are then scalar and
+ * strided across a warp, which the sector counters show as uncoalesced. */
+static const char *gemm_unaligned(const struct ctx *c, const struct gd_kc_kernel *k, const char *name)
+{
+	static const char *const tags[] = {"align1", "align2"};
+	if (kc_kind(c, k) != GD_KIND_GEMM)
+		return NULL;
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		const char *t = strstr(name, tags[i]);
+		if (t && (t == name || t[-1] == '_') && !isdigit((unsigned char)t[strlen(tags[i])]))
+			return tags[i];
+	}
+	return NULL;
+}
+
+#define GEMM_ALIGN_ADVICE                                                                                         \
+	"A dimension of the matrix multiply (M, N or K, e.g. a vocabulary of 50257 tokens) or a leading "          \
+	"dimension is not a multiple of 8 elements (16 bytes), so the library fell back to a kernel for unaligned " \
+	"operands, with scalar loads strided across each warp. Pad that dimension to a multiple of 8, 64 is "      \
+	"better (GPT-2's 50257 to 50304), and leave the padding out of the result (§7)."
+
 /* Uncoalesced global accesses (§7): a profiled kernel whose global loads or stores use less
  * than half of each 32-byte sector they fetch, at more than twice the ideal sectors per
  * request. At stake: its time × the share of its sector bytes never used (an upper bound: a
@@ -1683,6 +1708,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 	char b1[32], b2[32], b3[32], b4[32], nb[128], key[40];
 	double stake = 0, bad_ns = 0, known_ns = 0, *ks;
 	long nbad = 0, nknown = 0, nunknown = 0, top[2];
+	const char *align = NULL; /* the top kernel a GEMM for unaligned operands: its tag */
 	if (!kc_gate(c, f))
 		return;
 	ks = malloc((size_t)c->nkc * sizeof(double));
@@ -1750,6 +1776,9 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 				 "%.0f), %s of each sector used; %s of kernel time at stake.",
 				 nm, pc(b1, c->kcns[top[j]] / c->kc_kern), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
 				 pc(b2, ks[top[j]] / c->kc_kern));
+			if ((align = gemm_unaligned(c, k, nm)) != NULL)
+				ev(f, "gemm_unaligned", NAN, "",
+				   "%s: a GEMM kernel for unaligned operands (\"%s\" in its name)", nm, align);
 		}
 	}
 	free(ks);
@@ -1757,8 +1786,8 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		char none[200];
 		snprintf(none, sizeof(none), "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
 			 pc(b1, known_ns / c->kc_kern));
-		kc_conclude(c, f, nbad, stake, UNCOALESCED_ADVICE, none, nbad == 1 ? "accesses global memory uncoalesced"
-										: "access global memory uncoalesced");
+		kc_conclude(c, f, nbad, stake, align ? GEMM_ALIGN_ADVICE : UNCOALESCED_ADVICE, none,
+			    nbad == 1 ? "accesses global memory uncoalesced" : "access global memory uncoalesced");
 	}
 }
 

@@ -947,6 +947,27 @@ int main(void)
 		CHECK_NEAR(v.f[GD_R_UNCOALESCED].share, 0.5 * 896.0 / 1152.0, 1e-3);
 		CHECK(strstr(v.f[GD_R_UNCOALESCED].headline, "of kernel time at stake") != NULL);
 		done(&p, &s);
+		/* a library GEMM for unaligned operands ("align1"): the advice names the cause, a
+		 * dimension not a multiple of 8; the aligned "align8" one, and a non-GEMM, keep the
+		 * general advice */
+		for (int cs2 = 0; cs2 < 3; cs2++) {
+			const char *g[] = {"void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>",
+					   "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_128x128_tn_align8>",
+					   "_Z11align1_copyPf"};
+			const char *nm2[] = {g[cs2], names[1]};
+			kc_loop(&p, nm2, 2, 10560, 256, 32);
+			k[0] = kc_new(&p, nm2[0], 4 * MS);
+			k[1] = kc_new(&p, nm2[1], 4 * MS);
+			kc_access(&k[0], 0, 16e6, 1e6, 12);
+			kc_access(&k[1], 0, 4e6, 1e6, 100);
+			run_kc(&p, &s, &v, k, 2);
+			const struct gd_finding *f = &v.f[GD_R_UNCOALESCED];
+			CHECK_INT(f->state, GD_FIRED);
+			CHECK_INT(strstr(f->advice, "not a multiple of 8 elements") != NULL, cs2 == 0);
+			CHECK_INT(strstr(evt(f, "gemm_unaligned"), "\"align1\" in its name") != NULL, cs2 == 0);
+			CHECK_INT(strstr(f->advice, "consecutive addresses") != NULL, cs2 != 0);
+			done(&p, &s);
+		}
 		/* --metrics=basic: sectors and requests only, no bytes used per sector: not judged */
 		kc_loop(&p, names, 1, 10560, 256, 32);
 		k[0] = kc_new(&p, names[0], 4 * MS);
