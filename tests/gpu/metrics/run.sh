@@ -9,9 +9,9 @@
 #     (gpudiag never sets clocks) and its default cache control (all: caches flushed before each
 #     pass, which gpudiag's default user replay does too), twice: the second run is ncu against
 #     itself, its own run-to-run spread, shown beside each miss. compare.py: every metric within 3 %
-#     (percentages: 3 % or 1 point; durations in SM cycles; DRAM bytes written: 3 % or what ncu
-#     counted for sweep.cu's kernel, which writes nothing, in step 0 of this run — compare.py's
-#     WRITE_FLOOR_METRIC says why); a miss, a missing value or a
+#     (percentages: 3 % or 1 point; durations as measured or in SM cycles; DRAM bytes
+#     written: 3 % or what ncu counted for sweep.cu's kernel, which writes nothing, in step 0
+#     of this run — compare.py's WRITE_FLOOR_METRIC says why); a miss, a missing value or a
 #     different kernel fails the area. For information (never a failure): the kernels.cu cases
 #     again under --metrics-replay kernel (CUPTI's kernel replay) against the same ncu files.
 #  2. the verdict: kernels.cu in gpudiag's default mode (the first 3 launches of each name) and
