@@ -94,6 +94,16 @@ static void nvml(struct gd_profile *p, int64_t t0, int64_t t1, unsigned long lon
 	}
 }
 
+/* a synchronising call of the host over [start, end) */
+static void sync_call(struct gd_profile *p, int64_t start, int64_t end, const char *name)
+{
+	struct gd_papi *a = gd_profile_add_api(p);
+	a->start = start;
+	a->end = end;
+	a->name = gd_profile_intern(p, name);
+	a->cat = GD_API_SYNC;
+}
+
 static const char *GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas";
 
 /* measured counters of one kernel (a kernel_metrics row, pm_metrics.h), in % of peak; NaN:
@@ -371,11 +381,7 @@ int main(void)
 		kern(&p, t - 2 * MS, 10 * US, GEMM, 264, 384, 168, 0);
 		for (int i = 0; i < 50; i++) {
 			int64_t e = kern(&p, t, 1 * MS, GEMM, 264, 384, 168, 5 * US);
-			struct gd_papi *a = gd_profile_add_api(&p);
-			a->start = e - bl;
-			a->end = e + 5 * US;
-			a->name = gd_profile_intern(&p, "cudaDeviceSynchronize_v3020");
-			a->cat = GD_API_SYNC;
+			sync_call(&p, e - bl, e + 5 * US, "cudaDeviceSynchronize_v3020");
 			t = e + 1 * MS;
 		}
 		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
@@ -399,11 +405,7 @@ int main(void)
 		kern(&p, t - 2 * MS, 10 * US, ew, 264, 256, 32, 0);
 		for (int i = 0; i < 50; i++) {
 			int64_t e = kern(&p, t, 1 * MS, ew, 264, 256, 32, 5 * US);
-			struct gd_papi *a = gd_profile_add_api(&p);
-			a->start = e - 200 * US;
-			a->end = e + 5 * US;
-			a->name = gd_profile_intern(&p, "cudaStreamSynchronize_v3020");
-			a->cat = GD_API_SYNC;
+			sync_call(&p, e - 200 * US, e + 5 * US, "cudaStreamSynchronize_v3020");
 			t = e + 1 * MS;
 		}
 		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
@@ -1187,11 +1189,7 @@ int main(void)
 		for (int i = 0; i < 50; i++) {
 			int64_t e = kern(&p, t, 500 * US, nm[0], 10560, 256, 32, 5 * US) + 1 * US;
 			e = kern(&p, e, 500 * US, nm[1], 10560, 256, 32, 5 * US);
-			struct gd_papi *a = gd_profile_add_api(&p);
-			a->start = e - 150 * US;
-			a->end = e + 5 * US;
-			a->name = gd_profile_intern(&p, "cudaDeviceSynchronize_v3020");
-			a->cat = GD_API_SYNC;
+			sync_call(&p, e - 150 * US, e + 5 * US, "cudaDeviceSynchronize_v3020");
 			t = e + 200 * US;
 		}
 		nvml(&p, 1000 * MS, t, 0, 1980, 1e10);
