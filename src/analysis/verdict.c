@@ -379,14 +379,15 @@ struct ctx {
 	const struct gd_verdicts *v; /* the findings judged so far (rules run in order) */
 };
 
-/* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
- * over the calls, looked up once per record. */
 static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
 	return a < b ? -1 : a > b;
 }
 
+/* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
+ * over the calls, looked up once per record; and lists the ends of the calls gpudiag
+ * replayed (c->rp_end). */
 static int link_launches(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
@@ -497,15 +498,6 @@ static double busy_fraction(const struct ctx *c)
 	return c->judged > 0 ? clamp01(c->s->busy_ns / c->judged) : NAN;
 }
 
-/* The gaps that are not judged, found once for every rule (docs/verdicts.md, "The main loop"):
- *  - start-up: a gap that ends at or before the start of the main loop's first kernel
- *    (steady.c), and the time before the first GPU work;
- *  - tear-down: a gap that begins after the loop's last kernel ended, or after which no
- *    kernel starts at all (results copied back);
- *  - first launch: inside the loop, a gap after which the next kernel to start is the first
- *    launch of its name (lazy module loading, cuBLAS heuristics, autotuning in the loop's
- *    first iterations, a first evaluation pass: one-off costs that a longer run amortises).
- * The idle, launch and sync rules judge the rest. */
 /* Whether a gap begins where a replayed launch's call (`gpudiag run --metrics`) ended: the
  * replay synchronised the GPU, so the host's queue of work was empty when it returned and
  * the GPU waited for the host's next launch. The program, run without gpudiag, would have
@@ -524,6 +516,17 @@ static int after_replay(const struct ctx *c, const struct gd_interval *g)
 	return lo < c->nrp && c->rp_end[lo] <= g->end;
 }
 
+/* The gaps that are not judged, found once for every rule (docs/verdicts.md, "The main loop"):
+ *  - start-up: a gap that ends at or before the start of the main loop's first kernel
+ *    (steady.c), and the time before the first GPU work;
+ *  - tear-down: a gap that begins after the loop's last kernel ended, or after which no
+ *    kernel starts at all (results copied back);
+ *  - first launch: inside the loop, a gap after which the next kernel to start is the first
+ *    launch of its name (lazy module loading, cuBLAS heuristics, autotuning in the loop's
+ *    first iterations, a first evaluation pass: one-off costs that a longer run amortises);
+ *  - after a replay (--metrics): a gap that begins where a replayed launch's call ended
+ *    (after_replay).
+ * The idle, launch and sync rules judge the rest. */
 static void mark_warmup(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
