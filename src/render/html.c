@@ -219,7 +219,11 @@ static void page_glance(FILE *f, const struct gd_analysis *a)
 	char b[4][48], sub[160];
 	long nsync = s->api_n[GD_API_SYNC] + s->api_n[GD_API_COPY_SYNC];
 	fputs("<div class='cards' id='glance'>", f);
-	snprintf(sub, sizeof(sub), "GPU active span %s", gd_fmt_time(b[1], 48, s->span_ns));
+	if (s->replay_cut_ns > 0) /* --metrics: the times are without gpudiag's replays (replaycut.h) */
+		snprintf(sub, sizeof(sub), "GPU active span %s; without the %s gpudiag spent replaying",
+			 gd_fmt_time(b[1], 48, s->span_ns), gd_fmt_time(b[2], 48, s->replay_cut_ns));
+	else
+		snprintf(sub, sizeof(sub), "GPU active span %s", gd_fmt_time(b[1], 48, s->span_ns));
 	card(f, "wall-time", "wall time", gd_fmt_time(b[0], 48, s->wall_ns), sub, NAN);
 	snprintf(sub, sizeof(sub), "%s of the judged %s", gd_fmt_time(b[1], 48, s->busy_ns),
 		 gd_fmt_time(b[2], 48, v->judged_ns));

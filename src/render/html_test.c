@@ -208,6 +208,14 @@ int main(void)
 	CHECK(strstr(h, "text-anchor='middle'>slowest: #21, 2.53 ms</text>") != NULL);
 	CHECK(strstr(h, "<title>iteration 21: 2.53 ms (kernel 500.0 µs, copy 0 ns, idle 2.03 ms)</title>") != NULL);
 	CHECK_INT(count(h, "<g class='it'>"), 50);
+	CHECK(!strstr(h, "gpudiag spent replaying"));
+	free(h);
+	/* a --metrics profile whose replays were cut out of the timeline (replaycut.h): the wall
+	 * time's card says its times are without them */
+	a.s.replay_cut_ns = 2e9;
+	a.s.replay_cut_launches = 12;
+	h = view(&a, HTML);
+	CHECK(h && strstr(h, "; without the 2.00 s gpudiag spent replaying</div>") != NULL);
 	free(h);
 	gd_analysis_free(&a);
 
