@@ -1695,6 +1695,29 @@ static const char *gemm_unaligned(const struct ctx *c, const struct gd_kc_kernel
 	return NULL;
 }
 
+/* The advice for a finding inside one kernel, when that kernel is a library's (cuBLAS, cuDNN,
+ * PyTorch's ATen, FlashAttention): its code is not the program's, so the advice is about the
+ * call, not the general advice to a kernel's author (general, returned for the program's own
+ * kernels). buf gets the result; sec is the guide's section. */
+static const char *kc_lib_advice(const struct ctx *c, const struct gd_kc_kernel *k, const char *general,
+				 const char *sec, char *buf, size_t n)
+{
+	int sl = k ? kc_slot(c, k) : -1, lib = sl >= 0 ? c->s->ks[sl].lib : GD_LIB_USER;
+	const char *how;
+	if (lib == GD_LIB_ATEN)
+		how = "the tensors it is given (contiguous, or in the layout the op expects) and the op itself (one "
+		      "without a data-dependent path: torch.where rather than boolean-mask indexing, sorted unique indices "
+		      "for index_put and scatter); gpudiag run --torch ops names the op";
+	else if (lib == GD_LIB_CUBLAS || lib == GD_LIB_CUDNN || lib == GD_LIB_FLASH)
+		how = "the shapes, layouts and data types of the call (dimensions that are multiples of 8, the layout the "
+		      "library is fastest in)";
+	else
+		return general;
+	snprintf(buf, n, "This kernel is %s's, not the program's code: what the program can change is how it calls it — "
+		 "%s (%s).", gd_lib_name(lib), how, sec);
+	return buf;
+}
+
 #define GEMM_ALIGN_ADVICE                                                                                         \
 	"A dimension of the matrix multiply (M, N or K, e.g. a vocabulary of 50257 tokens) or a leading "          \
 	"dimension is not a multiple of 8 elements (16 bytes), so the library fell back to a kernel for unaligned " \
@@ -1712,6 +1735,8 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 	double stake = 0, bad_ns = 0, known_ns = 0, *ks;
 	long nbad = 0, nknown = 0, nunknown = 0, top[2];
 	const char *align = NULL; /* the top kernel a GEMM for unaligned operands: its tag */
+	const struct gd_kc_kernel *ktop = NULL;
+	char adv[600];
 	if (!kc_gate(c, f))
 		return;
 	ks = malloc((size_t)c->nkc * sizeof(double));
@@ -1779,6 +1804,7 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 				 "%.0f), %s of each sector used; %s of kernel time at stake.",
 				 nm, pc(b1, c->kcns[top[j]] / c->kc_kern), w->spr, KC_IDEAL_SECTORS, pp(b4, w->used),
 				 pc(b2, ks[top[j]] / c->kc_kern));
+			ktop = k;
 			if ((align = gemm_unaligned(c, k, nm)) != NULL)
 				ev(f, "gemm_unaligned", NAN, "",
 				   "%s: a GEMM kernel for unaligned operands (\"%s\" in its name)", nm, align);
@@ -1789,7 +1815,8 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 		char none[200];
 		snprintf(none, sizeof(none), "The profiled kernels' global accesses are coalesced (%s of kernel time judged).",
 			 pc(b1, known_ns / c->kc_kern));
-		kc_conclude(c, f, nbad, stake, align ? GEMM_ALIGN_ADVICE : UNCOALESCED_ADVICE, none,
+		kc_conclude(c, f, nbad, stake,
+			    align ? GEMM_ALIGN_ADVICE : kc_lib_advice(c, ktop, UNCOALESCED_ADVICE, "§7", adv, sizeof(adv)), none,
 			    nbad == 1 ? "accesses global memory uncoalesced" : "access global memory uncoalesced");
 	}
 }
@@ -1805,9 +1832,10 @@ static void rule_uncoalesced(struct ctx *c, struct gd_finding *f)
 static void rule_divergence(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_summary *s = c->s;
-	char b1[32], b2[32], nb[128], key[40];
+	char b1[32], b2[32], nb[128], key[40], adv[600];
 	double stake = 0, bad_ns = 0, known_ns = 0, *ks;
 	long nbad = 0, nknown = 0, nunknown = 0, top[3];
+	const struct gd_kc_kernel *ktop = NULL;
 	if (!kc_gate(c, f))
 		return;
 	ks = malloc((size_t)c->nkc * sizeof(double));
@@ -1851,6 +1879,7 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 		   "%s (%s of kernel time): %.1f of 32 threads active per executed instruction (%.0f %% of the lanes idle)",
 		   nm, pc(b1, c->kcns[top[j]] / c->kc_kern), k->threads_per_inst, 100 * (1 - k->threads_per_inst / 32));
 		if (!j) {
+			ktop = k;
 			snprintf(f->kernel, sizeof(f->kernel), "%s", nm);
 			snprintf(f->headline, sizeof(f->headline),
 				 "%s (%s of kernel time) runs divergent warps: %.1f of 32 threads per executed instruction; "
@@ -1865,7 +1894,8 @@ static void rule_divergence(struct ctx *c, struct gd_finding *f)
 			 "The profiled kernels' warps do not diverge (≥ %.0f of 32 threads per instruction; %s of kernel time "
 			 "judged).",
 			 KC_TPI_LOW, pc(b1, known_ns / c->kc_kern));
-		kc_conclude(c, f, nbad, stake, DIVERGENCE_ADVICE, none, nbad == 1 ? "diverges" : "diverge");
+		kc_conclude(c, f, nbad, stake, kc_lib_advice(c, ktop, DIVERGENCE_ADVICE, "§8", adv, sizeof(adv)), none,
+			    nbad == 1 ? "diverges" : "diverge");
 	}
 }
 

@@ -950,8 +950,8 @@ int main(void)
 		CHECK(strstr(v.f[GD_R_UNCOALESCED].headline, "of kernel time at stake") != NULL);
 		done(&p, &s);
 		/* a library GEMM for unaligned operands ("align1"): the advice names the cause, a
-		 * dimension not a multiple of 8; the aligned "align8" one, and a non-GEMM, keep the
-		 * general advice */
+		 * dimension not a multiple of 8; the aligned "align8" one gets the advice for a
+		 * library's kernel (the call, not its code), the program's own kernel the general one */
 		for (int cs2 = 0; cs2 < 3; cs2++) {
 			const char *g[] = {"void cutlass::Kernel2<cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_tn_align1>",
 					   "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_bf16_128x128_tn_align8>",
@@ -967,7 +967,9 @@ int main(void)
 			CHECK_INT(f->state, GD_FIRED);
 			CHECK_INT(strstr(f->advice, "not a multiple of 8 elements") != NULL, cs2 == 0);
 			CHECK_INT(strstr(evt(f, "gemm_unaligned"), "\"align1\" in its name") != NULL, cs2 == 0);
-			CHECK_INT(strstr(f->advice, "consecutive addresses") != NULL, cs2 != 0);
+			/* the aligned GEMM is a library's: the advice is about the call */
+			CHECK_INT(strstr(f->advice, "not the program's code") != NULL, cs2 == 1);
+			CHECK_INT(strstr(f->advice, "consecutive addresses") != NULL, cs2 == 2);
 			done(&p, &s);
 		}
 		/* --metrics=basic: sectors and requests only, no bytes used per sector: not judged */
@@ -1204,6 +1206,22 @@ int main(void)
 		CHECK_INT(v.f[GD_R_DIVERGENCE].severity, GD_SEV_WARN);
 		CHECK(v.f[GD_R_DIVERGENCE].share > v.f[GD_R_SYNC].share);
 		CHECK_INT(v.order[0], GD_R_SYNC);
+		done(&p, &s);
+	}
+
+	/* divergence inside PyTorch's own kernel: the advice is about the call (the op, its
+	 * indices), not about writing the kernel */
+	{
+		const char *nm[] = {"void at::native::indexing_backward_kernel_stride_1<c10::BFloat16>(long const*)"};
+		struct gd_kc_kernel k[1];
+		kc_loop(&p, nm, 1, 10560, 256, 32);
+		k[0] = kc_new(&p, nm[0], 4 * MS);
+		k[0].threads_per_inst = 12;
+		run_kc(&p, &s, &v, k, 1);
+		CHECK_INT(v.f[GD_R_DIVERGENCE].state, GD_FIRED);
+		CHECK(strstr(v.f[GD_R_DIVERGENCE].advice, "This kernel is PyTorch ATen's") == v.f[GD_R_DIVERGENCE].advice);
+		CHECK(strstr(v.f[GD_R_DIVERGENCE].advice, "torch.where") != NULL);
+		CHECK(strstr(v.f[GD_R_DIVERGENCE].advice, "(§8).") != NULL);
 		done(&p, &s);
 	}
 
