@@ -2068,7 +2068,7 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 	char b1[32], b2[32], b3[32], nb[128], kt[200], st[160], key[40];
 	double lat = 0, lat_stake = 0, placed = 0, unplaced = 0, hot = 0, explained = 0;
 	long ilat = -1, itop = -1, iexp = -1;
-	const char *exp_why = NULL;
+	const char *exp_why = NULL, *top_why = NULL;
 	int nlisted = 0;
 	struct roofpos rtop = {0};
 	if (!kc_gate(c, f))
@@ -2088,16 +2088,18 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 			continue;
 		}
 		placed += ns;
+		const char *why = r.bound == RP_LATENCY ? latency_cause(c, k) : NULL;
 		if (itop < 0) {
 			itop = i;
 			rtop = r;
+			top_why = why;
 		}
-		if (r.bound == RP_LATENCY && latency_cause(c, k)) {
+		if (why) {
 			/* the cause is another rule's finding: counted here as explained */
 			explained += ns;
 			if (iexp < 0) {
 				iexp = i;
-				exp_why = latency_cause(c, k);
+				exp_why = why;
 			}
 		} else if (r.bound == RP_LATENCY) {
 			lat += ns;
@@ -2161,7 +2163,7 @@ static void rule_roofline(struct ctx *c, struct gd_finding *f)
 		fire(f, GD_SEV_INFO, NAN, ROOF_LATENCY_ADVICE,
 		     "%s (%s of kernel time) reaches neither roof (%s of its roof) because %s: that finding is the one to act "
 		     "on.",
-		     f->kernel, pc(b1, c->kcns[itop] / c->kc_kern), pp(b2, rtop.reached), latency_cause(c, k));
+		     f->kernel, pc(b1, c->kcns[itop] / c->kc_kern), pp(b2, rtop.reached), top_why ? top_why : "of a cause another finding names");
 		return;
 	}
 	fire(f, GD_SEV_INFO, NAN, rtop.bound == RP_MEMORY ? ROOF_MEMORY_ADVICE : ROOF_COMPUTE_ADVICE,
