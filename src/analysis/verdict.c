@@ -445,7 +445,11 @@ static int link_launches(struct ctx *c)
 	/* the calls gpudiag replayed (--metrics; mark_warmup's GAP_REPLAY) */
 	c->rp_end = p->nkl ? malloc((size_t)p->nkl * sizeof(*c->rp_end)) : NULL;
 	c->nrp = 0;
-	for (long i = 0; c->rp_end && i < p->nkl; i++) {
+	if (p->nkl && !c->rp_end) {
+		free(h);
+		return -1;
+	}
+	for (long i = 0; i < p->nkl; i++) {
 		long a;
 		if (p->kl[i].status != GD_KL_OK && p->kl[i].status != GD_KL_ERROR)
 			continue;
