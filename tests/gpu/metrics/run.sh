@@ -26,12 +26,13 @@
 #     device): its results and exit code kept; how the parent was profiled, printed.
 #  3. cost (benchmark, never asserted): tests/gpu/progs/train_step.py (--warmup 1 --steps 3)
 #     plain; under `gpudiag run --metrics` (default mode: first 3 of each name, at most 100);
-#     and on the same launches — the first N=30 kernel launches of the process, the one
-#     selection both tools share (ncu cannot count per kernel name) — `gpudiag run --metrics
-#     --launch-count 30`, `ncu --set full --launch-count 30` and `ncu --metrics <gpudiag's
-#     default names> --launch-count 30` (ncu's default clock and cache control: what a user of
-#     it gets). Wall time of each process; the program alone first and last (their mean is the
-#     plain time); ratios to plain, and gpudiag's added time over ncu --set full's.
+#     and on the same launches — the first N kernel launches of the process (N=30, or
+#     METRICS_COST_N), the one selection both tools share (ncu cannot count per kernel name) —
+#     `gpudiag run --metrics --launch-count N`, `ncu --set full --launch-count N` and `ncu
+#     --metrics <gpudiag's default names> --launch-count N` (ncu's default clock and cache
+#     control: what a user of it gets). Wall time of each process; the program alone first and
+#     last (their mean is the plain time); ratios to plain, and gpudiag's added time over ncu
+#     --set full's. The wall-time ratio depends on N: the program's own time is a fixed part.
 #  0. (probe) CUPTI alone, no gpudiag (replay_probe.cu): the SASS metrics of a strided gather
 #     and an FMA kernel under user replay launched from main() equal kernel replay's; for
 #     information, the DRAM writes counted on a read-only sweep and a copy with the L2 flush
@@ -292,7 +293,11 @@ fi
 # ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
 if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
-	N=30
+	# N: the launches both tools profile (METRICS_COST_N; the program has ~1 600, so any N up to
+	# a few hundred is the first N of the same sequence); the timeouts grow with it (ncu --set
+	# full takes about 1.8 s a launch on an H100)
+	N=${METRICS_COST_N:-30}
+	TF=$((120 + 3 * N)) TG=$((90 + N))
 	C=$W/cost.txt; : >"$C"
 	wall() { # LABEL TIMEOUT command...: the wall time of one process, in s ("> T" when cut off)
 		local lab=$1 lim=$2 t0 t1 rc; shift 2
@@ -308,16 +313,16 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	T_PLAIN1=$(wall plain 120 python3 $P)
 	T_GDDEF=-
 	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
-	T_GDN=$(wall gpudiag_n 120 "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
-	T_GDK=$(wall gpudiag_kr 120 "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
+	T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	T_GDK=$(wall gpudiag_kr $TG "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
 	T_FULL=- T_NCUM=-
 	if [ -n "$NCU" ]; then
-		T_FULL=$(wall ncu_full 200 "$NCU" --set full --launch-count $N python3 $P)
-		T_NCUM=$(wall ncu_metrics 150 "$NCU" --metrics "$names" --launch-count $N python3 $P)
+		T_FULL=$(wall ncu_full $TF "$NCU" --set full --launch-count $N python3 $P)
+		T_NCUM=$(wall ncu_metrics $TG "$NCU" --metrics "$names" --launch-count $N python3 $P)
 	fi
 	# where a profiled launch's time goes (not timed against the others: the debug line per
 	# launch, rangeprof.c "RP_SAVE"): the per-step sums over the launches profiled
-	GPUDIAG_INJECT_DEBUG=1 timeout 120 "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
+	GPUDIAG_INJECT_DEBUG=1 timeout $TG "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
 		>"$W/cost_dbg.out" 2>&1
 	BREAKDOWN=$(python3 - "$W/cost_dbg.out" <<'PY'
 import re, sys
