@@ -46,7 +46,8 @@
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
 # about 2-4 minutes; METRICS_STEPS="probe agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
-# leaves the default-mode row out of the cost table; METRICS_CASES="gemm strided" limits step 1
+# leaves the default-mode row out of the cost table, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
+# its nearest selection (the first 3 invocations of each kernel, 100 launches); METRICS_CASES="gemm strided" limits step 1
 # to those kernels). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
 # files are deleted at the end (METRICS_KEEP=1 keeps them, and the two test programs).
@@ -320,6 +321,14 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 		T_FULL=$(wall ncu_full $TF "$NCU" --set full --launch-count $N python3 $P)
 		T_NCUM=$(wall ncu_metrics $TG "$NCU" --metrics "$names" --launch-count $N python3 $P)
 	fi
+	# ncu's nearest to gpudiag's default selection (METRICS_COST_NCU_DEFAULT=1; ~3 minutes): the
+	# first 3 invocations of every kernel, at most 100. ncu counts invocations per name and launch
+	# configuration (grid, block, shared memory), gpudiag per name: the same count of launches,
+	# not the same launches; each row says how many it profiled
+	T_FULLDEF=-
+	if [ -n "$NCU" ] && [ "${METRICS_COST_NCU_DEFAULT:-0}" = 1 ]; then
+		T_FULLDEF=$(wall ncu_full_default 420 "$NCU" --set full --kernel-id ':::^[123]$' --launch-count 100 python3 $P)
+	fi
 	# where a profiled launch's time goes (not timed against the others: the debug line per
 	# launch, rangeprof.c "RP_SAVE"): the per-step sums over the launches profiled
 	GPUDIAG_INJECT_DEBUG=1 timeout $TG "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
@@ -351,6 +360,7 @@ PY
 		echo "cost of counters on train_step.py (--warmup 1 --steps 3), wall time of the process:"
 		echo "  plain                                    $T_PLAIN s (first $T_PLAIN1 s, last $T_PLAIN2 s)"
 		echo "  gpudiag run --metrics (default mode)     $T_GDDEF s $(ratio "$T_GDDEF")   $(prof gpudiag_default)"
+		[ "$T_FULLDEF" = - ] || echo "  ncu --set full --kernel-id ':::^[123]\$' --launch-count 100   $T_FULLDEF s $(ratio "$T_FULLDEF")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full_default.out" 2>/dev/null) launches profiled; gpudiag default / it: $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDDEF" "$T_FULLDEF")"
 		echo "  gpudiag run --metrics --launch-count $N  $T_GDN s $(ratio "$T_GDN")   $(prof gpudiag_n)"
 		echo "  ... --metrics-replay kernel             $T_GDK s $(ratio "$T_GDK")   $(prof gpudiag_kr)"
 		echo "  ncu --metrics <gpudiag's default names> --launch-count $N   $T_NCUM s $(ratio "$T_NCUM")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_metrics.out" 2>/dev/null) launches profiled"
