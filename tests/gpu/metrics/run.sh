@@ -46,7 +46,8 @@
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
 # about 2-4 minutes; METRICS_STEPS="probe agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
-# leaves the default-mode row out of the cost table, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
+# leaves the default-mode row out of the cost table, METRICS_COST_EXTRA=0 the kernel-replay row and the
+# per-step breakdown, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
 # its nearest selection (the first 3 invocations of each kernel, 100 launches); METRICS_CASES="gemm strided" limits step 1
 # to those kernels). Logs and summaries stay in
 # $OUT/metrics (metrics.log, compare.txt, cost.txt, *.report, *.json); the profiles and ncu
@@ -315,7 +316,8 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	T_GDDEF=-
 	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
 	T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
-	T_GDK=$(wall gpudiag_kr $TG "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
+	T_GDK=-
+	[ "${METRICS_COST_EXTRA:-1}" != 0 ] && T_GDK=$(wall gpudiag_kr $TG "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
 	T_FULL=- T_NCUM=-
 	if [ -n "$NCU" ]; then
 		T_FULL=$(wall ncu_full $TF "$NCU" --set full --launch-count $N python3 $P)
@@ -331,7 +333,8 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	fi
 	# where a profiled launch's time goes (not timed against the others: the debug line per
 	# launch, rangeprof.c "RP_SAVE"): the per-step sums over the launches profiled
-	GPUDIAG_INJECT_DEBUG=1 timeout $TG "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
+	: >"$W/cost_dbg.out"
+	[ "${METRICS_COST_EXTRA:-1}" != 0 ] && GPUDIAG_INJECT_DEBUG=1 timeout $TG "$GD" run --metrics --launch-count $N -o "$W/cost_dbg.sqlite" -- python3 $P \
 		>"$W/cost_dbg.out" 2>&1
 	BREAKDOWN=$(python3 - "$W/cost_dbg.out" <<'PY'
 import re, sys
