@@ -696,6 +696,7 @@ static int has_framework(const struct gd_analysis *a) { return a->fw.present; }
 static const struct section sections[] = {
 	{"sec-verdict", "Verdict", sec_verdict, NULL, 0},
 	{"sec-timeline", "Timeline", gd_html_timeline, NULL, 0},
+	{"sec-ranks", "Ranks", gd_html_ranks, gd_html_has_ranks, 0}, /* issue 22, html_ranks.c */
 	{"sec-kernels", "Kernels", sec_kernels, has_kernels, 0},
 	{"sec-framework", "Framework", gd_html_framework, has_framework, 1}, /* issue 21, html_framework.c */
 	{"sec-host", "Host: API, NVTX, streams, threads", sec_host, has_host, 0},

@@ -58,5 +58,9 @@ void gd_html_timeline(FILE *f, const struct gd_analysis *a);
 int gd_html_has_kcounters(const struct gd_analysis *a);
 void gd_html_kcounters(FILE *f, const struct gd_analysis *a);
 void gd_html_roofline(FILE *f, const struct gd_analysis *a);
+/* The ranks of a job (html_ranks.c; issue 22), shown where the profile has several ranks, NCCL
+ * kernels or several nodes: each rank's span by part, the ranks, nodes and collectives tables. */
+int gd_html_has_ranks(const struct gd_analysis *a);
+void gd_html_ranks(FILE *f, const struct gd_analysis *a);
 
 #endif

@@ -4,7 +4,7 @@
 # (tests/fixtures/*.gpudiag.sqlite: a profile added there later is covered too) and on generated
 # scenarios (tests/fixtures/gen_profile.py: hostile names, launch-bound, a per-iteration stall,
 # start-up then a loop, GPU counters, --metrics, light mode, a PyTorch step with the framework
-# view).
+# view, a 4-rank DDP job with a straggler).
 #
 # Every page is loaded in an iframe of each width by one harness page whose script measures the
 # laid-out page (the report itself has no script: its Content-Security-Policy forbids it) and
@@ -52,7 +52,7 @@ for f in "$FIX"/*.gpudiag.sqlite; do
 	cp "$f" "$T/$n.sqlite"
 	pages+=("$n")
 done
-for s in hostile launch stall startup_pageable counters metrics light torch; do
+for s in hostile launch stall startup_pageable counters metrics light torch ddp_straggler; do
 	python3 "$FIX/gen_profile.py" $s "$T/gen_$s.sqlite" || { bad "gen_profile.py $s"; continue; }
 	pages+=("gen_$s")
 done

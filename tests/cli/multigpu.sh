@@ -133,6 +133,60 @@ printf 'junk' >"$T/junk.sqlite"
 expect_rc 5 -- "$GD" report "$T/ddp_node0.sqlite" "$T/junk.sqlite"
 expect_one_line_err
 
+# the HTML page's ranks section (render/html_ranks.c) shows the analysis's figures: one bar per
+# rank on the scale of the longest span, split into compute, NCCL not hidden, NCCL waiting,
+# copies alone and idle (each width = 686 px × part / longest span); the straggler marked; the
+# ranks table's cells as the JSON's; the nodes table for a job of two; no section for one GPU
+expect_rc 0 -- "$GD" report "$T/ddp_straggler.sqlite" --json
+cp "$T/out" "$T/straggler.json"
+expect_rc 0 -- "$GD" report "$T/ddp_straggler.sqlite" --html "$T/straggler.html"
+expect_rc 0 -- "$GD" report "$T/ddp_node0.sqlite" "$T/ddp_node1.sqlite" --html "$T/nodes.html"
+expect_rc 0 -- "$GD" report "$T/ddp_overlap.sqlite" --html "$T/overlap.html"
+expect_rc 0 -- "$GD" report "$T/clean.sqlite" --html "$T/clean.html"
+python3 - "$T" <<'PY' && ok || bad "HTML ranks section"
+import html, json, re, sys
+T = sys.argv[1]
+d = json.load(open(T + "/straggler.json"))
+s = open(T + "/straggler.html").read()
+assert "<a href='#sec-ranks'>Ranks</a>" in s
+sec = s[s.index("<section id='sec-ranks'>"):]
+sec = sec[:sec.index("</section>")]
+svg = sec[sec.index("<svg id='ranks-bars'"):sec.index("</svg>")]
+labels = re.findall(r"<text [^>]*>([^<]*)</text>", svg)
+assert labels == ["rank 0 (pid 5001, GPU 0)", "rank 1 (pid 5002, GPU 1)", "rank 2 (pid 5003, GPU 2) straggler",
+                  "rank 3 (pid 5004, GPU 3)"], labels
+assert "<p id='straggler'>Straggler: <b>rank 2 (pid 5003, GPU 2)</b>" in sec
+longest = max(r["span_ns"] for r in d["ranks"])
+rows = svg.split("<text ")[1:]
+for r, row in zip(d["ranks"], rows):
+    w = {int(k): float(v) for k, v in re.findall(r"data-part='(\d)' x='[\d.]+' y='\d+' width='([\d.]+)'", row)}
+    wait = min(r["comm_wait_ns"], r["comm_exposed_ns"])
+    want = {0: r["compute_ns"], 1: r["comm_exposed_ns"] - wait, 2: wait,
+            3: r["busy_ns"] - r["compute_ns"] - r["comm_exposed_ns"], 4: r["idle_ns"]}
+    for k, v in want.items():
+        assert abs(w.get(k, 0) - 686 * v / longest) < 0.01, (r["pid"], k, w.get(k), 686 * v / longest)
+# the straggler's bar is shorter (its span 309.7 ms of the longest 312.7) and has no waiting part
+assert "data-part='2'" not in rows[2] and "data-part='2'" in rows[0]
+assert "NCCL, waiting for a late rank: 45.6 ms, 14.6 % of the span" in rows[0]
+tab = sec[sec.index("<table id='ranks'>"):]
+tab = tab[:tab.index("</table>")]
+trs = re.findall(r"<tr( class='straggler')?>(.*?)</tr>", tab)[1:]
+assert len(trs) == 4 and [bool(c) for c, _ in trs] == [False, False, True, False], trs
+cells = [html.unescape(c) for c in re.findall(r"<td class='r'>([^<]*)</td>", trs[2][1])]
+assert cells == ["2", "5003", "2", "309.7 ms", "246.0 ms 79.4 %", "38.4 ms 12.4 %", "4.80 ms 1.5 %", "0 ns 0.0 %",
+                 "0 ns 0.0 %", "58.9 ms 19.0 %", "160/160", "3.00 ms"], cells
+assert "Collectives matched across ranks by order: 160 (1 communicator stream), 160 judged for lateness.</p>" in sec
+assert "<td>AllReduce sum bf16, ring/LL</td><td class='r'>640</td><td class='r'>4</td>" in sec
+n = open(T + "/nodes.html").read()
+assert "<table id='nodes'>" in n and "offset −40.0 ms ± 2.00 µs (160 collectives)" in n
+assert "<th class='r'>rank</th><th class='r'>node</th><th class='r'>pid</th>" in n
+assert "<table id='nodes'>" not in s and "<th class='r'>node</th>" not in s
+o = open(T + "/overlap.html").read()
+assert "<section id='sec-ranks'>" in o and "id='straggler'" not in o and " straggler</text>" not in o
+c = open(T + "/clean.html").read()
+assert "sec-ranks" not in c
+PY
+
 # diff: each side a job of two nodes (halves), or --split
 expect_rc 0 -- "$GD" diff "$T/ddp_node0.sqlite" "$T/ddp_node1.sqlite" "$T/ddp_node0.sqlite" "$T/ddp_node1.sqlite" --json
 json_check 'd["totals"]["a_kernels"] == 1440 and d["totals"]["b_kernels"] == 1440 and d["totals"]["kernel_ratio"] == 1'
