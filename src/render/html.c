@@ -4,7 +4,7 @@
  * host's API, NVTX, stream and thread tables, the per-kernel counters and the roofline
  * (html_kcounters.c), NVML. Every string from the profile goes through gd_html_esc: kernel
  * names contain <, >, & and quotes, and a hostile name must stay text. The sections read the
- * analysis and compute none of it (docs/architecture.md); docs/html-report.md describes the
+ * analysis and compute none of it (docs/architecture-design.md); docs/html-report.md describes the
  * page. */
 #include "render/html.h"
 #include "render/report.h"

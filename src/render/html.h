@@ -1,7 +1,7 @@
 /* The HTML page's parts (render/html.c writes the page; report.h declares its entry points).
  *
  * The page is a list of sections, each one function that writes its content from the analysis
- * and computes none of it (docs/architecture.md). Adding a section — the framework view of
+ * and computes none of it (docs/architecture-design.md). Adding a section — the framework view of
  * issue 21, a per-kernel view — takes three steps:
  *   1. write `void gd_html_<name>(FILE *f, const struct gd_analysis *a)` in
  *      src/render/html_<name>.c (CMake's glob picks the file up), with the helpers below: every
