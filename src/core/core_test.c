@@ -199,6 +199,8 @@ static void test_format(void)
 	CHECK_STR(gd_fmt_time(b, sizeof(b), 2510), "2.51 µs");
 	CHECK_STR(gd_fmt_time(b, sizeof(b), 16.5e6), "16.5 ms");
 	CHECK_STR(gd_fmt_pct(b, sizeof(b), 0.812), "81.2 %");
+	CHECK_STR(gd_fmt_time_pct(b, sizeof(b), 16.5e6, 66e6), "16.5 ms 25.0 %");
+	CHECK_STR(gd_fmt_time_pct(b, sizeof(b), 16.5e6, 0), "16.5 ms unknown");
 	CHECK_INT(gd_display_width("µs ◀"), 4);
 	CHECK_INT(gd_display_width("\033[1mab\033[0m"), 2);
 }

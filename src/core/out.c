@@ -88,6 +88,13 @@ char *gd_fmt_pct(char *buf, size_t n, double frac)
 	return buf;
 }
 
+char *gd_fmt_time_pct(char *buf, size_t n, double ns, double whole)
+{
+	char t[48], p[48];
+	snprintf(buf, n, "%s %s", gd_fmt_time(t, sizeof(t), ns), gd_fmt_pct(p, sizeof(p), whole > 0 ? ns / whole : NAN));
+	return buf;
+}
+
 const char *gd_tty(const char *s)
 {
 	static char buf[GD_TTY_SLOTS][4096];

@@ -28,6 +28,8 @@ char *gd_fmt_interval(char *buf, size_t n, long long ns);
 char *gd_fmt_bytes(char *buf, size_t n, double bytes);              /* 60 MiB (2^10 steps) */
 char *gd_fmt_time(char *buf, size_t n, double ns);                  /* 2.51 µs */
 char *gd_fmt_pct(char *buf, size_t n, double frac);                 /* 81.2 % */
+/* A time and its share of a whole: "12.3 ms 45.6 %" ("… unknown" when the whole is not positive). */
+char *gd_fmt_time_pct(char *buf, size_t n, double ns, double whole);
 
 /* Display width of a UTF-8 string (one column per code point; enough for our text). */
 size_t gd_display_width(const char *s);

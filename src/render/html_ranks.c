@@ -5,6 +5,7 @@
  * idle; the ranks table; the job's nodes and their clock offsets; the collectives by kind.
  * Computes nothing: the figures are the analysis's. */
 #include "render/html.h"
+#include "render/report.h"
 
 #include "analysis/analysis.h"
 #include "core/out.h"
@@ -18,14 +19,11 @@
 
 int gd_html_has_ranks(const struct gd_analysis *a) { return gd_ranks_shown(&a->r); }
 
-static double frac(double a, double b) { return b > 0 ? a / b : NAN; }
-
 /* "12.3 ms 45.6 %" of the span, in a numeric cell. */
 static void time_pct(FILE *f, double ns, double span)
 {
-	char t[48], p[48], b[112];
-	snprintf(b, sizeof(b), "%s %s", gd_fmt_time(t, sizeof(t), ns), gd_fmt_pct(p, sizeof(p), frac(ns, span)));
-	gd_html_num(f, b);
+	char b[112];
+	gd_html_num(f, gd_fmt_time_pct(b, sizeof(b), ns, span));
 }
 
 /* The parts of a rank's span, in the order drawn. The unions overlap (ranks.h): compute ∪ NCCL
@@ -52,7 +50,7 @@ static void parts(const struct gd_rank *x, double v[NPART])
 /* One bar per rank, all on the scale of the longest span, so a rank that ran shorter shows shorter. */
 static void bars(FILE *f, const struct gd_ranks *R, int n)
 {
-	char lab[96], t[48], p[48];
+	char lab[96], t[112];
 	int h = n * ROW_H + 6;
 	double longest = 0;
 	for (int i = 0; i < n; i++) {
@@ -83,8 +81,7 @@ static void bars(FILE *f, const struct gd_ranks *R, int n)
 			fprintf(f, "<rect data-part='%d' x='%.2f' y='%d' width='%.2f' height='%d' fill='%s'><title>", k, at, y,
 				bw, ROW_H - 5, part_color[k]);
 			esc(f, part_name[k]);
-			fprintf(f, ": %s, %s of the span</title></rect>", gd_fmt_time(t, sizeof(t), v[k]),
-				gd_fmt_pct(p, sizeof(p), frac(v[k], x->span_ns)));
+			fprintf(f, ": %s of the span</title></rect>", gd_fmt_time_pct(t, sizeof(t), v[k], x->span_ns));
 			at += bw;
 		}
 		fputc('\n', f);
@@ -101,7 +98,7 @@ static void bars(FILE *f, const struct gd_ranks *R, int n)
 static void nodes(FILE *f, const struct gd_ranks *R)
 {
 	static const char *const heads[] = {"node", "profile", "clock"};
-	char t[3][48];
+	char t[48], clock[400];
 	if (R->nnodes < 2)
 		return;
 	fprintf(f, "<h3>Nodes</h3>\n<p class='note'>%d profiles, one per node, judged together; each clock put on node "
@@ -110,22 +107,11 @@ static void nodes(FILE *f, const struct gd_ranks *R)
 		R->nnodes);
 	gd_html_table_open(f, "nodes", heads, 3);
 	for (int i = 0; i < R->nnodes; i++) {
-		const struct gd_node *n = &R->nodes[i];
-		char clock[400];
-		snprintf(t[0], sizeof(t[0]), "%d", i);
-		if (i == 0)
-			snprintf(clock, sizeof(clock), "the reference clock");
-		else if (n->aligned)
-			snprintf(clock, sizeof(clock), "offset %s%s ± %s (%ld collectives)%s%s", n->offset_ns < 0 ? "−" : "+",
-				 gd_fmt_time(t[1], sizeof(t[1]), fabs(n->offset_ns)),
-				 gd_fmt_time(t[2], sizeof(t[2]), n->uncertainty_ns), n->matched, n->note[0] ? "; " : "",
-				 n->note);
-		else
-			snprintf(clock, sizeof(clock), "taken as recorded: %s", n->note);
+		snprintf(t, sizeof(t), "%d", i);
 		fputs("<tr>", f);
-		gd_html_num(f, t[0]);
-		gd_html_name(f, n->path, n->path);
-		gd_html_prose(f, clock);
+		gd_html_num(f, t);
+		gd_html_name(f, R->nodes[i].path, R->nodes[i].path);
+		gd_html_prose(f, gd_report_node_clock(R, i, clock, sizeof(clock)));
 		fputs("</tr>\n", f);
 	}
 	gd_html_table_close(f);

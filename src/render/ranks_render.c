@@ -26,10 +26,24 @@ static char *signed_time(char *b, size_t n, double ns)
 	return b;
 }
 
+char *gd_report_node_clock(const struct gd_ranks *r, int i, char *buf, size_t n)
+{
+	const struct gd_node *d = &r->nodes[i];
+	char b[2][48];
+	if (i == 0)
+		snprintf(buf, n, "the reference clock");
+	else if (d->aligned)
+		snprintf(buf, n, "offset %s ± %s (%ld collectives)%s%s", signed_time(b[0], 48, d->offset_ns),
+			 gd_fmt_time(b[1], 48, d->uncertainty_ns), d->matched, d->note[0] ? "; " : "", d->note);
+	else
+		snprintf(buf, n, "clock taken as recorded: %s", d->note);
+	return buf;
+}
+
 void gd_report_nodes_text(const struct gd_analysis *a, FILE *out)
 {
 	const struct gd_ranks *R = &a->r;
-	char b[3][48];
+	char b[400];
 	if (R->nnodes < 2)
 		return;
 	fprintf(out, "job: %d profiles, one per node, judged together; each clock put on node 0's by the collectives "
@@ -37,23 +51,10 @@ void gd_report_nodes_text(const struct gd_analysis *a, FILE *out)
 		R->nnodes);
 	for (int i = 0; i < R->nnodes; i++) {
 		const struct gd_node *n = &R->nodes[i];
-		fprintf(out, "  node %d  %s  ", i, gd_tty(n->path));
-		if (i == 0)
-			fprintf(out, "the reference clock\n");
-		else if (n->aligned)
-			fprintf(out, "offset %s ± %s (%ld collectives)%s%s\n", signed_time(b[0], 48, n->offset_ns),
-				gd_fmt_time(b[1], 48, n->uncertainty_ns), n->matched, n->note[0] ? "; " : "", n->note);
-		else
-			fprintf(out, "%sclock taken as recorded: %s%s\n", gd_yellow(), n->note, gd_reset());
+		int warn = i > 0 && !n->aligned;
+		fprintf(out, "  node %d  %s  %s%s%s\n", i, gd_tty(n->path), warn ? gd_yellow() : "",
+			gd_report_node_clock(R, i, b, sizeof(b)), warn ? gd_reset() : "");
 	}
-}
-
-/* "12.3 ms 45.6 %" of the span. */
-static const char *with_pct(char *b, size_t n, double ns, double span)
-{
-	char t[48], p[48];
-	snprintf(b, n, "%s %s", gd_fmt_time(t, sizeof(t), ns), gd_fmt_pct(p, sizeof(p), frac(ns, span)));
-	return b;
 }
 
 void gd_report_ranks_text(const struct gd_analysis *a, int top, FILE *out)
@@ -87,12 +88,12 @@ void gd_report_ranks_text(const struct gd_analysis *a, int top, FILE *out)
 		snprintf(pid, sizeof(pid), "%d", x->pid);
 		snprintf(gpu, sizeof(gpu), "%d", x->gpu);
 		snprintf(last, sizeof(last), "%ld/%ld", x->last, x->judged);
-		with_pct(b[1], 64, x->compute_ns, x->span_ns);
-		with_pct(b[2], 64, x->comm_ns, x->span_ns);
-		with_pct(b[3], 64, x->comm_exposed_ns, x->span_ns);
-		with_pct(b[4], 64, x->comm_wait_ns, x->span_ns);
-		with_pct(b[5], 64, x->copy_ns, x->span_ns);
-		with_pct(b[6], 64, x->idle_ns, x->span_ns);
+		gd_fmt_time_pct(b[1], 64, x->compute_ns, x->span_ns);
+		gd_fmt_time_pct(b[2], 64, x->comm_ns, x->span_ns);
+		gd_fmt_time_pct(b[3], 64, x->comm_exposed_ns, x->span_ns);
+		gd_fmt_time_pct(b[4], 64, x->comm_wait_ns, x->span_ns);
+		gd_fmt_time_pct(b[5], 64, x->copy_ns, x->span_ns);
+		gd_fmt_time_pct(b[6], 64, x->idle_ns, x->span_ns);
 		gd_fmt_time(b[0], 64, x->span_ns);
 		if (x->last)
 			gd_fmt_time(b[7], 64, x->late_sum_ns / (double)x->last);

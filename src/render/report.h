@@ -39,7 +39,12 @@ void gd_report_json(const struct gd_analysis *a, FILE *out);
  * where analysis/ranks.h's gd_ranks_shown), and their tables: JSON "job" { ..., nodes } plus
  * "ranks" and "collectives", or CSV/TSV tables nodes, ranks, collectives. */
 struct gd_tw;
+struct gd_ranks;
 void gd_report_nodes_text(const struct gd_analysis *a, FILE *out);
+/* How node i's clock was put on node 0's, as the terminal and the HTML page say it: "the
+ * reference clock", "offset −40.0 ms ± 2.00 µs (160 collectives)[; note]" or "clock taken as
+ * recorded: why". Returns buf. */
+char *gd_report_node_clock(const struct gd_ranks *r, int i, char *buf, size_t n);
 void gd_report_ranks_text(const struct gd_analysis *a, int top, FILE *out);
 void gd_report_ranks_tw(struct gd_tw *w, const struct gd_analysis *a, int top);
 

@@ -142,6 +142,10 @@ cp "$T/out" "$T/straggler.json"
 expect_rc 0 -- "$GD" report "$T/ddp_straggler.sqlite" --html "$T/straggler.html"
 expect_rc 0 -- "$GD" report "$T/ddp_node0.sqlite" "$T/ddp_node1.sqlite" --html "$T/nodes.html"
 expect_rc 0 -- "$GD" report "$T/ddp_overlap.sqlite" --html "$T/overlap.html"
+# a node with no collective in common: its clock as recorded, said the same way in both outputs
+expect_rc 0 -- "$GD" report "$T/ddp_node0.sqlite" "$T/clean.sqlite" --html "$T/unaligned.html"
+expect_out "node 1  $T/clean.sqlite  clock taken as recorded: "
+grep -q "<td class='p'>clock taken as recorded: " "$T/unaligned.html" && ok || bad "HTML nodes: unaligned clock not said"
 expect_rc 0 -- "$GD" report "$T/clean.sqlite" --html "$T/clean.html"
 python3 - "$T" <<'PY' && ok || bad "HTML ranks section"
 import html, json, re, sys
@@ -167,7 +171,7 @@ for r, row in zip(d["ranks"], rows):
         assert abs(w.get(k, 0) - 686 * v / longest) < 0.01, (r["pid"], k, w.get(k), 686 * v / longest)
 # the straggler's bar is shorter (its span 309.7 ms of the longest 312.7) and has no waiting part
 assert "data-part='2'" not in rows[2] and "data-part='2'" in rows[0]
-assert "NCCL, waiting for a late rank: 45.6 ms, 14.6 % of the span" in rows[0]
+assert "NCCL, waiting for a late rank: 45.6 ms 14.6 % of the span" in rows[0]
 tab = sec[sec.index("<table id='ranks'>"):]
 tab = tab[:tab.index("</table>")]
 trs = re.findall(r"<tr( class='straggler')?>(.*?)</tr>", tab)[1:]
