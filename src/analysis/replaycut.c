@@ -6,21 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The profiled launch (p->kl is in (pid, corr) order after gd_profile_finish) of a call, or -1. */
-static long kl_find(const struct gd_profile *p, int pid, uint32_t corr)
-{
-	long lo = 0, hi = p->nkl;
-	while (lo < hi) {
-		long mid = lo + (hi - lo) / 2;
-		const struct gd_klaunch *l = &p->kl[mid];
-		if (l->pid < pid || (l->pid == pid && l->corr < corr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->nkl && p->kl[lo].pid == pid && p->kl[lo].corr == corr ? lo : -1;
-}
-
 static int cmp_iv(const void *x, const void *y)
 {
 	const struct gd_interval *a = x, *b = y;
@@ -51,7 +36,7 @@ int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, s
 		return GD_OK;
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *a = &p->a[i];
-		long k = a->corr ? kl_find(p, a->pid, a->corr) : -1;
+		long k = a->corr ? gd_profile_find_klaunch(p, a->pid, a->corr) : -1;
 		int64_t cur = a->start, prof;
 		long before = n;
 		if (k < 0 || (p->kl[k].status != GD_KL_OK && p->kl[k].status != GD_KL_ERROR) || a->end <= a->start)

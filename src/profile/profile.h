@@ -258,6 +258,9 @@ const struct gd_pm_kernel *gd_profile_kernel_counters(const struct gd_profile *p
  * extra metric value appended to the last launch added. */
 struct gd_klaunch *gd_profile_add_klaunch(struct gd_profile *p);
 int gd_profile_add_kextra(struct gd_profile *p, int metric, double value);
+/* The first profiled launch of call (pid, corr) in p->kl, which gd_profile_finish and the reader
+ * leave sorted by (pid, corr); -1 when there is none. */
+long gd_profile_find_klaunch(const struct gd_profile *p, int pid, uint32_t corr);
 /* A zeroed device appended to p->dev (p->ndev grows by one). */
 struct gd_pdevice *gd_profile_add_device(struct gd_profile *p);
 /* Sorts events by start time, fills the capture window if unknown, and derives each device's

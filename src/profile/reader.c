@@ -1190,8 +1190,7 @@ static void kc_bounds(double hi[GD_KC_COUNT])
 	}
 }
 
-/* The first launch of key (pid, corr) in the sorted p->kl, or -1. */
-static long find_klaunch(const struct gd_profile *p, int pid, uint32_t corr)
+long gd_profile_find_klaunch(const struct gd_profile *p, int pid, uint32_t corr)
 {
 	long lo = 0, hi = p->nkl;
 	while (lo < hi) {
@@ -1234,7 +1233,7 @@ static int load_kl_replay(struct loader *L)
 		return GD_EDATA;
 	while ((r = sqlite3_step(L->s)) == SQLITE_ROW) {
 		const char *mode = (const char *)sqlite3_column_text(L->s, 2);
-		long i = find_klaunch(p, (int)sqlite3_column_int64(L->s, 0), (uint32_t)sqlite3_column_int64(L->s, 1));
+		long i = gd_profile_find_klaunch(p, (int)sqlite3_column_int64(L->s, 0), (uint32_t)sqlite3_column_int64(L->s, 1));
 		if (i < 0 || !mode || (strcmp(mode, "user") && strcmp(mode, "kernel"))) {
 			p->bad_rows++;
 			continue;
@@ -1312,7 +1311,7 @@ static int load_klaunches(struct loader *L)
 		struct gd_klaunch *k;
 		READ_ROW(GD_METRIC_VALUES_COLUMNS);
 		name = row.metric < first ? sid(p, row.metric) : -1;
-		i = name < 0 ? -1 : find_klaunch(p, row.pid, row.corr);
+		i = name < 0 ? -1 : gd_profile_find_klaunch(p, row.pid, row.corr);
 		if (i < 0) {
 			p->bad_rows++;
 			continue;
