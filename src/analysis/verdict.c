@@ -2232,25 +2232,24 @@ static void occ_fix(const struct gd_profile *p, const struct gd_kstat *k, char *
  * share of its device's SMs that no running kernel's grid covered (a 128-block kernel beside
  * another 128-block kernel on 132 SMs leaves none idle), and alone[q] = the time it ran with
  * no other kernel on its device. Grids count up to the SM count each (a larger grid fills
- * every SM). */
-struct sweep_ev {
+ * every SM). The kernels are already in start order (gd_profile_finish), so only their ends
+ * are sorted, and the two orders are merged: 16 bytes a kernel, not 48 for every start and
+ * end sorted together (a million-kernel profile's peak memory was this sort). */
+struct sweep_end {
 	int64_t t;
-	int delta; /* +1 start, -1 end */
 	long k;
 };
 
-static int cmp_sweep(const void *x, const void *y)
+static int cmp_sweep_end(const void *x, const void *y)
 {
-	const struct sweep_ev *a = x, *b = y;
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return a->delta - b->delta; /* ends before starts at the same instant */
+	const struct sweep_end *a = x, *b = y;
+	return a->t < b->t ? -1 : a->t > b->t;
 }
 
 static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 {
 	const struct gd_profile *p = c->p;
-	struct sweep_ev *e = malloc(((size_t)p->nk * 2 + 1) * sizeof(*e));
+	struct sweep_end *e = malloc(((size_t)p->nk + 1) * sizeof(*e));
 	double cover[8] = {0};
 	long running[8] = {0}, mine[8][10] = {{0}};
 	int64_t prev = 0;
@@ -2259,12 +2258,19 @@ static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 	for (int q = 0; q < n; q++)
 		idle[q] = alone[q] = 0;
 	for (long i = 0; i < p->nk; i++) {
-		e[2 * i] = (struct sweep_ev){p->k[i].start, +1, i};
-		e[2 * i + 1] = (struct sweep_ev){p->k[i].end, -1, i};
+		if (i && p->k[i].start < p->k[i - 1].start)
+			return free(e), -1; /* not finished: never expected */
+		e[i] = (struct sweep_end){p->k[i].end, i};
 	}
-	qsort(e, (size_t)p->nk * 2, sizeof(*e), cmp_sweep);
-	for (long x = 0; x < 2 * p->nk; x++) {
-		double dt = x ? gd_dur_ns(prev, e[x].t) : 0;
+	qsort(e, (size_t)p->nk, sizeof(*e), cmp_sweep_end);
+	/* ends before starts at the same instant; the order among events at one instant
+	 * changes nothing else, since no time passes between them */
+	for (long si = 0, ei = 0, x = 0; si < p->nk || ei < p->nk; x++) {
+		int is_end = si >= p->nk || (ei < p->nk && e[ei].t <= p->k[si].start);
+		long ki = is_end ? e[ei].k : si;
+		int64_t t = is_end ? e[ei++].t : p->k[si++].start;
+		int delta = is_end ? -1 : +1;
+		double dt = x ? gd_dur_ns(prev, t) : 0;
 		if (dt > 0)
 			for (int dv = 0; dv < 8; dv++) {
 				int sms = dv < c->p->ndev ? c->p->dev[dv].occ.sm_count : 0;
@@ -2277,18 +2283,18 @@ static int concurrency(const struct ctx *c, int n, double *idle, double *alone)
 						alone[q] += dt;
 				}
 			}
-		prev = e[x].t;
-		const struct gd_pkernel *k = &p->k[e[x].k];
+		prev = t;
+		const struct gd_pkernel *k = &p->k[ki];
 		int dv = k->device >= 0 && k->device < 8 ? k->device : 0;
 		int sms = dv < p->ndev ? p->dev[dv].occ.sm_count : 0;
 		double g = (double)gd_dim3_count(k->grid);
 		if (sms > 0 && g > sms)
 			g = sms;
 		int sl = k->name >= 0 && k->name < p->nnames ? c->slot[k->name] : -1;
-		running[dv] += e[x].delta;
-		cover[dv] += e[x].delta * g;
+		running[dv] += delta;
+		cover[dv] += delta * g;
 		if (sl >= 0 && sl < n)
-			mine[dv][sl] += e[x].delta;
+			mine[dv][sl] += delta;
 	}
 	free(e);
 	return 0;
