@@ -301,14 +301,16 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	N=${METRICS_COST_N:-30}
 	TF=$((120 + 3 * N)) TG=$((90 + N))
 	C=$W/cost.txt; : >"$C"
-	wall() { # LABEL TIMEOUT command...: the wall time of one process, in s ("> T" when cut off)
-		local lab=$1 lim=$2 t0 t1 rc; shift 2
+	wall() { # LABEL TIMEOUT command...: the wall time of one process, in s ("> T" when cut off);
+		# logged at once, so that a step cut off by the area's timeout keeps the rows it measured
+		local lab=$1 lim=$2 t0 t1 rc t; shift 2
 		t0=$(date +%s.%N)
 		timeout "$lim" "$@" >"$W/cost_$lab.out" 2>&1
 		rc=$?
 		t1=$(date +%s.%N)
-		if [ $rc = 124 ] || [ $rc = 137 ]; then echo "> $lim"; else python3 -c "print(round($t1 - $t0, 2))"; fi
-		echo "$lab rc $rc" >>"$LOG"
+		if [ $rc = 124 ] || [ $rc = 137 ]; then t="> $lim"; else t=$(python3 -c "print(round($t1 - $t0, 2))"); fi
+		echo "$t"
+		echo "$lab rc $rc wall $t s" >>"$LOG"
 	}
 	names=$("$GD" run --metrics -o "$W/names.sqlite" -- sh -c 'echo "$GPUDIAG_METRICS"' 2>/dev/null | tail -1)
 	rm -f "$W/names.sqlite"
