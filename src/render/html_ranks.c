@@ -121,18 +121,14 @@ static void ranks_table(FILE *f, const struct gd_ranks *R, int n)
 {
 	static const char *const heads[] = {">rank", ">node", ">pid", ">GPU", ">span", ">compute", ">NCCL",
 					    ">exposed", ">waiting", ">copies", ">idle", ">last", ">lateness"};
-	int multi = R->nnodes > 1;
+	const char *shown[13];
+	int multi = R->nnodes > 1, nshown = 0;
 	char b[6][48];
 	/* one node: no node column (the heads and cells skip it alike) */
-	fputs("<div class='tw'><table id='ranks'><tr>", f);
-	for (int c = 0; c < 13; c++) {
-		if (c == 1 && !multi)
-			continue;
-		fputs("<th class='r'>", f);
-		esc(f, heads[c] + 1);
-		fputs("</th>", f);
-	}
-	fputs("</tr>\n", f);
+	for (int c = 0; c < 13; c++)
+		if (c != 1 || multi)
+			shown[nshown++] = heads[c];
+	gd_html_table_open(f, "ranks", shown, nshown);
 	for (int i = 0; i < n; i++) {
 		const struct gd_rank *x = &R->r[i];
 		fprintf(f, "<tr%s>", i == R->straggler ? " class='straggler'" : "");
@@ -170,7 +166,7 @@ static void ranks_table(FILE *f, const struct gd_ranks *R, int n)
 static void collectives(FILE *f, const struct gd_ranks *R)
 {
 	static const char *const heads[] = {"collective", ">kernels", ">ranks", ">total", ">mean", ">min", ">max"};
-	char b[6][96];
+	char b[7][96];
 	if (!R->nops)
 		return;
 	fputs("<h3>NCCL collectives</h3>\n<p class='note'>From the kernel names: operation, reduction, type, "
@@ -188,7 +184,7 @@ static void collectives(FILE *f, const struct gd_ranks *R)
 		gd_html_num(f, gd_fmt_time(b[3], sizeof(b[3]), o->total_ns));
 		gd_html_num(f, gd_fmt_time(b[4], sizeof(b[4]), o->mean_ns));
 		gd_html_num(f, gd_fmt_time(b[5], sizeof(b[5]), o->min_ns));
-		gd_html_num(f, gd_fmt_time(b[0], sizeof(b[0]), o->max_ns));
+		gd_html_num(f, gd_fmt_time(b[6], sizeof(b[6]), o->max_ns));
 		fputs("</tr>\n", f);
 	}
 	gd_html_table_close(f);
