@@ -292,7 +292,8 @@ else
 fi
 fi
 
-# ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes, ncu --set full the most)
+# ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes at the default N = 30, ncu --set
+# full the most; about 60 s + 2.7 s a launch on an H100, so N = 150 wants AREA_TIMEOUT ≥ 540)
 if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	P="tests/gpu/progs/train_step.py --warmup 1 --steps 3"
 	# N: the launches both tools profile (METRICS_COST_N; the program has ~1 600, so any N up to
