@@ -708,7 +708,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 	{ /* GPUDIAG_INJECT_DEBUG: a line per profiled launch with where its time went */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_INJECT_DEBUG=1", NULL};
 		char path[600], line[1024];
-		int n = 0, steps = 0;
+		int n = 0, steps = 0, pairs = 0;
 		FILE *f;
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 		snprintf(path, sizeof(path), "%s/stderr", dir);
@@ -721,12 +721,20 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 			steps += strstr(b, " ms (save ") && strstr(b, ", restore ") && strstr(b, ", flush ") &&
 				 strstr(b, ", start ") && strstr(b, ", launch ") && strstr(b, ", stop ") &&
 				 strstr(b, ", sync ") && strstr(b, ", decode ") && strstr(b, ", evaluate ") &&
-				 strstr(b, " ms)\n");
+				 strstr(b, " ms); by pass, start/whole ms: ");
+			{ /* then each of the 3 passes: its start's time / the whole pass's */
+				const char *p = strstr(b, "start/whole ms: ");
+				double a[3], w[3];
+				char end = 0;
+				pairs += p && sscanf(p + 16, "%lf/%lf %lf/%lf %lf/%lf%c", &a[0], &w[0], &a[1], &w[1], &a[2],
+						     &w[2], &end) == 7 && end == '\n' && a[0] <= w[0] && a[2] <= w[2];
+			}
 		}
 		if (f)
 			fclose(f);
 		CHECK_INT(n, 3);
 		CHECK_INT(steps, 3);
+		CHECK_INT(pairs, 3);
 		remove_dir(dir);
 	}
 	{ /* one pass by default: saved, restored and replayed once per launch */

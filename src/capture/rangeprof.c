@@ -691,6 +691,7 @@ struct rp_dev {
 };
 /* Where a profiled launch's time goes, for GPUDIAG_INJECT_DEBUG's line per launch: the
  * replay's cost is per pass, and this says which part of a pass it is. */
+#define RP_DBG_PASSES 32 /* passes the debug line times one by one */
 enum { RP_SAVE, RP_RESTORE, RP_FLUSH, RP_START, RP_LAUNCH, RP_STOP, RP_SYNC, RP_DECODE, RP_EVAL, RP_NSTEP };
 static const char *const rp_step_name[RP_NSTEP] = {"save", "restore", "flush", "start", "launch",
 						    "stop", "sync", "decode", "evaluate"};
@@ -707,6 +708,8 @@ struct rp_ctx {
 	struct gd_ckpt ck;  /* the memory of the launch being replayed */
 	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
 	uint64_t step_ns[RP_NSTEP]; /* the launch being profiled: wall time by step (debug line) */
+	uint32_t pass_us[RP_DBG_PASSES][2]; /* and by user-replay pass: its start, the whole pass (µs) */
+	size_t npass;
 };
 static struct rp_dev g_dev[RP_MAX_DEV];
 static struct rp_ctx g_ctx[RP_MAX_CTX];
@@ -1239,9 +1242,15 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
 			len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", i ? ", " : "",
 						rp_step_name[i], 1e-6 * (double)c->step_ns[i]);
-		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms (%s ms)", l->name,
+		char by_pass[RP_DBG_PASSES * 24] = "";
+		len = 0;
+		for (size_t p = 0; p < c->npass && len < sizeof(by_pass); p++)
+			len += (size_t)snprintf(by_pass + len, sizeof(by_pass) - len, "%s%.2f/%.2f", p ? " " : "",
+						1e-3 * c->pass_us[p][0], 1e-3 * c->pass_us[p][1]);
+		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms (%s ms)%s%s", l->name,
 		       l->nth, l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
-		       1e-6 * (double)since_ns(&l->t0), steps);
+		       1e-6 * (double)since_ns(&l->t0), steps, c->npass ? "; by pass, start/whole ms: " : "",
+		       by_pass);
 	}
 	free(vals);
 reset:
@@ -1375,6 +1384,9 @@ static void run_passes(void *arg)
 	window_open(j->l->context);
 	gd_inj_kernels_pause(1);
 	for (; !done; pass++) {
+		uint64_t before = 0, start0 = ns[RP_START];
+		for (int i = RP_RESTORE; i <= RP_SYNC; i++)
+			before += ns[i];
 		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
 			why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
 			goto fail;
@@ -1414,6 +1426,14 @@ static void run_passes(void *arg)
 			goto fail;
 		}
 		lap(&ns[RP_SYNC], &t);
+		if (pass < RP_DBG_PASSES) {
+			uint64_t after = 0;
+			for (int i = RP_RESTORE; i <= RP_SYNC; i++)
+				after += ns[i];
+			c->pass_us[pass][0] = (uint32_t)((ns[RP_START] - start0) / 1000);
+			c->pass_us[pass][1] = (uint32_t)((after - before) / 1000);
+			c->npass = pass + 1;
+		}
 		done = sp.isAllPassSubmitted;
 		if (!done && pass + 1 >= j->d->passes + 2) {
 			snprintf(j->why, sizeof(j->why), "CUPTI asked for more than the %zu passes it announced",
@@ -1488,6 +1508,7 @@ static int start_session(const CUpti_CallbackData *cb, struct launch *l)
 	}
 	t_rp.c = c;
 	memset(c->step_ns, 0, sizeof(c->step_ns));
+	c->npass = 0;
 	if (c->user)
 		return user_enter(cb, c, l);
 	sp.pRangeProfilerObject = c->obj;

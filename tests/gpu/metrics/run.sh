@@ -341,9 +341,9 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 		>"$W/cost_dbg.out" 2>&1
 	BREAKDOWN=$(python3 - "$W/cost_dbg.out" <<'PY'
 import re, sys
-tot, n, wall = {}, 0, 0.0
+tot, n, wall, by = {}, 0, 0.0, {}
 for line in open(sys.argv[1], errors="replace"):
-    m = re.search(r"range profiler: profiled .*?: (\d+) passes, \w+ replay, ([\d.]+) ms \((.*)ms\)", line)
+    m = re.search(r"range profiler: profiled .*?: (\d+) passes, \w+ replay, ([\d.]+) ms \(([^)]*)ms\)", line)
     if not m:
         continue
     n += 1
@@ -351,8 +351,16 @@ for line in open(sys.argv[1], errors="replace"):
     for part in m.group(3).split(","):
         k, v = part.split()
         tot[k] = tot.get(k, 0.0) + float(v)
+    # user replay: each pass's start / the whole pass, in ms
+    b = re.search(r"start/whole ms: ([\d./ ]+)", line)
+    for i, pair in enumerate(b.group(1).split() if b else []):
+        s, w = pair.split("/")
+        a = by.setdefault(i, [0.0, 0.0, 0])
+        a[0] += float(s); a[1] += float(w); a[2] += 1
 print("%d launches, %.1f ms each:" % (n, wall / n) if n else "no debug line (GPUDIAG_INJECT_DEBUG)",
-      ", ".join("%s %.1f" % (k, v / n) for k, v in tot.items()) if n else "")
+      ", ".join("%s %.1f" % (k, v / n) for k, v in tot.items()) if n else "",
+      ("; by pass, mean start/whole: " + " ".join("%d: %.1f/%.1f" % (i + 1, a[0] / a[2], a[1] / a[2])
+                                                 for i, a in sorted(by.items()))) if by else "")
 PY
 )
 	# the program alone again, last: its own spread between the two runs brackets the rest,
