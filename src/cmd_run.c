@@ -97,6 +97,13 @@ const char cmd_run_usage[] =
 	"                           default) or kernel (CUPTI's kernel replay: no flush, DRAM writes can\n"
 	"                           read up to ~30 % high); user falls back to kernel where it cannot be\n"
 	"                           set up, and the report says which each launch got\n"
+	"  --metrics-batch N        user replay: up to N launches (1 to 32, default 1) share each counter\n"
+	"                           pass's profiling session, which is most of a pass's cost; each keeps\n"
+	"                           a copy of the device memory until its batch is replayed (at the Nth\n"
+	"                           launch, a synchronisation, a free or the end of the selection; a\n"
+	"                           launch still waiting when the process ends is listed as not\n"
+	"                           profiled). A later launch of a batch does not count the ~3 MB of\n"
+	"                           DRAM writes the profiler's start leaves, which ncu counts\n"
 	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
 	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
 	"  --torch MODE             what a PyTorch program records of itself: modules (each nn.Module\n"
@@ -473,7 +480,7 @@ struct run {
 	/* --metrics (issue 19): the request as given ("default" for a bare --metrics; NULL: no
 	 * --metrics), its selection, and what parse/prepare made of them */
 	const char *metrics, *kernels, *metrics_from, *metrics_replay;
-	int launch_skip, launch_count;
+	int launch_skip, launch_count, metrics_batch;
 	int counters_asked;    /* --counters-interval given: said to be off, once */
 	char *metrics_names;   /* GPUDIAG_METRICS: the CUPTI names, comma-separated, no repeats */
 	char **hot;            /* --metrics-from: recorded names of the hot kernels */
@@ -513,6 +520,8 @@ static int run_no_device(void)
 #define RUN_LAUNCH_MAX 100        /* ... and at most this many per process */
 #define RUN_SKIP_MAX 1000000000   /* --launch-skip */
 #define RUN_COUNT_MAX 10000       /* --launch-count: each launch costs one replay per pass */
+#define RUN_BATCH_DEFAULT 1       /* --metrics-batch: launches sharing each pass's session ... */
+#define RUN_BATCH_MAX 32          /* ... at most (each holds a copy of the device memory) */
 #define RUN_HOT_SHARE 0.80        /* --metrics-from: the hot kernels make this share of the
 				     kernel time ... */
 #define RUN_HOT_MAX 20            /* ... and are at most this many */
@@ -663,6 +672,9 @@ static int metrics_check(struct run *rj)
 		if (rj->metrics_replay)
 			return gd_error(GD_EUSAGE, "run: --metrics-replay says how --metrics replays a launch; it needs "
 						   "--metrics (or --metrics-from)");
+		if (rj->metrics_batch != GD_UNSET_INT)
+			return gd_error(GD_EUSAGE, "run: --metrics-batch says how --metrics replays launches; it needs "
+						   "--metrics (or --metrics-from)");
 		return GD_OK;
 	}
 	if (rj->light)
@@ -674,6 +686,14 @@ static int metrics_check(struct run *rj)
 		return rc;
 	if (rj->metrics_replay && strcmp(rj->metrics_replay, "user") && strcmp(rj->metrics_replay, "kernel"))
 		return gd_error(GD_EUSAGE, "run: --metrics-replay: '%s' is not user or kernel", rj->metrics_replay);
+	if (rj->metrics_batch != GD_UNSET_INT) {
+		if ((rc = gd_opt_check_int("run", "metrics-batch", rj->metrics_batch, 1, RUN_BATCH_MAX,
+					   " (each launch of a batch keeps a copy of the device memory)")) != GD_OK)
+			return rc;
+		if (rj->metrics_replay && !strcmp(rj->metrics_replay, "kernel") && rj->metrics_batch > 1)
+			return gd_error(GD_EUSAGE, "run: --metrics-batch batches gpudiag's own replay; CUPTI's "
+						   "--metrics-replay kernel replays each launch alone");
+	}
 	if (rj->kernels) {
 		regex_t re;
 		int e = regcomp(&re, rj->kernels, REG_EXTENDED | REG_NOSUB);
@@ -742,6 +762,8 @@ static int metrics_prepare(struct run *rj)
 	}
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS", rj->metrics_names);
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS_REPLAY", rj->metrics_replay ? rj->metrics_replay : "user");
+	snprintf(num, sizeof(num), "%d", rj->metrics_batch != GD_UNSET_INT ? rj->metrics_batch : RUN_BATCH_DEFAULT);
+	rj->menv[o++] = env_pair("GPUDIAG_METRICS_BATCH", num);
 	if (rj->kernels)
 		rj->menv[o++] = env_pair("GPUDIAG_METRICS_KERNELS", rj->kernels);
 	if (rj->launch_skip != GD_UNSET_INT || rj->launch_count != GD_UNSET_INT) {
@@ -1014,6 +1036,7 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 		{"launch-count", GD_OPT_INT, &rj->launch_count, "N", "then profile N"},
 		{"metrics-from", GD_OPT_STR, &rj->metrics_from, "PROFILE", "the hot kernels of a profile"},
 		{"metrics-replay", GD_OPT_STR, &rj->metrics_replay, "MODE", "user or kernel"},
+		{"metrics-batch", GD_OPT_INT, &rj->metrics_batch, "N", "launches sharing each pass's session"},
 		{"keep-raw", GD_OPT_FLAG, &rj->keep_raw, NULL, "keep the raw files"},
 		{"json", GD_OPT_FLAG, &rj->json_late, NULL, "summary as JSON"},
 		{NULL, 0, NULL, NULL, NULL},
@@ -1064,7 +1087,8 @@ static int parse(struct gd_ctx *ctx, struct run *rj, int argc, char **argv)
 				static const char *const valued[] = {"--output", "--nvml-hz", "--delay", "--duration",
 								     "--capture-range", "--api", "--counters-interval",
 								     "--kernels", "--launch-skip", "--launch-count",
-								     "--metrics-from", "--metrics-replay", "--torch", NULL};
+								     "--metrics-from", "--metrics-replay", "--metrics-batch",
+								     "--torch", NULL};
 				for (int k = 0; valued[k]; k++)
 					if (!strcmp(a, valued[k]) && i + 1 < argc) {
 						rj->args[i + 1] = argv[i + 1];
@@ -1587,7 +1611,7 @@ int cmd_run(struct gd_ctx *ctx, int argc, char **argv)
 	rj->api = "subset";
 	rj->nvml_hz = 20;
 	rj->delay = rj->duration = rj->counters_us = NAN; /* not given */
-	rj->launch_skip = rj->launch_count = GD_UNSET_INT;
+	rj->launch_skip = rj->launch_count = rj->metrics_batch = GD_UNSET_INT;
 	if (ctx->device >= 0)
 		return run_no_device();
 	rc = parse(ctx, rj, argc, argv);

@@ -36,11 +36,14 @@
  * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
  * is not N fails); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
  * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
- * launches, flushes, flushes made inside a session (must be 0), kernels of a user-replay pass
+ * launches, flushes, flushes made inside a session (0 unless batched), kernels of a user-replay pass
  * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
  * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless
  * set: 8 and on load the compute_80 PTX, the one whose discard kernel has the instruction),
- * discards not right after a flush's read (must be 0). FAKE_CUPTI_MODULE_FAIL=1 makes
+ * discards not right after a flush's read (must be 0), restores made inside a session (0
+ * unless batched), replayed launches whose first argument was not FAKE_CUPTI_ARG0 (when set).
+ * A session of user replay records as many ranges as its last pass launched kernels, at most
+ * SetConfig's maxRangesPerPass (the rest dropped); range r's values add 100 r. FAKE_CUPTI_MODULE_FAIL=1 makes
  * cuModuleLoadData fail (no L2 flush can be set up). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -200,6 +203,8 @@ API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, cons
 			snprintf(g_names[i][cbid], 40, "cudaMemcpy_v3020");
 		else if (i && cbid == 307)
 			snprintf(g_names[i][cbid], 40, "cuLaunchKernel");
+		else if (i && cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize)
+			snprintf(g_names[i][cbid], 40, "cuCtxSynchronize");
 		else
 			snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);
 	}
@@ -283,6 +288,7 @@ struct CUpti_RangeProfiler_Object {
 	int configured;
 	int user;        /* user replay */
 	int passes_done; /* user replay: passes with their launch, since the last decode */
+	size_t max_ranges; /* SetConfig's maxRangesPerPass */
 };
 static size_t fake_passes(void)
 {
@@ -487,13 +493,14 @@ API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params
 	if (!o || !p->pConfig || p->configSize != 32 || p->pConfig[0] != 'C' || !p->pCounterDataImage ||
 	    p->counterDataImageSize < 128 || p->range != CUPTI_AutoRange ||
 	    (p->replayMode != CUPTI_KernelReplay && p->replayMode != CUPTI_UserReplay) ||
-	    p->maxRangesPerPass != 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
+	    p->maxRangesPerPass < 1 || p->numNestingLevels != 1 || p->minNestingLevel != 1 || p->passIndex != 0 ||
 	    p->targetNestingLevel != 1)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	o->image = p->pCounterDataImage;
 	o->image_size = p->counterDataImageSize;
 	o->configured = 1;
 	o->user = p->replayMode == CUPTI_UserReplay;
+	o->max_ranges = p->maxRangesPerPass;
 	return CUPTI_SUCCESS;
 }
 API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p)
@@ -513,14 +520,13 @@ API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *p)
 		return CUPTI_ERROR_INVALID_OPERATION;
 	g_rp_started = 0;
 	if (p->pRangeProfilerObject->user) {
-		/* a pass is a Start..Stop with the one launch of the range in it */
+		/* a pass is a Start..Stop with the launches of its ranges in it (one, or a batch's
+		 * launches and flushes); the ranges are those of the last pass */
 		if (g_rp_pending > 0)
 			p->pRangeProfilerObject->passes_done++;
 		p->isAllPassSubmitted = (size_t)p->pRangeProfilerObject->passes_done >= fake_passes();
 		if (!p->isAllPassSubmitted)
 			g_rp_pending = 0;
-		else
-			g_rp_pending = 1;
 		return CUPTI_SUCCESS;
 	}
 	p->isAllPassSubmitted = 1;
@@ -534,14 +540,17 @@ API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Para
 		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
 	if (!o || g_rp_started || !o->image)
 		return CUPTI_ERROR_INVALID_OPERATION;
-	p->numOfRangeDropped = g_rp_pending > 1 ? (size_t)g_rp_pending - 1 : 0;
-	if (o->user && (size_t)o->passes_done < fake_passes())
-		g_rp_pending = 0; /* not every pass yet: no range */
-	o->passes_done = 0;
-	if (g_rp_pending > 0) {
-		no = (uint64_t)++g_decodes;
-		o->image[0] = 1;
-		memcpy(o->image + 8, &no, 8);
+	{
+		size_t cap = o->max_ranges ? o->max_ranges : 1;
+		p->numOfRangeDropped = (size_t)g_rp_pending > cap ? (size_t)g_rp_pending - cap : 0;
+		if (o->user && (size_t)o->passes_done < fake_passes())
+			g_rp_pending = 0; /* not every pass yet: no range */
+		o->passes_done = 0;
+		if (g_rp_pending > 0) {
+			no = (uint64_t)++g_decodes;
+			o->image[0] = (uint8_t)((size_t)g_rp_pending < cap ? (size_t)g_rp_pending : cap);
+			memcpy(o->image + 8, &no, 8);
+		}
 	}
 	g_rp_pending = 0;
 	return CUPTI_SUCCESS;
@@ -572,7 +581,7 @@ API CUptiResult cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_Evaluat
 			return CUPTI_ERROR_INVALID_METRIC_NAME;
 		while (*d && !isdigit((unsigned char)*d))
 			d++;
-		p->pMetricValues[i] = 1000.0 * (double)no + atoi(d);
+		p->pMetricValues[i] = 1000.0 * (double)no + 100.0 * (double)p->rangeIndex + atoi(d);
 	}
 	return CUPTI_SUCCESS;
 }
@@ -651,14 +660,27 @@ API void fake_cupti_destroy_ctx(uintptr_t ctx)
 #define FLUSH_BUF ((CUdeviceptr)0x7f0000000000ull)
 #define DISCARD_FN ((CUfunction)(uintptr_t)0xd15c)
 static int g_saves, g_restores, g_frees, g_replays, g_flushes, g_flush_inside, g_pass_kact;
-static int g_discards, g_discard_alone, g_mod_discard, g_last_flush;
+static int g_discards, g_discard_alone, g_mod_discard, g_last_flush, g_restore_inside, g_bad_args;
 
 API void fake_cupti_replay_counts(int *out);
 API void fake_cupti_replay_counts(int *out)
 {
 	out[0] = g_saves, out[1] = g_restores, out[2] = g_frees;
 	out[3] = g_replays, out[4] = g_flushes, out[5] = g_flush_inside, out[6] = g_pass_kact;
-	out[7] = g_discards, out[8] = g_discard_alone;
+	out[7] = g_discards, out[8] = g_discard_alone, out[9] = g_restore_inside, out[10] = g_bad_args;
+}
+
+/* The kernels' arguments (cuFuncGetParamInfo): FAKE_CUPTI_PARAMS of 8 bytes each (default
+ * none); a replayed launch's first must then hold FAKE_CUPTI_ARG0 (else it is counted bad). */
+API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size);
+API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	size_t n = getenv("FAKE_CUPTI_PARAMS") ? (size_t)atoi(getenv("FAKE_CUPTI_PARAMS")) : 0;
+	(void)f;
+	if (i >= n)
+		return CUDA_ERROR_INVALID_VALUE;
+	*off = 8 * i, *size = 8;
+	return CUDA_SUCCESS;
 }
 
 /* One driver call: its callback (enter/exit when enabled), the correlation id its records
@@ -703,6 +725,13 @@ static void kernel_body(uint32_t corr)
 	emit_kernel(corr, g_kname);
 }
 
+static void **fake_args(CUpti_CallbackId cbid, const void *params)
+{
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz)
+		return ((const cuLaunchKernel_params *)params)->kernelParams;
+	return ((const cuLaunchKernelEx_params *)params)->kernelParams;
+}
+
 static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *params)
 {
 	if (f == FLUSH_FN) {
@@ -716,7 +745,11 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 		g_kname = "gpudiag_l2_discard";
 	} else {
 		const char *f = getenv("FAKE_CUPTI_REPLAY_FAIL"); /* N: the Nth replay fails; "all" */
+		const char *a0 = getenv("FAKE_CUPTI_ARG0");
+		void **args = fake_args(cbid, params);
 		g_replays++;
+		if (a0 && (!args || !args[0] || *(const uint64_t *)args[0] != strtoull(a0, NULL, 10)))
+			g_bad_args++;
 		if (f && (!strcmp(f, "all") || atoi(f) == g_replays))
 			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 		g_kname = "(replayed)";
@@ -914,8 +947,7 @@ API CUptiResult cuptiCheckpointRestore(struct fake_ckpt *c)
 {
 	if (!c || c->structSize != sizeof(*c))
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (g_rp_started) /* between passes only, never inside one */
-		return CUPTI_ERROR_INVALID_OPERATION;
+	g_restore_inside += g_rp_started; /* a batch's later launches: inside their pass's session */
 	if (ckpt_fails("restore"))
 		return CUPTI_ERROR_UNKNOWN;
 	g_restores++;

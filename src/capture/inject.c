@@ -609,6 +609,8 @@ static void at_exit(void)
 	if (getpid() != g_pid || atomic_load(&g_disabled))
 		return;
 	atomic_store(&g_stop, 1);
+	if (g_rp)
+		gd_rp_exit();
 	pthread_mutex_lock(&g_flush_lock);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (g_api_cb)

@@ -206,12 +206,15 @@ static int rp_child(void)
 		} u[] = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4axpyfPfS_", 0},
 			 {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "_Z4gemmPf", 1}};
-		int rc[9];
+		int rc[11];
 		if (!emit || !ts || !counts)
 			return 52;
+		static uint64_t arg0;
 		for (int i = 0; i < 3; i++) {
 			static const void *args[1];
 			cuLaunchKernel_params lp;
+			if (getenv("CHECK_RP_ARG")) /* the kernel's one argument, which a batch must keep */
+				arg0 = strtoull(getenv("CHECK_RP_ARG"), NULL, 10), args[0] = &arg0;
 			CUpti_ActivityKernel10 k;
 			memset(&lp, 0, sizeof(lp));
 			lp.f = (CUfunction)(uintptr_t)(0x100 + i), lp.gridDimX = lp.gridDimY = lp.gridDimZ = 1;
@@ -230,6 +233,11 @@ static int rp_child(void)
 			k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
 			emit(&k, sizeof(k));
 		}
+		if (getenv("CHECK_RP_SYNC")) { /* the program waits for its work (a batch's passes run first) */
+			CUresult (*sync)(void) = (CUresult(*)(void))dlsym(RTLD_DEFAULT, "cuCtxSynchronize");
+			if (!sync || sync() != CUDA_SUCCESS)
+				return 53;
+		}
 		{
 			CUpti_ActivitySynchronization2 y;
 			memset(&y, 0, sizeof(y));
@@ -242,8 +250,8 @@ static int rp_child(void)
 		counts(rc);
 		snprintf(path, sizeof(path), "%s/fake_replay", getenv("GPUDIAG_RAW_DIR"));
 		if ((f = fopen(path, "w"))) {
-			fprintf(f, "%d %d %d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7],
-				rc[8]);
+			fprintf(f, "%d %d %d %d %d %d %d %d %d %d %d\n", rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6],
+				rc[7], rc[8], rc[9], rc[10]);
 			fclose(f);
 		}
 	} else if (getenv("CHECK_RP_THREADS")) {
@@ -491,7 +499,7 @@ struct kl {
 };
 struct rpsum {
 	int nkl, nrej, calls, inside, disabled;
-	int replay[9]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
+	int replay[11]; /* user replay (CHECK_RP_USER): the fake's fake_cupti_replay_counts */
 	struct kl kl[64];
 	char rej[8][2][200];
 };
@@ -569,9 +577,10 @@ static void read_rp(const char *dir, struct rpsum *s)
 	memset(s->replay, 0, sizeof(s->replay));
 	snprintf(path, sizeof(path), "%s/fake_replay", dir);
 	if ((f = fopen(path, "r"))) {
-		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2],
-				 &s->replay[3], &s->replay[4], &s->replay[5], &s->replay[6], &s->replay[7], &s->replay[8]),
-			  9);
+		CHECK_INT(fscanf(f, "%d %d %d %d %d %d %d %d %d %d %d", &s->replay[0], &s->replay[1], &s->replay[2],
+				 &s->replay[3], &s->replay[4], &s->replay[5], &s->replay[6], &s->replay[7], &s->replay[8],
+				 &s->replay[9], &s->replay[10]),
+			  11);
 		fclose(f);
 	}
 }
@@ -680,6 +689,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[6], 0); /* passes launched while kernel records were on */
 		CHECK_INT(s.replay[7], 9); /* discards (sm_90): one per flush */
 		CHECK_INT(s.replay[8], 0); /* a discard not right after its flush's read */
+		CHECK_INT(s.replay[9], 0); /* a restore inside a session */
 		CHECK_INT(s.inside, 9);    /* 3 passes × 3 launches, each alone in its pass */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels k JOIN strings s ON s.id = k.name WHERE s.value "
@@ -735,6 +745,88 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(n, 3);
 		CHECK_INT(steps, 3);
 		CHECK_INT(pairs, 3);
+		remove_dir(dir);
+	}
+	{ /* batches of 2 (GPUDIAG_METRICS_BATCH): launches 1 and 2 share each pass's session, their
+	   * passes run in launch 2's exit callback; launch 3 waits until the program's own
+	   * synchronisation, whose enter callback runs its passes from its kept call (its one
+	   * argument copied) and puts the memory back from a checkpoint taken first */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=2",
+				     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42", "CHECK_RP_SYNC=1",
+				     "GPUDIAG_INJECT_DEBUG=1", NULL};
+		char path[600], line[1024];
+		int batched = 0;
+		FILE *f;
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 3);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		for (int i = 0; i < s.nkl; i++) {
+			CHECK_INT(s.kl[i].passes, 3);
+			CHECK_INT(s.kl[i].nvalues, 3);
+			/* decode 1: ranges 0 and 3 (flush, discard, launch 2); decode 2: range 0 */
+			for (int j = 0; j < 3; j++)
+				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1000.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
+		}
+		CHECK_INT(s.replay[0], 4);  /* saves: one per launch, one before the last batch's passes */
+		CHECK_INT(s.replay[1], 10); /* restores: 2 × 3 passes, 1 × 3, and the memory back */
+		CHECK_INT(s.replay[2], 4);  /* frees */
+		CHECK_INT(s.replay[3], 9);  /* replayed launches: 3 passes each */
+		CHECK_INT(s.replay[4], 9);  /* a flush before each */
+		CHECK_INT(s.replay[5], 6);  /* launch 2's flush and discard, inside its pass's session */
+		CHECK_INT(s.replay[6], 0);
+		CHECK_INT(s.replay[7], 9);
+		CHECK_INT(s.replay[8], 0);
+		CHECK_INT(s.replay[9], 3);  /* launch 2's restore, inside the session */
+		CHECK_INT(s.replay[10], 0); /* every replay of launch 3 had its argument, 42 */
+		CHECK_INT(s.inside, 15);    /* 3 passes × (launch 1, flush, discard, launch 2) + 3 × launch 3 */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM sync"), 2); /* the program's two, no replay's */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
+		snprintf(path, sizeof(path), "%s/stderr", dir);
+		CHECK((f = fopen(path, "r")) != NULL);
+		while (f && fgets(line, sizeof(line), f))
+			batched += strstr(line, "range profiler: profiled ") && strstr(line, " in a batch of 2, ");
+		if (f)
+			fclose(f);
+		CHECK_INT(batched, 2);
+		remove_dir(dir);
+	}
+	{ /* batches of 4: the three launches still wait when the process ends (no CUDA call then) */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 3);
+		CHECK_INT(kl_count(&s, GD_KL_ERROR), 3);
+		for (int i = 0; i < s.nkl; i++)
+			CHECK(strstr(s.kl[i].detail, "not profiled: the process ended while the launch waited") == s.kl[i].detail);
+		CHECK_INT(s.replay[0], 3); /* saved */
+		CHECK_INT(s.replay[1], 0); /* never replayed */
+		CHECK_INT(s.replay[3], 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
+	{ /* batches of 4, but the kernel's argument cannot be read to be kept: each launch's passes
+	   * run at once in its own exit callback, from the program's own arguments, as unbatched */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4",
+				     "FAKE_CUPTI_PARAMS=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		for (int i = 0; i < s.nkl; i++)
+			for (int j = 0; j < 3; j++)
+				CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
+		CHECK_INT(s.replay[1], 9);
+		CHECK_INT(s.replay[5], 0);
+		CHECK_INT(s.replay[9], 0);
+		remove_dir(dir);
+	}
+	{ /* GPUDIAG_METRICS_BATCH out of range: configuration error, nothing profiled */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=33", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 0);
+		CHECK(s.nrej == 1 && !strcmp(s.rej[0][0], "GPUDIAG_METRICS_BATCH"));
 		remove_dir(dir);
 	}
 	{ /* one pass by default: saved, restored and replayed once per launch */

@@ -68,6 +68,7 @@
 #define RP_MAX_CTX 64
 #define RP_NAMES_FILE_MAX (64u << 20)
 #define GRAPH_NAME "(graph)"
+#define RP_BATCH_MAX 32
 
 /* Two locks. g_rp_mu: the configuration's counters and the kernel-name table (selection),
  * held briefly on every launch. g_rp_rw: the profiling session; a profiled launch holds it for
@@ -95,6 +96,7 @@ static struct {
 	long per_kernel, skip, count, max;
 	int count_mode;
 	int user_replay; /* GPUDIAG_METRICS_REPLAY: 1 user (the default), 0 kernel */
+	long batch;      /* GPUDIAG_METRICS_BATCH: launches replayed together (user replay), 1..RP_BATCH_MAX */
 } cfg;
 
 /* ---- user replay's own work, kept out of the trace
@@ -370,6 +372,7 @@ struct launch {
 	uint32_t correlation, device, context, nth;
 	uint32_t flags; /* GD_KL_F_*: how it is replayed */
 	struct timespec t0;
+	uint64_t cost_ns; /* batched: its save and its share of the batch's passes (else 0: since t0) */
 };
 
 static uint64_t since_ns(const struct timespec *t0)
@@ -402,7 +405,7 @@ static void write_klaunch(const struct launch *l, uint32_t status, const char *d
 	if (r) {
 		r->h.type = GD_RAW_KLAUNCH, r->h.size = (uint32_t)(sizeof(*r) + n * sizeof(*v));
 		r->api_start = l->api_start;
-		r->profile_ns = status == GD_KL_OK || status == GD_KL_ERROR ? since_ns(&l->t0) : 0;
+		r->profile_ns = status == GD_KL_OK || status == GD_KL_ERROR ? l->cost_ns ? l->cost_ns : since_ns(&l->t0) : 0;
 		r->correlation = l->correlation, r->device = l->device, r->context = l->context;
 		r->name = name, r->nth = l->nth, r->passes = passes, r->status = status, r->detail = det;
 		r->nvalues = (uint32_t)n, r->flags = l->flags;
@@ -583,6 +586,9 @@ int gd_rp_init(int debug)
 	}
 	if (names && *names && load_names(names, why, sizeof(why)) < 0)
 		return config_error("GPUDIAG_METRICS_NAMES", "%s", why);
+	if (env_long("GPUDIAG_METRICS_BATCH", 1, &cfg.batch) < 0 || cfg.batch < 1 || cfg.batch > RP_BATCH_MAX)
+		return config_error("GPUDIAG_METRICS_BATCH", "not an integer from 1 to %d: '%s'", RP_BATCH_MAX,
+				    getenv("GPUDIAG_METRICS_BATCH"));
 	{
 		const char *rm = getenv("GPUDIAG_METRICS_REPLAY");
 		if (!rm || !*rm || !strcmp(rm, "user"))
@@ -600,8 +606,9 @@ int gd_rp_init(int debug)
 		pthread_rwlockattr_destroy(&a);
 	}
 	cfg.on = 1;
-	rp_dbg("on: %zu metrics, %s, budget %ld, %s replay", cfg.nmetrics,
-	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max, cfg.user_replay ? "user" : "kernel");
+	rp_dbg("on: %zu metrics, %s, budget %ld, %s replay, batches of %ld", cfg.nmetrics,
+	       cfg.count_mode ? "skip/count mode" : "per-kernel mode", cfg.max, cfg.user_replay ? "user" : "kernel",
+	       cfg.batch);
 	return 1;
 }
 
@@ -696,6 +703,15 @@ enum { RP_SAVE, RP_RESTORE, RP_FLUSH, RP_START, RP_LAUNCH, RP_STOP, RP_SYNC, RP_
 static const char *const rp_step_name[RP_NSTEP] = {"save", "restore", "flush", "start", "launch",
 						    "stop", "sync", "decode", "evaluate"};
 
+/* A launch of a batch (GPUDIAG_METRICS_BATCH > 1): the program's launch has run, its passes
+ * wait for the batch's. */
+struct rp_pend {
+	struct launch l;
+	char *name;             /* l.name's own copy: CUPTI's lives only as long as the callback */
+	struct gd_ckpt ck;      /* the memory it started from */
+	struct gd_relaunch rl;  /* it, to be made again */
+	uint64_t save_ns;
+};
 struct rp_ctx {
 	int used, broken;
 	uint32_t id, dev;
@@ -706,6 +722,8 @@ struct rp_ctx {
 	int user;           /* user replay (replay.h); 0 kernel replay */
 	struct gd_flush flush;
 	struct gd_ckpt ck;  /* the memory of the launch being replayed */
+	struct rp_pend *pend; /* batched user replay: the launches run, waiting for their passes */
+	size_t npend, nranges; /* ... how many; the ranges the counter-data image holds */
 	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
 	uint64_t step_ns[RP_NSTEP]; /* the launch being profiled: wall time by step (debug line) */
 	uint32_t pass_us[RP_DBG_PASSES][2]; /* and by user-replay pass: its start, the whole pass (µs) */
@@ -836,8 +854,14 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	sp.pRangeProfilerObject = c->obj;
 	sp.pMetricNames = d->names;
 	sp.numMetrics = d->n;
-	sp.maxNumOfRanges = 1;
-	sp.maxNumRangeTreeNodes = 1;
+	/* a batch's pass: its first launch, then for each other the flush's kernels and it */
+	c->nranges = c->user && cfg.batch > 1 ? 1 + (size_t)(cfg.batch - 1) * 3 : 1;
+	if (c->nranges > 1 && !(c->pend = calloc((size_t)cfg.batch, sizeof(*c->pend)))) {
+		snprintf(why, n, "out of memory for a batch of %ld launches", cfg.batch);
+		return -1;
+	}
+	sp.maxNumOfRanges = c->nranges;
+	sp.maxNumRangeTreeNodes = c->nranges;
 	if ((r = cuptiRangeProfilerGetCounterDataSize(&sp)) != CUPTI_SUCCESS) {
 		why_cupti(why, n, "cuptiRangeProfilerGetCounterDataSize", r);
 		return -1;
@@ -860,7 +884,7 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	cp.pCounterDataImage = c->image;
 	cp.range = CUPTI_AutoRange;
 	cp.replayMode = c->user ? CUPTI_UserReplay : CUPTI_KernelReplay;
-	cp.maxRangesPerPass = 1;
+	cp.maxRangesPerPass = c->nranges;
 	cp.numNestingLevels = 1;
 	cp.minNestingLevel = 1;
 	cp.passIndex = 0;
@@ -1060,12 +1084,37 @@ static int replay_call(CUpti_CallbackId cbid)
 	}
 }
 
+/* Driver calls a waiting batch must not outlive (its memory or code could go, or a capture
+ * begin that the passes' synchronisations would spoil) or should not be kept waiting over (a
+ * synchronisation: the program waits anyway). By name, every version of each. */
+static int batch_call(const char *name)
+{
+	static const char *const pre[] = {"cuMemFree", "cuMemRelease", "cuMemUnmap", "cuMemAddressFree",
+					  "cuArrayDestroy", "cuMipmappedArrayDestroy", "cuModuleUnload",
+					  "cuLibraryUnload", "cuCtxDestroy", "cuDevicePrimaryCtxRelease",
+					  "cuDevicePrimaryCtxReset", "cuStreamDestroy", "cuMemHostUnregister",
+					  "cuMemPoolTrimTo", "cuMemPoolDestroy", "cuIpcCloseMemHandle",
+					  "cuGraphicsUnregisterResource", "cuDestroyExternalMemory",
+					  "cuStreamBeginCapture", "cuCtxSynchronize", "cuStreamSynchronize",
+					  "cuEventSynchronize"};
+	for (size_t i = 0; name && i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(name, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
+}
+static unsigned char g_batch_cb[1024]; /* driver cbids batch_call names, set by gd_rp_wants */
+
 int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *name)
 {
 	if (!cfg.on)
 		return 0;
-	if (dom == CUPTI_CB_DOMAIN_DRIVER_API)
-		return launch_kind(cbid, NULL) != L_NONE || capture_kind(cbid) || (cfg.user_replay && replay_call(cbid));
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API) {
+		int batch = cfg.user_replay && cfg.batch > 1 && cbid < sizeof(g_batch_cb) && batch_call(name);
+		if (batch)
+			g_batch_cb[cbid] = 1;
+		return launch_kind(cbid, NULL) != L_NONE || capture_kind(cbid) || (cfg.user_replay && replay_call(cbid)) ||
+		       batch;
+	}
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
 		return rt_launch_name(name);
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE)
@@ -1160,8 +1209,8 @@ static int select_launch(int kind, const CUpti_CallbackData *cb, struct launch *
 	return 1;
 }
 
-/* Evaluates range 0 into vals: all at once, else one by one (NaN where CUPTI gives none). */
-static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, double *vals)
+/* Evaluates range `range` into vals: all at once, else one by one (NaN where CUPTI gives none). */
+static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, size_t range, double *vals)
 {
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
 	CUptiResult r, first = CUPTI_SUCCESS;
@@ -1169,7 +1218,7 @@ static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, doub
 	p.pHostObject = d->host;
 	p.pCounterDataImage = c->image;
 	p.counterDataImageSize = c->image_size;
-	p.rangeIndex = 0;
+	p.rangeIndex = range;
 	p.ppMetricNames = d->names;
 	p.numMetrics = d->n;
 	p.pMetricValues = vals;
@@ -1191,10 +1240,43 @@ static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, doub
 	return ok ? CUPTI_SUCCESS : first;
 }
 
-/* After the session's last Stop (all passes submitted): decode, evaluate, record, and make the
- * image ready for the next launch. rv: what the program's launch returned (for the message).
- * 0, or -1 when the context is broken (its record is written). */
-static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch *l, int all_submitted, int rv)
+/* Kernels the L2 flush launches (ranges of their own when made inside a session). */
+static size_t flush_kernels(const struct rp_ctx *c)
+{
+	return c->flush.state > 0 ? c->flush.discard ? 2 : 1 : 0;
+}
+
+/* GPUDIAG_INJECT_DEBUG's line for a profiled launch: where its time went (a batch's launches
+ * each get the batch's steps divided among them). */
+static void dbg_profiled(const struct rp_ctx *c, const struct rp_dev *d, const struct launch *l, size_t n)
+{
+	char steps[256], by_pass[RP_DBG_PASSES * 24] = "", batch[48] = "";
+	size_t len = 0;
+	if (!cfg.debug)
+		return;
+	steps[0] = 0;
+	for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
+		len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", i ? ", " : "", rp_step_name[i],
+					1e-6 * (double)c->step_ns[i] / (double)n);
+	len = 0;
+	for (size_t p = 0; p < c->npass && len < sizeof(by_pass); p++)
+		len += (size_t)snprintf(by_pass + len, sizeof(by_pass) - len, "%s%.2f/%.2f", p ? " " : "",
+					1e-3 * c->pass_us[p][0] / (double)n, 1e-3 * c->pass_us[p][1] / (double)n);
+	if (n > 1)
+		snprintf(batch, sizeof(batch), " in a batch of %zu", n);
+	rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay%s, %.3f ms (%s ms)%s%s", l->name, l->nth,
+	       l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel", batch,
+	       1e-6 * (double)(l->cost_ns ? l->cost_ns : since_ns(&l->t0)), steps,
+	       c->npass ? "; by pass, start/whole ms: " : "", by_pass);
+}
+
+/* After the session's last Stop (all passes submitted): decode, evaluate, record each of the
+ * n launches the session held (a batch's launch i is range i × (1 + the flush's kernels): the
+ * flush runs inside the session before each launch but the first), and make the image ready
+ * for the next. rv: what the program's (last) launch returned (for the message). 0, or -1 when
+ * the context is broken (the records are written). */
+static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch *const *ls, size_t n, int all_submitted,
+		  int rv)
 {
 	char why[600];
 	CUptiResult r;
@@ -1202,6 +1284,7 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 	CUpti_RangeProfiler_DecodeData_Params dp = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
 	const char *note = c->note[0] ? c->note : NULL;
+	size_t step = 1 + flush_kernels(c), want = n > 1 ? 1 + (n - 1) * step : 1;
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	dp.pRangeProfilerObject = c->obj;
@@ -1216,53 +1299,50 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerGetCounterDataInfo", r);
 		goto broken;
 	}
-	if (ip.numTotalRanges < 1 || !all_submitted) {
-		snprintf(why, sizeof(why), "%s (the launch returned %d, %zu ranges dropped)",
-			 ip.numTotalRanges < 1 ? "no range was recorded" : "not every pass was replayed", rv,
-			 dp.numOfRangeDropped);
+	if (ip.numTotalRanges < 1 || !all_submitted || (n > 1 && ip.numTotalRanges != want)) {
+		if (n > 1 && all_submitted && ip.numTotalRanges >= 1)
+			snprintf(why, sizeof(why), "the batch's session recorded %zu ranges, not the %zu of its %zu launches "
+				 "and flushes (%zu dropped): no launch of it can be told", ip.numTotalRanges, want, n,
+				 dp.numOfRangeDropped);
+		else
+			snprintf(why, sizeof(why), "%s (the launch returned %d, %zu ranges dropped)",
+				 ip.numTotalRanges < 1 ? "no range was recorded" : "not every pass was replayed", rv,
+				 dp.numOfRangeDropped);
 		rp_dbg("%s", why);
-		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		for (size_t i = 0; i < n; i++)
+			write_klaunch(ls[i], GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 		goto reset;
 	}
 	vals = malloc(d->n * sizeof(*vals));
 	if (!vals) {
-		write_klaunch(l, GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
+		for (size_t i = 0; i < n; i++)
+			write_klaunch(ls[i], GD_KL_ERROR, "out of memory", (uint32_t)d->passes, NULL, NULL, 0);
 		goto reset;
 	}
-	r = evaluate(d, c, vals);
-	lap(&c->step_ns[RP_EVAL], &t);
-	if (r != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
-		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
-	} else {
-		char steps[256];
-		size_t len = 0;
-		write_klaunch(l, GD_KL_OK, note, (uint32_t)d->passes, vals, d->idx, d->n);
-		steps[0] = 0;
-		for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
-			len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", i ? ", " : "",
-						rp_step_name[i], 1e-6 * (double)c->step_ns[i]);
-		char by_pass[RP_DBG_PASSES * 24] = "";
-		len = 0;
-		for (size_t p = 0; p < c->npass && len < sizeof(by_pass); p++)
-			len += (size_t)snprintf(by_pass + len, sizeof(by_pass) - len, "%s%.2f/%.2f", p ? " " : "",
-						1e-3 * c->pass_us[p][0], 1e-3 * c->pass_us[p][1]);
-		rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay, %.3f ms (%s ms)%s%s", l->name,
-		       l->nth, l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel",
-		       1e-6 * (double)since_ns(&l->t0), steps, c->npass ? "; by pass, start/whole ms: " : "",
-		       by_pass);
+	for (size_t i = 0; i < n; i++) {
+		r = evaluate(d, c, i * step, vals);
+		if (r != CUPTI_SUCCESS) {
+			why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
+			write_klaunch(ls[i], GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		} else {
+			write_klaunch(ls[i], GD_KL_OK, note, (uint32_t)d->passes, vals, d->idx, d->n);
+		}
 	}
+	lap(&c->step_ns[RP_EVAL], &t);
+	for (size_t i = 0; i < n; i++)
+		dbg_profiled(c, d, ls[i], n);
 	free(vals);
 reset:
 	if ((r = image_init(c)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiRangeProfilerCounterDataImageInitialize", r);
-		c->broken = 1; /* the record of this launch is written; later ones are not tried */
+		c->broken = 1; /* the records of these launches are written; later ones are not tried */
 		return -1;
 	}
 	return 0;
 broken:
 	c->broken = 1;
-	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		write_klaunch(ls[i], GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 	return -1;
 }
 
@@ -1460,11 +1540,299 @@ out:
 	t_internal = 0;
 }
 
+/* ---- batched user replay (GPUDIAG_METRICS_BATCH = K > 1)
+ *
+ * A profiled launch's cost is CUPTI's per pass (its Start and Stop), not the kernel's. A batch
+ * shares one session per pass among up to K launches of a context: each selected launch runs
+ * as the program made it, its memory saved before it (user_enter) and its call kept (a copy of
+ * its arguments, replay.h); when the batch is full, when the selection is over, or before the
+ * program does anything a later replay could not survive or should not wait for (frees and
+ * unloads, stream or context destruction, the start of a stream capture, a synchronisation),
+ * every pass runs all of them: restore launch 1's memory, flush L2, Start, launch 1; for each
+ * next launch restore its memory, flush (inside the session: the flush's kernels are ranges of
+ * their own, skipped), launch it; Stop. Launch i's counters are range i × (1 + the flush's
+ * kernels). Each launch's pass thus starts from its own memory and a clean L2, as alone, but
+ * only the first follows Start directly: ncu and a batch of one count the dirty lines
+ * cuptiRangeProfilerStart leaves (about 3 MB on an H100) in a kernel's DRAM writes, a later
+ * launch of a batch does not. Afterwards the memory is put back as the program left it: by the
+ * last launch's last pass when the batch ends in that launch's own exit callback, else from a
+ * checkpoint taken when the batch began its passes. Launches still waiting when the process
+ * ends are recorded as not profiled (no CUDA call is made at exit). */
+struct batch_job {
+	struct rp_ctx *c;
+	const struct rp_dev *d;
+	size_t n;
+	CUpti_CallbackId live_cbid;  /* the batch's last launch, still in its exit callback; */
+	const void *live_params;     /* NULL: every launch from its kept call, the memory saved first */
+	struct gd_ckpt now;          /* the memory when the passes began (live_params NULL) */
+	int ok;
+	char why[600];
+};
+static long g_npend; /* launches waiting in batches, all contexts (atomic) */
+
+static CUresult batch_launch(const struct batch_job *j, size_t i)
+{
+	if (i + 1 == j->n && j->live_params)
+		return gd_replay_launch(j->live_cbid, j->live_params);
+	return gd_relaunch_run(&j->c->pend[i].rl);
+}
+
+static void say_harm(char *why, size_t n)
+{
+	size_t len = strlen(why);
+	snprintf(why + len, n - len, "; the memory could not be put back as the program left it: the program's results "
+				     "may be affected");
+}
+
+/* On the replay thread (as run_passes): every pass of the batch, then the memory back. */
+static void run_batch(void *arg)
+{
+	struct batch_job *j = arg;
+	struct rp_ctx *c = j->c;
+	size_t pass = 0;
+	int pushed = 0, done = 0, started = 0, saved = 0, windowed = 0, touched = 0;
+	CUresult cr;
+	CUptiResult r;
+	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	uint64_t *ns = c->step_ns;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	st.pRangeProfilerObject = sp.pRangeProfilerObject = c->obj;
+	t_internal = 1;
+	if ((cr = gd_ctx_enter(c->ctx, &pushed)) != CUDA_SUCCESS) {
+		snprintf(j->why, sizeof(j->why), "making the batch's context current: %s", gd_cu_text(cr));
+		t_internal = 0;
+		return;
+	}
+	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+		snprintf(j->why, sizeof(j->why), "waiting for the program's work before the batch's passes: %s",
+			 gd_cu_text(cr));
+		goto out;
+	}
+	lap(&ns[RP_SYNC], &t);
+	if (!j->live_params) {
+		if ((r = gd_ckpt_save(&j->now, c->ctx)) != CUPTI_SUCCESS) {
+			why_cupti(j->why, sizeof(j->why), "cuptiCheckpointSave (the memory before the batch's passes)", r);
+			goto out;
+		}
+		saved = 1;
+		lap(&ns[RP_SAVE], &t);
+	}
+	window_open(c->id);
+	windowed = 1;
+	gd_inj_kernels_pause(1);
+	for (; !done; pass++) {
+		uint64_t before = 0, start0 = ns[RP_START];
+		for (int i = RP_RESTORE; i <= RP_SYNC; i++)
+			before += ns[i];
+		for (size_t i = 0; i < j->n; i++) {
+			if ((r = gd_ckpt_restore(&c->pend[i].ck)) != CUPTI_SUCCESS) {
+				why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
+				goto fail;
+			}
+			touched = 1;
+			if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+				snprintf(j->why, sizeof(j->why), "after restoring memory for pass %zu: %s", pass + 1,
+					 gd_cu_text(cr));
+				goto fail;
+			}
+			lap(&ns[RP_RESTORE], &t);
+			if (flush_l2(c, j->why, sizeof(j->why)) < 0)
+				goto fail;
+			lap(&ns[RP_FLUSH], &t);
+			if (i == 0) {
+				if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+					why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
+					goto fail;
+				}
+				started = 1;
+				lap(&ns[RP_START], &t);
+			}
+			if ((cr = batch_launch(j, i)) != CUDA_SUCCESS) {
+				snprintf(j->why, sizeof(j->why), "launching %s again for pass %zu: %s", c->pend[i].l.name,
+					 pass + 1, gd_cu_text(cr));
+				goto fail;
+			}
+			lap(&ns[RP_LAUNCH], &t);
+		}
+		started = 0;
+		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
+			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStop", r);
+			goto fail;
+		}
+		lap(&ns[RP_STOP], &t);
+		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
+			snprintf(j->why, sizeof(j->why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
+			goto fail;
+		}
+		lap(&ns[RP_SYNC], &t);
+		if (pass < RP_DBG_PASSES) {
+			uint64_t after = 0;
+			for (int i = RP_RESTORE; i <= RP_SYNC; i++)
+				after += ns[i];
+			c->pass_us[pass][0] = (uint32_t)((ns[RP_START] - start0) / 1000);
+			c->pass_us[pass][1] = (uint32_t)((after - before) / 1000);
+			c->npass = pass + 1;
+		}
+		done = sp.isAllPassSubmitted;
+		if (!done && pass + 1 >= j->d->passes + 2) {
+			snprintf(j->why, sizeof(j->why), "CUPTI asked for more than the %zu passes it announced",
+				 j->d->passes);
+			goto fail;
+		}
+	}
+	j->ok = 1;
+	if (saved && ((r = gd_ckpt_restore(&j->now)) != CUPTI_SUCCESS || gd_ctx_sync() != CUDA_SUCCESS)) {
+		j->ok = 0;
+		snprintf(j->why, sizeof(j->why), "restoring the memory after the batch's passes");
+		say_harm(j->why, sizeof(j->why));
+	}
+	lap(&ns[RP_RESTORE], &t);
+	goto out;
+fail:
+	if (started) /* end the session; its counters are not used */
+		cuptiRangeProfilerStop(&sp);
+	if (touched) {
+		/* the memory as the program left it: the checkpoint, or (live) the last launch's
+		 * memory and that launch once more */
+		if (saved)
+			cr = gd_ckpt_restore(&j->now) == CUPTI_SUCCESS ? gd_ctx_sync() : CUDA_ERROR_UNKNOWN;
+		else if (gd_ckpt_restore(&c->pend[j->n - 1].ck) != CUPTI_SUCCESS)
+			cr = CUDA_ERROR_UNKNOWN;
+		else if ((cr = batch_launch(j, j->n - 1)) == CUDA_SUCCESS)
+			cr = gd_ctx_sync();
+		if (cr != CUDA_SUCCESS)
+			say_harm(j->why, sizeof(j->why));
+	}
+out:
+	if (windowed) {
+		gd_inj_kernels_pause(0);
+		window_close();
+	}
+	gd_ctx_leave(pushed);
+	t_internal = 0;
+}
+
+/* Holding g_rp_rw for writing: the passes of context c's waiting launches, their records.
+ * cbid/params: the last one's driver call when its exit callback is where this runs, else
+ * 0/NULL. */
+static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *params)
+{
+	const struct rp_dev *d = dev_find(c->dev);
+	const struct launch *ls[RP_BATCH_MAX];
+	struct batch_job j;
+	uint64_t saves = 0, ns;
+	struct timespec t0;
+	size_t n = c->npend;
+	if (!n)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&j, 0, sizeof(j));
+	j.c = c, j.d = d, j.n = n, j.live_cbid = cbid, j.live_params = params;
+	memset(c->step_ns, 0, sizeof(c->step_ns));
+	c->npass = 0;
+	if (gd_worker_call(run_batch, &j) < 0)
+		snprintf(j.why, sizeof(j.why), "no replay thread in this process: not replayed");
+	gd_ckpt_free(&j.now);
+	ns = since_ns(&t0);
+	for (size_t i = 0; i < n; i++) {
+		saves += c->pend[i].save_ns;
+		c->pend[i].l.cost_ns = c->pend[i].save_ns + ns / n;
+		ls[i] = &c->pend[i].l;
+	}
+	c->step_ns[RP_SAVE] += saves;
+	if (!j.ok) {
+		c->broken = 1; /* the session may be mid-way: no more profiling on this context */
+		for (size_t i = 0; i < n; i++)
+			write_klaunch(ls[i], GD_KL_ERROR, j.why, (uint32_t)d->passes, NULL, NULL, 0);
+	} else {
+		finish(c, d, ls, n, 1, 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		gd_ckpt_free(&c->pend[i].ck);
+		gd_relaunch_free(&c->pend[i].rl);
+		free(c->pend[i].name);
+		memset(&c->pend[i], 0, sizeof(c->pend[i]));
+	}
+	c->npend = 0;
+	__atomic_sub_fetch(&g_npend, (long)n, __ATOMIC_RELAXED);
+}
+
+/* Holding g_rp_rw for writing: every context's waiting launches (a call the batch must not
+ * outlive, or the process's end). */
+static void flush_all_batches(void)
+{
+	for (int i = 0; i < RP_MAX_CTX; i++)
+		if (g_ctx[i].used && g_ctx[i].npend)
+			flush_batch(&g_ctx[i], 0, NULL);
+}
+
+/* User replay's exit callback with batches: the launch joins its context's batch, whose passes
+ * run when it is full, when the selection is over, or when its call cannot be kept. */
+static void batch_add(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
+{
+	const struct rp_dev *d = dev_find(c->dev);
+	struct rp_pend *p = &c->pend[c->npend];
+	char why[300];
+	int kept, over;
+	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+	if (rv != CUDA_SUCCESS) {
+		gd_ckpt_free(&c->ck);
+		snprintf(why, sizeof(why), "the launch itself failed (CUDA error %d): not replayed", rv);
+		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
+		return;
+	}
+	memset(p, 0, sizeof(*p));
+	p->l = *l;
+	p->name = strdup(l->name ? l->name : "(unknown)");
+	p->l.name = p->name ? p->name : "(unknown)";
+	p->ck = c->ck; /* moved: the context's slot is free for the next launch */
+	memset(&c->ck, 0, sizeof(c->ck));
+	p->save_ns = c->step_ns[RP_SAVE] + c->step_ns[RP_SYNC];
+	kept = gd_relaunch_copy(&p->rl, cbid, cb->functionParams, why, sizeof(why)) == 0;
+	if (!kept)
+		rp_dbg("%s #%u: %s; its batch is replayed now", p->l.name, p->l.nth, why);
+	c->npend++;
+	__atomic_add_fetch(&g_npend, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&g_rp_mu);
+	over = g_profiled >= cfg.max || (cfg.count_mode && g_matching - cfg.skip >= cfg.count);
+	pthread_mutex_unlock(&g_rp_mu);
+	if (!kept || over || c->npend >= (size_t)cfg.batch)
+		flush_batch(c, cbid, cb->functionParams);
+}
+
+
+void gd_rp_exit(void)
+{
+	if (!cfg.on || __atomic_load_n(&g_npend, __ATOMIC_RELAXED) <= 0 || pthread_rwlock_trywrlock(&g_rp_rw) != 0)
+		return;
+	for (int i = 0; i < RP_MAX_CTX; i++) {
+		struct rp_ctx *c = &g_ctx[i];
+		const struct rp_dev *d = dev_find(c->dev);
+		for (size_t k = 0; c->used && k < c->npend; k++) {
+			write_klaunch(&c->pend[k].l, GD_KL_ERROR,
+				      "not profiled: the process ended while the launch waited for its batch's passes "
+				      "(no synchronisation, free or full batch came after it)",
+				      (uint32_t)d->passes, NULL, NULL, 0);
+			gd_relaunch_free(&c->pend[k].rl);
+			free(c->pend[k].name);
+		}
+		if (c->used)
+			c->npend = 0;
+	}
+	pthread_rwlock_unlock(&g_rp_rw);
+}
+
 /* User replay, part 2, in the exit callback: the passes on the replay thread, then decode and
  * record. */
 static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
 {
 	struct passes_job j;
+	if (c->pend) {
+		batch_add(cbid, cb, c, l);
+		return;
+	}
 	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	memset(&j, 0, sizeof(j));
 	j.cbid = cbid, j.cb = cb, j.c = c, j.d = dev_find(c->dev), j.l = l;
@@ -1483,7 +1851,7 @@ static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
 		return;
 	}
-	finish(c, j.d, l, 1, rv);
+	finish(c, j.d, &l, 1, 1, rv);
 }
 
 /* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay:
@@ -1572,7 +1940,8 @@ static void launch_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		c->broken = 1;
 		write_klaunch(&t_rp.l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 	} else {
-		finish(c, d, &t_rp.l, sp.isAllPassSubmitted, rv);
+		const struct launch *l = &t_rp.l;
+		finish(c, d, &l, 1, sp.isAllPassSubmitted, rv);
 	}
 	pthread_rwlock_unlock(&g_rp_rw);
 }
@@ -1600,6 +1969,14 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 			t_rt_depth--;
 		}
 		return;
+	}
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cbid < sizeof(g_batch_cb) && g_batch_cb[cbid] &&
+	    cb->callbackSite == CUPTI_API_ENTER && !t_rp.active && !t_rp.reading &&
+	    __atomic_load_n(&g_npend, __ATOMIC_RELAXED) > 0) {
+		/* a call the waiting batches must not outlive, or a synchronisation */
+		pthread_rwlock_wrlock(&g_rp_rw);
+		flush_all_batches();
+		pthread_rwlock_unlock(&g_rp_rw);
 	}
 	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && capture_kind(cbid)) {
 		if (cb->callbackSite == CUPTI_API_EXIT)
@@ -1633,6 +2010,8 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data)
 		struct rp_ctx *c = &g_ctx[i];
 		if (!c->used || (id ? c->id != id : c->ctx != rd->context))
 			continue;
+		flush_batch(c, 0, NULL); /* the context is still whole while its destruction starts */
+		free(c->pend);
 		if (c->obj) {
 			CUpti_RangeProfiler_Disable_Params p = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
 			CUptiResult r;

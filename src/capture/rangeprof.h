@@ -10,7 +10,9 @@
  * GPUDIAG_METRICS_MAX (budget of profiled launches per process, default 100),
  * GPUDIAG_METRICS_REPLAY (`user`, the default: gpudiag replays each pass itself with a clean
  * L2, replay.h; `kernel`: CUPTI's kernel replay, which is also the fallback when user replay
- * cannot be set up, said in the launch's detail).
+ * cannot be set up, said in the launch's detail), GPUDIAG_METRICS_BATCH (user replay: launches
+ * whose passes share one profiling session each, 1 to 32, default 1; rangeprof.c, "batched user
+ * replay").
  *
  * What it writes into the raw file (src/profile/raw.h):
  *   - GD_RAW_KLAUNCH per selected launch: GD_KL_OK with the values, or a skip status
@@ -65,6 +67,9 @@ int gd_rp_wants(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const char *nam
 void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
 /* Resource callbacks (context destruction: the profiler object of that context is released). */
 void gd_rp_resource(CUpti_CallbackId cbid, const void *data);
+/* At the process's end, before the raw file's last record: the launches still waiting for
+ * their batch's passes (GPUDIAG_METRICS_BATCH) are recorded as not profiled. No CUDA call. */
+void gd_rp_exit(void);
 /* User replay (replay.h): 1 while this thread makes the replay's own driver calls (inject.c
  * records none of them). gd_rp_drop: whether an activity record is the replay's own work
  * (rangeprof.c, "user replay's own work", says how it tells); inject.c leaves it out. kind:

@@ -51,6 +51,9 @@ static struct {
 	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
 	CUresult (*memset8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*err_string)(CUresult, const char **);
+	/* optional (CUDA 12.4 on): a kept launch's argument sizes */
+	CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *);
+	CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
 	ckpt_fn save, restore, free;
 } drv;
 static int g_loaded; /* 0 not tried, 1 loaded, -1 failed */
@@ -173,6 +176,8 @@ static void load_once(void)
 	SYM(h, mem_alloc, "cuMemAlloc_v2");
 	SYM(h, memset8, "cuMemsetD8_v2");
 	SYM(h, err_string, "cuGetErrorString");
+	*(void **)&drv.func_param_info = dlsym(h, "cuFuncGetParamInfo");
+	*(void **)&drv.kernel_param_info = dlsym(h, "cuKernelGetParamInfo");
 	if (missing) {
 		g_loaded = -1;
 		return;
@@ -360,4 +365,126 @@ CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params)
 	}
 	default: return CUDA_ERROR_NOT_SUPPORTED;
 	}
+}
+
+/* ---- a launch kept for later */
+
+/* Argument i's offset and size in the function's argument list, by the entry point that knows
+ * the handle: a CUfunction, or the runtime's CUkernel handle passed as one. */
+static CUresult param_info(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	CUresult r = drv.func_param_info ? drv.func_param_info(f, i, off, size) : CUDA_ERROR_NOT_SUPPORTED;
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE && drv.kernel_param_info)
+		r = drv.kernel_param_info((CUkernel)(void *)f, i, off, size);
+	return r;
+}
+
+int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *params, char *why, size_t n)
+{
+	void **args, **extra;
+	size_t count = 0, total = 0, off, size;
+	CUresult cr;
+	memset(r, 0, sizeof(*r));
+	r->cbid = cbid;
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+		const cuLaunchKernel_params *p = params;
+		r->f = p->f, r->smem = p->sharedMemBytes, r->stream = p->hStream;
+		r->grid[0] = p->gridDimX, r->grid[1] = p->gridDimY, r->grid[2] = p->gridDimZ;
+		r->block[0] = p->blockDimX, r->block[1] = p->blockDimY, r->block[2] = p->blockDimZ;
+		args = p->kernelParams, extra = p->extra;
+		break;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = params; /* the _ptsz parameters have the same layout */
+		if (!p->config) {
+			snprintf(why, n, "a launch without its configuration");
+			return -1;
+		}
+		r->f = p->f, r->config = *p->config;
+		if (r->config.numAttrs) {
+			r->attrs = malloc(r->config.numAttrs * sizeof(*r->attrs));
+			if (!r->attrs || !p->config->attrs) {
+				snprintf(why, n, "%s", r->attrs ? "launch attributes without their list" : "out of memory");
+				gd_relaunch_free(r);
+				return -1;
+			}
+			memcpy(r->attrs, p->config->attrs, r->config.numAttrs * sizeof(*r->attrs));
+		}
+		r->config.attrs = r->attrs;
+		args = p->kernelParams, extra = p->extra;
+		break;
+	}
+	default: snprintf(why, n, "not a kernel launch the replay can make again"); return -1;
+	}
+	if (extra) {
+		snprintf(why, n, "arguments passed through 'extra' are not kept for a later replay");
+		gd_relaunch_free(r);
+		return -1;
+	}
+	/* the argument list's layout, from the driver */
+	while ((cr = param_info(r->f, count, &off, &size)) == CUDA_SUCCESS) {
+		if (off + size > total)
+			total = off + size;
+		if (++count > 4096)
+			break;
+	}
+	if (cr != CUDA_ERROR_INVALID_VALUE || count > 4096) {
+		snprintf(why, n, "the kernel's argument sizes are unknown (%s)",
+			 count > 4096 ? "over 4096 arguments" : drv.func_param_info ? gd_cu_text(cr)
+											: "no cuFuncGetParamInfo in this driver");
+		gd_relaunch_free(r);
+		return -1;
+	}
+	if (count && !args) {
+		snprintf(why, n, "a kernel with %zu arguments launched without them", count);
+		gd_relaunch_free(r);
+		return -1;
+	}
+	if (count) {
+		r->params = calloc(count, sizeof(*r->params));
+		r->args = malloc(total ? total : 1);
+		if (!r->params || !r->args) {
+			snprintf(why, n, "out of memory");
+			gd_relaunch_free(r);
+			return -1;
+		}
+		for (size_t i = 0; i < count; i++) {
+			if (param_info(r->f, i, &off, &size) != CUDA_SUCCESS || !args[i]) {
+				snprintf(why, n, "argument %zu of the kernel could not be read", i);
+				gd_relaunch_free(r);
+				return -1;
+			}
+			memcpy(r->args + off, args[i], size);
+			r->params[i] = r->args + off;
+		}
+	}
+	r->nparams = count;
+	return 0;
+}
+
+CUresult gd_relaunch_run(const struct gd_relaunch *r)
+{
+	switch (r->cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+		return (r->cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ? drv.launch : drv.launch_ptsz)(
+			r->f, r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
+			r->stream, r->params, NULL);
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+		return (r->cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ? drv.launch_ex : drv.launch_ex_ptsz)(
+			&r->config, r->f, r->params, NULL);
+	default: return CUDA_ERROR_NOT_SUPPORTED;
+	}
+}
+
+void gd_relaunch_free(struct gd_relaunch *r)
+{
+	free(r->attrs);
+	free(r->params);
+	free(r->args);
+	memset(r, 0, sizeof(*r));
 }

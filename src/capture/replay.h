@@ -60,6 +60,27 @@ void gd_ckpt_free(struct gd_ckpt *k);
 /* The launch of callback cbid (cuLaunchKernel, cuLaunchKernelEx or their _ptsz forms) again,
  * with the same parameters (cb->functionParams). */
 CUresult gd_replay_launch(CUpti_CallbackId cbid, const void *params);
+
+/* A launch kept to be made again after the program's call has returned (batched replay,
+ * rangeprof.c): its own copy of everything the call's parameters point to, since the
+ * argument array lives only as long as the call. The arguments' sizes come from the driver
+ * (cuFuncGetParamInfo, else cuKernelGetParamInfo for the runtime's CUkernel handles; CUDA 12.4
+ * on); arguments passed through `extra` are not copied. */
+struct gd_relaunch {
+	CUpti_CallbackId cbid;
+	CUfunction f;
+	unsigned grid[3], block[3], smem;
+	CUstream stream;
+	CUlaunchConfig config;      /* cuLaunchKernelEx: its attrs point into attrs */
+	CUlaunchAttribute *attrs;
+	void **params;              /* nparams pointers into args; NULL when there are none */
+	unsigned char *args;
+	size_t nparams;
+};
+/* 0, or -1 with why (r is then empty). */
+int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *params, char *why, size_t n);
+CUresult gd_relaunch_run(const struct gd_relaunch *r);
+void gd_relaunch_free(struct gd_relaunch *r);
 CUresult gd_ctx_sync(void);
 /* Runs fn(arg) on gpudiag's replay thread, which is inside no CUPTI callback, and waits for it
  * (replay.c says why; gd_replay_load starts the thread, and fails when it cannot). 0, or -1

@@ -29,11 +29,12 @@ names() { val GPUDIAG_METRICS "$1" | tr ',' '\n'; } # the metric names, one a li
 
 # ---- the environment of a default --metrics run
 "$G" run --metrics -o "$T/d.sqlite" -- sh -c "$ENVP" >"$T/d.env" 2>"$T/d.err"; check "--metrics: program's exit code" 0 $?
-check "default: the variables given" "GPUDIAG_METRICS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_PER_KERNEL GPUDIAG_METRICS_REPLAY" \
+check "default: the variables given" "GPUDIAG_METRICS GPUDIAG_METRICS_BATCH GPUDIAG_METRICS_MAX GPUDIAG_METRICS_PER_KERNEL GPUDIAG_METRICS_REPLAY" \
 	"$(cut -d= -f1 "$T/d.env" | tr '\n' ' ' | sed 's/ $//')"
 check "default: 3 launches of each kernel" 3 "$(val GPUDIAG_METRICS_PER_KERNEL "$T/d.env")"
 check "default: 100 per process" 100 "$(val GPUDIAG_METRICS_MAX "$T/d.env")"
 check "default: user replay" user "$(val GPUDIAG_METRICS_REPLAY "$T/d.env")"
+check "default: each launch replayed alone" 1 "$(val GPUDIAG_METRICS_BATCH "$T/d.env")"
 # the default set is every quantity of src/profile/kc_metrics.c but the SM and memory speeds of
 # light (set full: 7 passes of their own): its 30 other named rows, its 17 stall reasons, its 5
 # SM units and its 12 memory units
@@ -80,7 +81,7 @@ check "names only: exactly those, in order" "$X,lts__t_sectors.sum" "$(val GPUDI
 
 # the selection: --kernels, --launch-skip, --launch-count (then COUNT is also the budget)
 "$G" run --metrics --kernels 'gemm|attn' --launch-skip 1 --launch-count 2 -o "$T/s.sqlite" -- sh -c "$ENVP" >"$T/s.env" 2>/dev/null
-check "selection: the variables" "GPUDIAG_METRICS GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_KERNELS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_REPLAY GPUDIAG_METRICS_SKIP" \
+check "selection: the variables" "GPUDIAG_METRICS GPUDIAG_METRICS_BATCH GPUDIAG_METRICS_COUNT GPUDIAG_METRICS_KERNELS GPUDIAG_METRICS_MAX GPUDIAG_METRICS_REPLAY GPUDIAG_METRICS_SKIP" \
 	"$(cut -d= -f1 "$T/s.env" | tr '\n' ' ' | sed 's/ $//')"
 check "selection: values" "gemm|attn 1 2 2" \
 	"$(val GPUDIAG_METRICS_KERNELS "$T/s.env") $(val GPUDIAG_METRICS_SKIP "$T/s.env") $(val GPUDIAG_METRICS_COUNT "$T/s.env") $(val GPUDIAG_METRICS_MAX "$T/s.env")"
@@ -102,6 +103,20 @@ check "--metrics-replay application: no profile" no "$([ -e "$T/r2.sqlite" ] && 
 "$G" run --metrics-replay kernel -o "$T/r3.sqlite" -- true 2>"$T/r3.err"
 check "--metrics-replay without --metrics: usage error" 2 $?
 check "--metrics-replay without --metrics: said" 1 "$(grep -c 'run: --metrics-replay says how --metrics replays a launch; it needs --metrics (or --metrics-from)' "$T/r3.err")"
+
+# --metrics-batch: passed on; out of range, without --metrics or with CUPTI's kernel replay, refused
+"$G" run --metrics --metrics-batch 8 -o "$T/b.sqlite" -- sh -c "$ENVP" >"$T/b.env" 2>/dev/null
+check "--metrics-batch 8: passed on" 8 "$(val GPUDIAG_METRICS_BATCH "$T/b.env")"
+"$G" run --metrics --metrics-batch=33 -o "$T/b2.sqlite" -- true 2>"$T/b2.err"
+check "--metrics-batch 33: usage error" 2 $?
+check "--metrics-batch 33: said" 1 "$(grep -c 'run: --metrics-batch must be 1 to 32' "$T/b2.err")"
+check "--metrics-batch 33: no profile" no "$([ -e "$T/b2.sqlite" ] && echo yes || echo no)"
+"$G" run --metrics-batch 4 -o "$T/b3.sqlite" -- true 2>"$T/b3.err"
+check "--metrics-batch without --metrics: usage error" 2 $?
+check "--metrics-batch without --metrics: said" 1 "$(grep -c 'run: --metrics-batch says how --metrics replays launches; it needs --metrics' "$T/b3.err")"
+"$G" run --metrics --metrics-replay kernel --metrics-batch 4 -o "$T/b4.sqlite" -- true 2>"$T/b4.err"
+check "--metrics-batch with kernel replay: usage error" 2 $?
+check "--metrics-batch with kernel replay: said" 1 "$(grep -c "run: --metrics-batch batches gpudiag's own replay" "$T/b4.err")"
 
 # variables set before are not passed on: the options are the interface
 GPUDIAG_METRICS=bogus__x GPUDIAG_METRICS_KERNELS=old GPUDIAG_METRICS_REPLAY=kernel "$G" run -o "$T/u.sqlite" -- sh -c "$ENVP" >"$T/u.env" 2>/dev/null

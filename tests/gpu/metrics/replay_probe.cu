@@ -34,6 +34,16 @@
 //   dram-user          user range, user replay: Start, flush, PushRange, launch, PopRange, Stop
 //                      (the flush inside the session, outside the range)
 //   dram-user-before   user range: flush, Start, PushRange, launch, PopRange, Stop
+// Several launches in one pass (the cost of a profiled launch is CUPTI's per pass, issue 19):
+//   batch              PROBE_K launches (default 8, k_gather and k_fma in turn), each with its
+//                      own checkpoint saved before it, profiled first one at a time as gpudiag
+//                      does (restore, flush, Start, launch, Stop, per pass), then all together:
+//                      per pass restore 1, flush, Start, launch 1, then for each next launch
+//                      restore (inside the session), flush (two ranges of their own), launch,
+//                      and one Stop. Metrics: the names in the file PROBE_NAMES (one per line;
+//                      gpudiag's default set), else the seven above. Prints the time per launch
+//                      of each way, where it goes (Start, Stop, restores), the ranges recorded,
+//                      and every metric of the first two launches both ways, side by side.
 // On an H100 (2026-12-06) dram-auto and dram-user-before counted 3.0-3.1 MB of writes for the
 // sweep, dram-user 14-17 KB, dram-auto-in 40 KB: Start leaves dirty lines. gpudiag keeps
 // dram-auto's order all the same, the one ncu's counts agree with (rangeprof.c, run_passes).
@@ -53,6 +63,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
+#include <time.h>
 #include <vector>
 
 #define CK(x)                                                                              \
@@ -395,6 +407,183 @@ static void dram_probe(const char *mode, CUcontext ctx)
 	dram_case(mode, c, 1);
 }
 
+/* ---- several launches in one pass (batch) */
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static std::vector<double> eval_range(const cfgimg &c, size_t range)
+{
+	std::vector<double> v(c.names.size(), -1);
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ep = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	ep.pHostObject = c.host;
+	ep.pCounterDataImage = g_data.data();
+	ep.counterDataImageSize = g_data.size();
+	ep.rangeIndex = range;
+	ep.ppMetricNames = const_cast<const char **>(c.names.data());
+	ep.numMetrics = c.names.size();
+	ep.pMetricValues = v.data();
+	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
+	return v;
+}
+
+static size_t decode_ranges(void)
+{
+	CUpti_RangeProfiler_DecodeData_Params dp = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+	dp.pRangeProfilerObject = g_obj;
+	CK(cuptiRangeProfilerDecodeData(&dp));
+	ip.pCounterDataImage = g_data.data();
+	ip.counterDataImageSize = g_data.size();
+	CK(cuptiRangeProfilerGetCounterDataInfo(&ip));
+	if (dp.numOfRangeDropped)
+		printf("batch: %zu ranges dropped\n", dp.numOfRangeDropped);
+	return ip.numTotalRanges;
+}
+
+static void ckpt_save(NV::Cupti::Checkpoint::CUpti_Checkpoint &k, CUcontext ctx)
+{
+	memset(&k, 0, sizeof(k));
+	{ using namespace NV::Cupti::Checkpoint; k.structSize = CUpti_Checkpoint_STRUCT_SIZE; }
+	k.ctx = ctx;
+	k.allowOverwrite = 1;
+	k.reserveDeviceMB = 1024;
+	CK(NV::Cupti::Checkpoint::cuptiCheckpointSave(&k));
+}
+
+static void batch_probe(CUcontext ctx)
+{
+	int K = getenv("PROBE_K") ? atoi(getenv("PROBE_K")) : 8, dev = 0, l2 = 0;
+	std::vector<const char *> names;
+	std::vector<std::string> keep;
+	if (K < 2 || K > 32)
+		K = 8;
+	if (getenv("PROBE_NAMES")) {
+		FILE *f = fopen(getenv("PROBE_NAMES"), "r");
+		char line[256];
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\r\n")] = 0;
+			if (line[0])
+				keep.push_back(line);
+		}
+		if (f)
+			fclose(f);
+		for (auto &k : keep)
+			names.push_back(k.c_str());
+	}
+	if (names.empty()) {
+		names.assign(SASS, SASS + 2);
+		names.insert(names.end(), HW, HW + 5);
+	}
+	cuCtxGetDevice(&dev);
+	cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
+	g_flush_bytes = ((size_t)l2 * 2 + 127) & ~(size_t)127;
+	if (cudaMalloc(&g_flush, g_flush_bytes) || cudaMalloc(&g_sink, 64)) {
+		printf("FAIL cudaMalloc\n");
+		exit(1);
+	}
+	cudaMemset(g_flush, 0, g_flush_bytes);
+	flush_l2();
+	cfgimg c;
+	build(c, names);
+	printf("batch: %zu metrics, %zu passes, %d launches\n", c.names.size(), c.passes, K);
+	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	st.pRangeProfilerObject = sp.pRangeProfilerObject = g_obj;
+	std::vector<NV::Cupti::Checkpoint::CUpti_Checkpoint> ck(K);
+	std::vector<std::vector<double>> one(2), all(2);
+	double t_start = 0, t_stop = 0, t_rest = 0, t0, t;
+	size_t passes = 0;
+
+	/* one at a time, as gpudiag profiles a launch today */
+	g_ranges = 1, g_eval = 0;
+	set_config(c, CUPTI_UserReplay);
+	t0 = now_ms();
+	for (int i = 0; i < K; i++) {
+		ckpt_save(ck[0], ctx);
+		launch(i % 2); /* the program's launch */
+		cudaDeviceSynchronize();
+		passes = 0;
+		do {
+			t = now_ms();
+			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&ck[0]));
+			cudaDeviceSynchronize();
+			t_rest += now_ms() - t;
+			flush_l2();
+			t = now_ms();
+			CK(cuptiRangeProfilerStart(&st));
+			t_start += now_ms() - t;
+			launch(i % 2);
+			t = now_ms();
+			CK(cuptiRangeProfilerStop(&sp));
+			t_stop += now_ms() - t;
+			cudaDeviceSynchronize();
+			passes++;
+		} while (!sp.isAllPassSubmitted && passes < 64);
+		if (decode_ranges() != 1)
+			printf("batch: one at a time, launch %d: not one range\n", i);
+		if (i < 2)
+			one[i] = eval_range(c, 0);
+		image_init();
+		CK(NV::Cupti::Checkpoint::cuptiCheckpointFree(&ck[0]));
+	}
+	t = now_ms() - t0;
+	printf("batch: one at a time: %.1f ms a launch (%zu passes: Start %.2f, Stop %.2f, restore+sync %.2f ms a pass)\n",
+	       t / K, passes, t_start / (K * passes), t_stop / (K * passes), t_rest / (K * passes));
+
+	/* all K in one session: ranges launch 0, then (flush, discard, launch) for each next */
+	g_ranges = 1 + (size_t)(K - 1) * 3;
+	set_config(c, CUPTI_UserReplay);
+	t_start = t_stop = t_rest = 0;
+	t0 = now_ms();
+	for (int i = 0; i < K; i++) {
+		ckpt_save(ck[i], ctx);
+		launch(i % 2);
+		cudaDeviceSynchronize();
+	}
+	passes = 0;
+	do {
+		for (int i = 0; i < K; i++) {
+			t = now_ms();
+			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&ck[i]));
+			cudaDeviceSynchronize();
+			t_rest += now_ms() - t;
+			flush_l2();
+			if (i == 0) {
+				t = now_ms();
+				CK(cuptiRangeProfilerStart(&st));
+				t_start += now_ms() - t;
+			}
+			launch(i % 2);
+		}
+		t = now_ms();
+		CK(cuptiRangeProfilerStop(&sp));
+		t_stop += now_ms() - t;
+		cudaDeviceSynchronize();
+		passes++;
+	} while (!sp.isAllPassSubmitted && passes < 64);
+	size_t nr = decode_ranges();
+	t = now_ms() - t0;
+	printf("batch: all %d in one session: %.1f ms a launch (%zu passes: Start %.2f, Stop %.2f ms a pass, "
+	       "restore+sync %.2f ms a launch and pass); %zu ranges recorded, %zu expected\n",
+	       K, t / K, passes, t_start / passes, t_stop / passes, t_rest / (K * passes), nr, g_ranges);
+	if (nr == g_ranges) {
+		all[0] = eval_range(c, 0);
+		all[1] = eval_range(c, 3);
+		for (int w = 0; w < 2; w++)
+			for (size_t m = 0; m < c.names.size(); m++)
+				printf("batch %s %-62s one %.6g  batched %.6g  %+.2f%%\n", w ? "k_fma   " : "k_gather",
+				       c.names[m], one[w][m], all[w][m],
+				       one[w][m] != 0 ? 100.0 * (all[w][m] - one[w][m]) / one[w][m] : 0.0);
+	}
+	image_init();
+	for (int i = 0; i < K; i++)
+		CK(NV::Cupti::Checkpoint::cuptiCheckpointFree(&ck[i]));
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "kernel";
@@ -436,6 +625,8 @@ int main(int argc, char **argv)
 	g_obj = en.pRangeProfilerObject;
 	if (!strncmp(mode, "dram-", 5)) {
 		dram_probe(mode, ctx);
+	} else if (!strcmp(mode, "batch")) {
+		batch_probe(ctx);
 	} else if (!strcmp(mode, "kernel")) {
 		set_config(all, CUPTI_KernelReplay);
 		profile("kernel", all, CUPTI_KernelReplay, 0);
