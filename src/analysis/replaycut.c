@@ -27,18 +27,51 @@ static long first_after(const struct gd_interval *iv, long n, int64_t t, int by_
 	return lo;
 }
 
+/* Adds to *iv the parts of [cur, end) in which nothing of the trace ran (s->busy); 0, or
+ * GD_EFAIL (out of memory: *iv freed). *added: whether any part was. */
+static int add_idle(const struct gd_summary *s, int64_t cur, int64_t stop, struct gd_interval **iv, long *n,
+		    long *cap, int *added)
+{
+	*added = 0;
+	for (long b = first_after(s->busy, s->nbusy, cur, 1);; b++) {
+		int64_t end = b < s->nbusy && s->busy[b].start < stop ? s->busy[b].start : stop;
+		if (end > cur) {
+			if (*n == *cap) {
+				long nc = *cap ? 2 * *cap : 16;
+				struct gd_interval *t = realloc(*iv, (size_t)nc * sizeof(**iv));
+				if (!t) {
+					free(*iv);
+					*iv = NULL;
+					return GD_EFAIL;
+				}
+				*iv = t, *cap = nc;
+			}
+			(*iv)[*n].start = cur, (*iv)[*n].end = end;
+			(*n)++;
+			*added = 1;
+		}
+		if (!(b < s->nbusy && s->busy[b].start < stop))
+			break;
+		if (s->busy[b].end > cur)
+			cur = s->busy[b].end;
+		if (cur >= stop)
+			break;
+	}
+	return GD_OK;
+}
+
 int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, struct gd_replay_cut *c)
 {
 	long cap = 0, n = 0, m = 0;
 	struct gd_interval *iv = NULL;
+	int added;
 	memset(c, 0, sizeof(*c));
-	if (!p->nkl)
+	if (!p->nkl && !p->nrw)
 		return GD_OK;
 	for (long i = 0; i < p->na; i++) {
 		const struct gd_papi *a = &p->a[i];
 		long k = a->corr ? gd_profile_find_klaunch(p, a->pid, a->corr) : -1;
 		int64_t cur = a->start, prof;
-		long before = n;
 		if (k < 0 || (p->kl[k].status != GD_KL_OK && p->kl[k].status != GD_KL_ERROR) || a->end <= a->start)
 			continue;
 		/* the profiling's own wall time, when longer than the call: a profile recorded before
@@ -46,31 +79,16 @@ int gd_replay_cut_find(const struct gd_profile *p, const struct gd_summary *s, s
 		prof = p->kl[k].profile_ns;
 		if (prof > 0 && prof < a->end && a->end - prof < cur)
 			cur = a->end - prof;
-		/* the call less the busy time inside it: at most one piece more than busy intervals */
-		for (long b = first_after(s->busy, s->nbusy, cur, 1);; b++) {
-			int64_t end = b < s->nbusy && s->busy[b].start < a->end ? s->busy[b].start : a->end;
-			if (end > cur) {
-				if (n == cap) {
-					long nc = cap ? 2 * cap : 16;
-					struct gd_interval *t = realloc(iv, (size_t)nc * sizeof(*iv));
-					if (!t) {
-						free(iv);
-						return GD_EFAIL;
-					}
-					iv = t, cap = nc;
-				}
-				iv[n].start = cur, iv[n].end = end;
-				n++;
-			}
-			if (!(b < s->nbusy && s->busy[b].start < a->end))
-				break;
-			if (s->busy[b].end > cur)
-				cur = s->busy[b].end;
-			if (cur >= a->end)
-				break;
-		}
-		c->launches += n > before;
+		/* the call less the busy time inside it */
+		if (add_idle(s, cur, a->end, &iv, &n, &cap, &added) != GD_OK)
+			return GD_EFAIL;
+		c->launches += added;
 	}
+	/* the windows of batched replays (--metrics-batch), wherever they ran: in a launch's call,
+	 * a synchronisation or a free */
+	for (long i = 0; i < p->nrw; i++)
+		if (add_idle(s, p->rw[i].start, p->rw[i].end, &iv, &n, &cap, &added) != GD_OK)
+			return GD_EFAIL;
 	if (!n) {
 		free(iv);
 		c->launches = 0;

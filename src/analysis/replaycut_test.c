@@ -8,6 +8,7 @@
 #include "core/status.h"
 #include "core/test.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define US 1000LL
@@ -132,6 +133,32 @@ static void check_map(void)
 	CHECK_INT(p.k[0].start, 10 * MS);
 	CHECK_INT(p.k[0].end, 20 * MS);
 	CHECK_INT(p.a[2].start, 30 * MS);
+	gd_replay_cut_free(&c);
+	gd_summary_free(&s);
+	gd_profile_free(&p);
+
+	/* a batch's window (--metrics-batch) inside a synchronisation, no launch of its own
+	 * replayed there: the window cut, less the kernel still running in it [50, 60) */
+	gd_profile_init(&p);
+	gd_profile_add_device(&p);
+	k = gd_profile_add_kernel(&p);
+	k->start = 50 * MS, k->end = 60 * MS;
+	k->name = k->dname = gd_profile_intern(&p, "k");
+	k->corr = 2;
+	api(&p, 40 * MS, 100 * MS, 7); /* the synchronisation the batch's passes ran in */
+	p.rw = calloc(1, sizeof(*p.rw));
+	CHECK(p.rw != NULL);
+	p.rw[0].start = 45 * MS, p.rw[0].end = 95 * MS, p.nrw = 1;
+	gd_profile_finish(&p);
+	CHECK_INT(gd_summary_compute(&p, &s), GD_OK);
+	CHECK_INT(gd_replay_cut_find(&p, &s, &c), GD_OK);
+	CHECK_INT(c.n, 2);
+	CHECK_INT(c.iv[0].start, 45 * MS);
+	CHECK_INT(c.iv[0].end, 50 * MS);
+	CHECK_INT(c.iv[1].start, 60 * MS);
+	CHECK_INT(c.iv[1].end, 95 * MS);
+	CHECK_INT(c.total_ns, 40 * MS);
+	CHECK_INT(c.launches, 0); /* no profiled launch's call was cut */
 	gd_replay_cut_free(&c);
 	gd_summary_free(&s);
 	gd_profile_free(&p);

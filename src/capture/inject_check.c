@@ -782,6 +782,8 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.inside, 15);    /* 3 passes × (launch 1, flush, discard, launch 2) + 3 × launch 3 */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM sync"), 2); /* the program's two, no replay's */
+		/* each batch's window, for the analysis to cut out of the timeline */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM overhead WHERE kind = 2130706433 AND end > start"), 2);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM metric_launches WHERE replay = 'user' AND l2_flushed = 1"), 3);
 		snprintf(path, sizeof(path), "%s/stderr", dir);
 		CHECK((f = fopen(path, "r")) != NULL);

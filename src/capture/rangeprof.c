@@ -1714,11 +1714,31 @@ out:
 	t_internal = 0;
 }
 
+/* The window of a batch's passes, as an overhead record of gpudiag's own kind (kc_metrics.h,
+ * GD_OVERHEAD_GPUDIAG_REPLAY): the analysis cuts it out of the timeline. */
+static void write_window(const struct rp_ctx *c, uint64_t from, uint64_t to, uint32_t corr)
+{
+	struct gd_raw_overhead *r;
+	if (!from || to <= from)
+		return;
+	gd_inj_lock();
+	r = gd_inj_reserve(sizeof(*r));
+	if (r) {
+		r->h.type = GD_RAW_OVERHEAD, r->h.size = sizeof(*r);
+		r->start = from, r->end = to, r->object_id = c->id;
+		r->kind = GD_OVERHEAD_GPUDIAG_REPLAY, r->object_kind = CUPTI_ACTIVITY_OBJECT_CONTEXT;
+		r->correlation = corr;
+	}
+	gd_inj_flush();
+	gd_inj_unlock();
+}
+
 /* Holding g_rp_rw for writing: the passes of context c's waiting launches, their records.
  * cbid/params: the last one's driver call when its exit callback is where this runs, else
- * 0/NULL. */
-static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *params)
+ * 0/NULL; corr: the correlation id of the driver call it runs in (0 none). */
+static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *params, uint32_t corr)
 {
+	uint64_t from = 0, to = 0;
 	const struct rp_dev *d = dev_find(c->dev);
 	const struct launch *ls[RP_BATCH_MAX];
 	struct batch_job j;
@@ -1732,8 +1752,11 @@ static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *par
 	j.c = c, j.d = d, j.n = n, j.live_cbid = cbid, j.live_params = params;
 	memset(c->step_ns, 0, sizeof(c->step_ns));
 	c->npass = 0;
+	cuptiGetTimestamp(&from);
 	if (gd_worker_call(run_batch, &j) < 0)
 		snprintf(j.why, sizeof(j.why), "no replay thread in this process: not replayed");
+	cuptiGetTimestamp(&to);
+	write_window(c, from, to, corr);
 	gd_ckpt_free(&j.now);
 	ns = since_ns(&t0);
 	for (size_t i = 0; i < n; i++) {
@@ -1761,11 +1784,11 @@ static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *par
 
 /* Holding g_rp_rw for writing: every context's waiting launches (a call the batch must not
  * outlive, or the process's end). */
-static void flush_all_batches(void)
+static void flush_all_batches(uint32_t corr)
 {
 	for (int i = 0; i < RP_MAX_CTX; i++)
 		if (g_ctx[i].used && g_ctx[i].npend)
-			flush_batch(&g_ctx[i], 0, NULL);
+			flush_batch(&g_ctx[i], 0, NULL, corr);
 }
 
 /* User replay's exit callback with batches: the launch joins its context's batch, whose passes
@@ -1799,7 +1822,7 @@ static void batch_add(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 	over = g_profiled >= cfg.max || (cfg.count_mode && g_matching - cfg.skip >= cfg.count);
 	pthread_mutex_unlock(&g_rp_mu);
 	if (!kept || over || c->npend >= (size_t)cfg.batch)
-		flush_batch(c, cbid, cb->functionParams);
+		flush_batch(c, cbid, cb->functionParams, l->correlation);
 }
 
 
@@ -1975,7 +1998,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	    __atomic_load_n(&g_npend, __ATOMIC_RELAXED) > 0) {
 		/* a call the waiting batches must not outlive, or a synchronisation */
 		pthread_rwlock_wrlock(&g_rp_rw);
-		flush_all_batches();
+		flush_all_batches(cb->correlationId);
 		pthread_rwlock_unlock(&g_rp_rw);
 	}
 	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && capture_kind(cbid)) {
@@ -2010,7 +2033,7 @@ void gd_rp_resource(CUpti_CallbackId cbid, const void *data)
 		struct rp_ctx *c = &g_ctx[i];
 		if (!c->used || (id ? c->id != id : c->ctx != rd->context))
 			continue;
-		flush_batch(c, 0, NULL); /* the context is still whole while its destruction starts */
+		flush_batch(c, 0, NULL, 0); /* the context is still whole while its destruction starts */
 		free(c->pend);
 		if (c->obj) {
 			CUpti_RangeProfiler_Disable_Params p = {.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};

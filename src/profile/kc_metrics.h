@@ -140,4 +140,12 @@ extern const char *const gd_kl_status_names[GD_KL_STATUS_COUNT]; /* "ok", "coope
 			    replayed each pass itself (src/capture/replay.h); else CUPTI's kernel replay */
 #define GD_KL_F_FLUSH 2u /* L2 flushed before every pass (user replay only) */
 
+/* The overhead table's kind for gpudiag's own windows (not one of CUpti_ActivityOverheadKind's
+ * values; raw record GD_RAW_OVERHEAD): the passes of a batch of profiled launches (`run
+ * --metrics-batch`), start to end, with the correlation id of the driver call they ran in (a
+ * launch, a synchronisation, a free). The trace shows the GPU idle then (the replays' kernels
+ * are left out of it); the analysis cuts these windows out of the timeline as it cuts a
+ * profiled launch's own call (src/analysis/replaycut.c). */
+#define GD_OVERHEAD_GPUDIAG_REPLAY 0x7f000001u
+
 #endif

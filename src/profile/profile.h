@@ -201,6 +201,12 @@ struct gd_profile {
 	long nkl, cap_kl;
 	struct gd_kextra *kx;
 	long nkx, cap_kx;
+	/* the windows in which batched launches were replayed (overhead rows of kind
+	 * GD_OVERHEAD_GPUDIAG_REPLAY), profile clock, in no particular order */
+	struct gd_pwin {
+		int64_t start, end;
+	} *rw;
+	long nrw;
 	/* meta.metrics: "" no --metrics run (or not said), else the set asked for ("default",
 	 * "basic", or the list); meta.metrics_rejected: CUPTI names this GPU refused, space-
 	 * separated; meta.metrics_note: why none were taken ("" when some were) */

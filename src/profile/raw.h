@@ -133,6 +133,8 @@ struct gd_raw_overhead {
 	uint64_t start, end, object_id;
 	uint32_t kind, object_kind, correlation, pad;
 };
+/* An overhead record of kind GD_OVERHEAD_GPUDIAG_REPLAY (kc_metrics.h) is gpudiag's own: the
+ * window in which a batch of profiled launches was replayed. */
 
 struct gd_raw_context {
 	struct gd_raw_rec h;

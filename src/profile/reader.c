@@ -186,6 +186,7 @@ void gd_profile_free(struct gd_profile *p)
 	free(p->kpm);
 	free(p->kl);
 	free(p->kx);
+	free(p->rw);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -1345,6 +1346,35 @@ static int load_klaunches(struct loader *L)
 	return load_kl_replay(L);
 }
 
+/* The windows in which batched launches were replayed (raw.h, GD_OVERHEAD_GPUDIAG_REPLAY). */
+static int load_replay_windows(struct loader *L)
+{
+	int r;
+	long cap = 0;
+	char sql[160];
+	if (!has_table(L->db, "overhead"))
+		return GD_OK;
+	snprintf(sql, sizeof(sql), "SELECT start, end FROM overhead WHERE kind = %u AND start IS NOT NULL AND end IS NOT "
+		 "NULL ORDER BY start", GD_OVERHEAD_GPUDIAG_REPLAY);
+	if (query(L, sql))
+		return GD_EDATA;
+	while ((r = sqlite3_step(L->s)) == SQLITE_ROW) {
+		int64_t a = col_i64(L->s, 0, 0), b = col_i64(L->s, 1, 0);
+		if (bad_time(L, a, b) || b <= a)
+			continue;
+		if (L->p->nrw == cap) {
+			long nc = cap ? 2 * cap : 16;
+			struct gd_pwin *w = realloc(L->p->rw, (size_t)nc * sizeof(*w));
+			if (!w)
+				return gd_error(GD_EFAIL, "out of memory");
+			L->p->rw = w, cap = nc;
+		}
+		L->p->rw[L->p->nrw].start = a, L->p->rw[L->p->nrw].end = b;
+		L->p->nrw++;
+	}
+	return step_done(L, r);
+}
+
 static int load_dropped(struct loader *L)
 {
 	int r;
@@ -1442,6 +1472,8 @@ int gd_profile_load(const char *path, struct gd_profile *p, char *why, size_t n)
 		rc = load_kpm(&L);
 	if (!rc)
 		rc = load_klaunches(&L);
+	if (!rc)
+		rc = load_replay_windows(&L);
 	if (!rc)
 		rc = load_dropped(&L);
 	if (!rc)

@@ -45,7 +45,9 @@
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
-# about 2-4 minutes; METRICS_STEPS="probe agree verdict skips cost" picks steps; METRICS_COST_DEFAULT=0
+# about 2-4 minutes; METRICS_STEPS="probe agree batch verdict skips cost" picks steps (batch:
+# METRICS_BATCH launches a batch, default 8; the cost step adds a batched row with METRICS_COST_BATCH=K,
+# and METRICS_COST_ALONE=0 leaves out the row of launches profiled one at a time); METRICS_COST_DEFAULT=0
 # leaves the default-mode row out of the cost table, METRICS_COST_EXTRA=0 the kernel-replay row and the
 # per-step breakdown, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
 # its nearest selection (the first 3 invocations of each kernel, 100 launches); METRICS_CASES="gemm strided" limits step 1
@@ -61,7 +63,7 @@ say() { echo "$*" | tee -a "$LOG"; }
 fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
 D=tests/gpu/metrics
 # METRICS_STEPS: which steps run (default all: agree verdict skips cost)
-step() { case " ${METRICS_STEPS:-probe agree verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
+step() { case " ${METRICS_STEPS:-probe agree batch verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
 nvcc -O2 -arch=sm_90 -o "$W/kernels" $D/kernels.cu >>"$LOG" 2>&1 || { say "FAIL nvcc kernels.cu"; exit 1; }
 "$W/kernels" 1 | tee -a "$LOG"
 TORCH=0
@@ -184,6 +186,32 @@ elif [ ${#LABELS[@]} -gt 0 ]; then
 		grep -E 'dram__bytes_write|agree' "$W/compare_kernel_replay.txt" | tee -a "$LOG"
 	fi
 fi
+fi
+
+# ---- 1b. batches (--metrics-batch, METRICS_BATCH launches, default 8): kernels.cu's 12 default
+# launches one at a time and in batches, launch by launch (batch_compare.py says what must
+# agree); the strided kernel still named as uncoalesced; each run's time printed
+if step batch; then
+	B=${METRICS_BATCH:-8}
+	for b in 1 $B; do
+		t0=$(date +%s.%N)
+		GPUDIAG_INJECT_DEBUG=1 timeout 120 "$GD" run --metrics --metrics-batch $b -o "$W/batch$b.sqlite" -- "$W/kernels" \
+			>"$W/batch$b.out" 2>&1 || fail "gpudiag run --metrics --metrics-batch $b: exit $?"
+		say "kernels.cu, --metrics-batch $b: $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s, $(grep -c 'range profiler: profiled' "$W/batch$b.out") launches profiled"
+	done
+	python3 $D/batch_compare.py "$W/batch1.sqlite" "$W/batch$B.sqlite" | tee -a "$LOG" | tail -40
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "batched launches differ from the same launches profiled alone"
+	timeout 60 "$GD" report --json "$W/batch$B.sqlite" >"$W/batch$B.json" 2>>"$LOG"
+	python3 $D/compare.py uncoalesced "$W/batch$B.json" k_strided k_coalesced | tee -a "$LOG"
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "batched: the strided kernel not named uncoalesced, or its twin named"
+	# the program's own kernels in the trace, 4 of each, none of the replays'
+	python3 -c "
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+per = dict(db.execute('select s.value, count(*) from kernels k join strings s on s.id = k.short_name group by 1').fetchall())
+print('batched: kernel records by name', per)
+sys.exit(0 if len(per) == 4 and all(v == 4 for v in per.values()) else 1)" "$W/batch$B.sqlite" | tee -a "$LOG"
+	[ "${PIPESTATUS[0]}" = 0 ] || fail "batched: the trace's kernel records are not the program's 4 of each kernel"
 fi
 
 # ---- 2. the verdict, on kernels.cu (default mode) and on the demo
@@ -318,7 +346,10 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	T_PLAIN1=$(wall plain 120 python3 $P)
 	T_GDDEF=-
 	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
-	T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	T_GDN=-
+	[ "${METRICS_COST_ALONE:-1}" != 0 ] && T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	T_GDB=-
+	[ -n "${METRICS_COST_BATCH:-}" ] && T_GDB=$(wall gpudiag_b $TG "$GD" run --metrics --metrics-batch "$METRICS_COST_BATCH" --launch-count $N -o "$W/cost_b.sqlite" -- python3 $P)
 	T_GDK=-
 	[ "${METRICS_COST_EXTRA:-1}" != 0 ] && T_GDK=$(wall gpudiag_kr $TG "$GD" run --metrics --metrics-replay kernel --launch-count $N -o "$W/cost_kr.sqlite" -- python3 $P)
 	T_FULL=- T_NCUM=-
@@ -377,9 +408,11 @@ PY
 		[ "$T_FULLDEF" = - ] || echo "  ncu --set full --kernel-id ':::^[123]\$' --launch-count 100   $T_FULLDEF s $(ratio "$T_FULLDEF")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full_default.out" 2>/dev/null) launches profiled; gpudiag default / it: $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDDEF" "$T_FULLDEF")"
 		echo "  gpudiag run --metrics --launch-count $N  $T_GDN s $(ratio "$T_GDN")   $(prof gpudiag_n)"
 		echo "  ... --metrics-replay kernel             $T_GDK s $(ratio "$T_GDK")   $(prof gpudiag_kr)"
+		[ "$T_GDB" = - ] || echo "  ... --metrics-batch ${METRICS_COST_BATCH:-}                   $T_GDB s $(ratio "$T_GDB")   $(prof gpudiag_b)"
 		echo "  ncu --metrics <gpudiag's default names> --launch-count $N   $T_NCUM s $(ratio "$T_NCUM")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_metrics.out" 2>/dev/null) launches profiled"
 		echo "  ncu --set full --launch-count $N        $T_FULL s $(ratio "$T_FULL")   $(grep -c '==PROF== Profiling' "$W/cost_ncu_full.out" 2>/dev/null) launches profiled"
 		echo "  gpudiag's added time (wall - plain) / ncu --set full's: $(added "$T_GDN") (kernel replay $(added "$T_GDK"));"
+		[ "$T_GDB" = - ] || echo "  batched (--metrics-batch ${METRICS_COST_BATCH:-}): added time / ncu --set full's $(added "$T_GDB"), wall time / ncu --set full's $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDB" "$T_FULL")"
 		echo "  wall time / ncu --set full's: $(python3 -c "import sys; g, f = sys.argv[1:]; print('%.3f' % (float(g) / float(f)) if g[0].isdigit() and f[0].isdigit() else '-')" "$T_GDN" "$T_FULL")"
 		echo "  where a profiled launch's time goes (ms, mean per launch, a separate run): $BREAKDOWN"
 		echo "  (the --launch-count rows profile the same launches: the first $N of the process; gpudiag's"
