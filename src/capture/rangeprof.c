@@ -372,7 +372,8 @@ struct launch {
 	uint32_t correlation, device, context, nth;
 	uint32_t flags; /* GD_KL_F_*: how it is replayed */
 	struct timespec t0;
-	uint64_t cost_ns; /* batched: its save and its share of the batch's passes (else 0: since t0) */
+	uint64_t cost_ns; /* batched: its own save, and the batch's passes if they ran in its call
+			     (flush_batch); 0: the time since t0 */
 };
 
 static uint64_t since_ns(const struct timespec *t0)
@@ -1252,8 +1253,11 @@ static void dbg_profiled(const struct rp_ctx *c, const struct rp_dev *d, const s
 {
 	char steps[256], by_pass[RP_DBG_PASSES * 24] = "", batch[48] = "";
 	size_t len = 0;
+	uint64_t all = 0;
 	if (!cfg.debug)
 		return;
+	for (int i = 0; i < RP_NSTEP; i++)
+		all += c->step_ns[i];
 	steps[0] = 0;
 	for (int i = 0; i < RP_NSTEP && len < sizeof(steps); i++)
 		len += (size_t)snprintf(steps + len, sizeof(steps) - len, "%s%s %.3f", i ? ", " : "", rp_step_name[i],
@@ -1266,7 +1270,7 @@ static void dbg_profiled(const struct rp_ctx *c, const struct rp_dev *d, const s
 		snprintf(batch, sizeof(batch), " in a batch of %zu", n);
 	rp_dbg("profiled %.80s #%u (correlation %u): %zu passes, %s replay%s, %.3f ms (%s ms)%s%s", l->name, l->nth,
 	       l->correlation, d->passes, l->flags & GD_KL_F_USER ? "user" : "kernel", batch,
-	       1e-6 * (double)(l->cost_ns ? l->cost_ns : since_ns(&l->t0)), steps,
+	       n > 1 ? 1e-6 * (double)all / (double)n : 1e-6 * (double)since_ns(&l->t0), steps,
 	       c->npass ? "; by pass, start/whole ms: " : "", by_pass);
 }
 
@@ -1759,9 +1763,15 @@ static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *par
 	write_window(c, from, to, corr);
 	gd_ckpt_free(&j.now);
 	ns = since_ns(&t0);
+	/* profile_ns: each launch's own save; the passes go to the launch whose call they ran in
+	 * (the last, when it ended the batch), else only to the window. replaycut takes a profile
+	 * longer than its call to have begun before it, so no launch may claim time outside its
+	 * call. */
 	for (size_t i = 0; i < n; i++) {
 		saves += c->pend[i].save_ns;
-		c->pend[i].l.cost_ns = c->pend[i].save_ns + ns / n;
+		c->pend[i].l.cost_ns = c->pend[i].save_ns + (params && i + 1 == n ? ns : 0);
+		if (!c->pend[i].l.cost_ns)
+			c->pend[i].l.cost_ns = 1;
 		ls[i] = &c->pend[i].l;
 	}
 	c->step_ns[RP_SAVE] += saves;
