@@ -857,7 +857,7 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	sp.numMetrics = d->n;
 	/* a batch's pass: its first launch, then for each other the flush's kernels and it */
 	c->nranges = c->user && cfg.batch > 1 ? 1 + (size_t)(cfg.batch - 1) * 3 : 1;
-	if (c->nranges > 1 && !(c->pend = calloc((size_t)cfg.batch, sizeof(*c->pend)))) {
+	if (c->user && !(c->pend = calloc((size_t)cfg.batch, sizeof(*c->pend)))) {
 		snprintf(why, n, "out of memory for a batch of %ld launches", cfg.batch);
 		return -1;
 	}
@@ -1407,143 +1407,6 @@ fail:
 	return 0;
 }
 
-/* One launch's passes, on the replay thread (gd_worker_call; replay.c, "the worker thread"),
- * with CUPTI's kernel records off (rangeprof.h, gd_inj_kernels_pause: on, every SASS metric of
- * a user-replay pass reads 0). */
-struct passes_job {
-	CUpti_CallbackId cbid;
-	const CUpti_CallbackData *cb;
-	struct rp_ctx *c;
-	const struct rp_dev *d;
-	const struct launch *l;
-	int ok;         /* out: every pass submitted */
-	char why[600];  /* out, when not ok */
-};
-
-/* Wait for the program's kernel; then, while CUPTI asks for more passes, restore the memory
- * saved before the launch, flush L2, start, launch the kernel again with the program's
- * arguments, stop. The flush comes before the start, as ncu's cache control does, although
- * cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
- * them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
- * the flush inside the session, on an H100; tests/gpu/metrics/replay_probe.cu "dram-*"). Tried
- * on the GPU, both ways of flushing after the start moved gpudiag away from ncu (2026-12-06,
- * docs/kernel-metrics.md): the flush's kernels as ranges of their own read every kernel's DRAM
- * writes 3-8 % below ncu's, which counts that write-back too; a user range around the launch
- * alone measures the range's time, launch gaps included (durations 9-37 % long). Each pass
- * starts from the memory the program's launch started from and
- * leaves what it left, so after the last the program sees the effect of one launch. On a
- * failure after a restore, the kernel is run once more, unprofiled, to leave that effect;
- * where that fails too, the reason says the program's results may be affected. Everything
- * that runs on the GPU from here to the last pass, CUPTI's own kernels included, begins inside
- * a window opened after the program's kernel has finished (rangeprof.c, "user replay's own
- * work"). */
-static void run_passes(void *arg)
-{
-	struct passes_job *j = arg;
-	struct rp_ctx *c = j->c;
-	size_t pass = 0;
-	int pushed = 0, done = 0, restored = 0;
-	CUresult cr;
-	CUptiResult r;
-	CUpti_RangeProfiler_Start_Params st = {.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-	CUpti_RangeProfiler_Stop_Params sp = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-	uint64_t *ns = c->step_ns;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	st.pRangeProfilerObject = c->obj;
-	sp.pRangeProfilerObject = c->obj;
-	t_internal = 1;
-	if ((cr = gd_ctx_enter(j->cb->context, &pushed)) != CUDA_SUCCESS) {
-		snprintf(j->why, sizeof(j->why), "making the launch's context current: %s", gd_cu_text(cr));
-		t_internal = 0;
-		return;
-	}
-	/* the program's kernel done: from here every kernel that begins on this context is a
-	 * replay's, until the window closes */
-	if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-		snprintf(j->why, sizeof(j->why), "the launch: %s", gd_cu_text(cr));
-		goto out;
-	}
-	lap(&ns[RP_SYNC], &t);
-	window_open(j->l->context);
-	gd_inj_kernels_pause(1);
-	for (; !done; pass++) {
-		uint64_t before = 0, start0 = ns[RP_START];
-		for (int i = RP_RESTORE; i <= RP_SYNC; i++)
-			before += ns[i];
-		if ((r = gd_ckpt_restore(&c->ck)) != CUPTI_SUCCESS) {
-			why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
-			goto fail;
-		}
-		restored = 1;
-		/* the restore's copies done before the flush reads: CUPTI does not say the restore
-		 * waits for them, and a copy landing after the flush leaves dirty lines whose
-		 * write-back the pass would count as the kernel's DRAM writes */
-		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-			snprintf(j->why, sizeof(j->why), "after restoring memory for pass %zu: %s", pass + 1, gd_cu_text(cr));
-			goto fail;
-		}
-		lap(&ns[RP_RESTORE], &t);
-		if (flush_l2(c, j->why, sizeof(j->why)) < 0)
-			goto fail;
-		lap(&ns[RP_FLUSH], &t);
-		if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
-			goto fail;
-		}
-		lap(&ns[RP_START], &t);
-		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
-		lap(&ns[RP_LAUNCH], &t);
-		if ((r = cuptiRangeProfilerStop(&sp)) != CUPTI_SUCCESS) {
-			why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStop", r);
-			goto fail;
-		}
-		if (cr != CUDA_SUCCESS) {
-			snprintf(j->why, sizeof(j->why), "launching the kernel again for pass %zu: %s", pass + 1,
-				 gd_cu_text(cr));
-			goto fail;
-		}
-		restored = 0;
-		lap(&ns[RP_STOP], &t);
-		if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
-			snprintf(j->why, sizeof(j->why), "pass %zu: %s", pass + 1, gd_cu_text(cr));
-			goto fail;
-		}
-		lap(&ns[RP_SYNC], &t);
-		if (pass < RP_DBG_PASSES) {
-			uint64_t after = 0;
-			for (int i = RP_RESTORE; i <= RP_SYNC; i++)
-				after += ns[i];
-			c->pass_us[pass][0] = (uint32_t)((ns[RP_START] - start0) / 1000);
-			c->pass_us[pass][1] = (uint32_t)((after - before) / 1000);
-			c->npass = pass + 1;
-		}
-		done = sp.isAllPassSubmitted;
-		if (!done && pass + 1 >= j->d->passes + 2) {
-			snprintf(j->why, sizeof(j->why), "CUPTI asked for more than the %zu passes it announced",
-				 j->d->passes);
-			goto fail;
-		}
-	}
-	j->ok = 1;
-	goto out;
-fail:
-	if (restored) {
-		/* the memory is as before the launch: run the kernel once more to leave its effect */
-		cr = gd_replay_launch(j->cbid, j->cb->functionParams);
-		if (cr != CUDA_SUCCESS || gd_ctx_sync() != CUDA_SUCCESS) {
-			size_t len = strlen(j->why);
-			snprintf(j->why + len, sizeof(j->why) - len, "; the kernel could not be run again after the "
-				 "memory was restored: the program's results may be affected");
-		}
-	}
-out:
-	gd_inj_kernels_pause(0);
-	window_close();
-	gd_ctx_leave(pushed);
-	t_internal = 0;
-}
-
 /* ---- batched user replay (GPUDIAG_METRICS_BATCH = K > 1)
  *
  * A profiled launch's cost is CUPTI's per pass (its Start and Stop), not the kernel's. A batch
@@ -1588,7 +1451,25 @@ static void say_harm(char *why, size_t n)
 				     "may be affected");
 }
 
-/* On the replay thread (as run_passes): every pass of the batch, then the memory back. */
+/* On the replay thread (gd_worker_call; replay.c, "the worker thread"), with CUPTI's kernel
+ * records off (rangeprof.h, gd_inj_kernels_pause: on, every SASS metric of a user-replay pass
+ * reads 0): wait for the program's kernels; then, while CUPTI asks for more passes, for each
+ * launch of the batch restore the memory saved before it, flush L2, (the first) start, launch
+ * it again with the program's arguments; stop. The flush comes before the start, as ncu's cache control does, although
+ * cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
+ * them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
+ * the flush inside the session, on an H100; tests/gpu/metrics/replay_probe.cu "dram-*"). Tried
+ * on the GPU, both ways of flushing after the start moved gpudiag away from ncu (2026-12-06,
+ * docs/kernel-metrics.md): the flush's kernels as ranges of their own read every kernel's DRAM
+ * writes 3-8 % below ncu's, which counts that write-back too; a user range around the launch
+ * alone measures the range's time, launch gaps included (durations 9-37 % long). Each pass
+ * starts from the memory the program's launch started from and
+ * leaves what it left, so after the last the program sees the effect of one launch. On a
+ * failure after a restore, the kernel is run once more, unprofiled, to leave that effect;
+ * where that fails too, the reason says the program's results may be affected. Everything
+ * that runs on the GPU from here to the last pass, CUPTI's own kernels included, begins inside
+ * a window opened after the program's kernel has finished (rangeprof.c, "user replay's own
+ * work"). Then the memory back as the program left it. */
 static void run_batch(void *arg)
 {
 	struct batch_job *j = arg;
@@ -1654,8 +1535,11 @@ static void run_batch(void *arg)
 				lap(&ns[RP_START], &t);
 			}
 			if ((cr = batch_launch(j, i)) != CUDA_SUCCESS) {
-				snprintf(j->why, sizeof(j->why), "launching %s again for pass %zu: %s", c->pend[i].l.name,
-					 pass + 1, gd_cu_text(cr));
+				char of[64] = "";
+				if (j->n > 1)
+					snprintf(of, sizeof(of), " (launch %zu of a batch of %zu)", i + 1, j->n);
+				snprintf(j->why, sizeof(j->why), "launching the kernel again for pass %zu%s: %s", pass + 1, of,
+					 gd_cu_text(cr));
 				goto fail;
 			}
 			lap(&ns[RP_LAUNCH], &t);
@@ -1746,12 +1630,10 @@ static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *par
 	const struct rp_dev *d = dev_find(c->dev);
 	const struct launch *ls[RP_BATCH_MAX];
 	struct batch_job j;
-	uint64_t saves = 0, ns;
-	struct timespec t0;
+	uint64_t saves = 0;
 	size_t n = c->npend;
 	if (!n)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&j, 0, sizeof(j));
 	j.c = c, j.d = d, j.n = n, j.live_cbid = cbid, j.live_params = params;
 	memset(c->step_ns, 0, sizeof(c->step_ns));
@@ -1760,18 +1642,16 @@ static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *par
 	if (gd_worker_call(run_batch, &j) < 0)
 		snprintf(j.why, sizeof(j.why), "no replay thread in this process: not replayed");
 	cuptiGetTimestamp(&to);
-	write_window(c, from, to, corr);
+	if (!(n == 1 && params)) /* else the launch's own call holds the passes */
+		write_window(c, from, to, corr);
 	gd_ckpt_free(&j.now);
-	ns = since_ns(&t0);
-	/* profile_ns: each launch's own save; the passes go to the launch whose call they ran in
-	 * (the last, when it ended the batch), else only to the window. replaycut takes a profile
-	 * longer than its call to have begun before it, so no launch may claim time outside its
-	 * call. */
+	/* profile_ns: the launch whose call the passes ran in (the last, when it ended the batch)
+	 * from its call's start to its record, as a launch alone; the others their own save only,
+	 * the passes being in the window. replaycut takes a profile longer than its call to have
+	 * begun before it, so no launch may claim time outside its call. */
 	for (size_t i = 0; i < n; i++) {
 		saves += c->pend[i].save_ns;
-		c->pend[i].l.cost_ns = c->pend[i].save_ns + (params && i + 1 == n ? ns : 0);
-		if (!c->pend[i].l.cost_ns)
-			c->pend[i].l.cost_ns = 1;
+		c->pend[i].l.cost_ns = params && i + 1 == n ? 0 : c->pend[i].save_ns ? c->pend[i].save_ns : 1;
 		ls[i] = &c->pend[i].l;
 	}
 	c->step_ns[RP_SAVE] += saves;
@@ -1823,7 +1703,8 @@ static void batch_add(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 	p->ck = c->ck; /* moved: the context's slot is free for the next launch */
 	memset(&c->ck, 0, sizeof(c->ck));
 	p->save_ns = c->step_ns[RP_SAVE] + c->step_ns[RP_SYNC];
-	kept = gd_relaunch_copy(&p->rl, cbid, cb->functionParams, why, sizeof(why)) == 0;
+	/* a batch of one is replayed now, from the program's own call */
+	kept = cfg.batch == 1 || gd_relaunch_copy(&p->rl, cbid, cb->functionParams, why, sizeof(why)) == 0;
 	if (!kept)
 		rp_dbg("%s #%u: %s; its batch is replayed now", p->l.name, p->l.nth, why);
 	c->npend++;
@@ -1857,34 +1738,11 @@ void gd_rp_exit(void)
 	pthread_rwlock_unlock(&g_rp_rw);
 }
 
-/* User replay, part 2, in the exit callback: the passes on the replay thread, then decode and
- * record. */
+/* User replay, part 2, in the exit callback: the launch joins its context's batch (of one by
+ * default), whose passes run on the replay thread when it is full. */
 static void user_exit(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struct rp_ctx *c, const struct launch *l)
 {
-	struct passes_job j;
-	if (c->pend) {
-		batch_add(cbid, cb, c, l);
-		return;
-	}
-	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
-	memset(&j, 0, sizeof(j));
-	j.cbid = cbid, j.cb = cb, j.c = c, j.d = dev_find(c->dev), j.l = l;
-	if (rv != CUDA_SUCCESS) {
-		/* the program's launch failed: nothing ran that could be measured or replayed */
-		gd_ckpt_free(&c->ck);
-		snprintf(j.why, sizeof(j.why), "the launch itself failed (CUDA error %d): not replayed", rv);
-		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
-		return;
-	}
-	if (gd_worker_call(run_passes, &j) < 0)
-		snprintf(j.why, sizeof(j.why), "no replay thread in this process: not replayed");
-	gd_ckpt_free(&c->ck);
-	if (!j.ok) {
-		c->broken = 1; /* the session may be mid-way: no more profiling on this context */
-		write_klaunch(l, GD_KL_ERROR, j.why, (uint32_t)j.d->passes, NULL, NULL, 0);
-		return;
-	}
-	finish(c, j.d, &l, 1, 1, rv);
+	batch_add(cbid, cb, c, l);
 }
 
 /* Holding g_rp_rw for writing: set up (first time on the context) and start (kernel replay:

@@ -244,7 +244,23 @@ static void profile(const char *label, const cfgimg &c, CUpti_ProfilerReplayMode
 	print_values(label, c, mode == CUPTI_UserReplay ? "user" : "kernel", which ? "k_fma   " : "k_gather", pass);
 }
 
-/* Decodes the passes' counters, prints each metric's value of range 0, clears the image. */
+/* Every metric's value of one range of the decoded image. */
+static std::vector<double> eval_range(const cfgimg &c, size_t range)
+{
+	std::vector<double> v(c.names.size(), -1);
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params ep = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	ep.pHostObject = c.host;
+	ep.pCounterDataImage = g_data.data();
+	ep.counterDataImageSize = g_data.size();
+	ep.rangeIndex = range;
+	ep.ppMetricNames = const_cast<const char **>(c.names.data());
+	ep.numMetrics = c.names.size();
+	ep.pMetricValues = v.data();
+	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
+	return v;
+}
+
+/* Decodes the passes' counters, prints each metric's value of range g_eval, clears the image. */
 static void print_values(const char *label, const cfgimg &c, const char *mode, const char *kernel, size_t pass)
 {
 	CUpti_RangeProfiler_DecodeData_Params dp = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -258,16 +274,7 @@ static void print_values(const char *label, const cfgimg &c, const char *mode, c
 		printf("%s: %zu ranges recorded, %zu dropped; range %zu printed\n", label, ip.numTotalRanges,
 		       dp.numOfRangeDropped, g_eval);
 	}
-	std::vector<double> v(c.names.size());
-	CUpti_Profiler_Host_EvaluateToGpuValues_Params ep = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-	ep.pHostObject = c.host;
-	ep.pCounterDataImage = g_data.data();
-	ep.counterDataImageSize = g_data.size();
-	ep.rangeIndex = g_eval;
-	ep.ppMetricNames = const_cast<const char **>(c.names.data());
-	ep.numMetrics = c.names.size();
-	ep.pMetricValues = v.data();
-	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
+	std::vector<double> v = eval_range(c, g_eval);
 	for (size_t i = 0; i < v.size(); i++)
 		printf("%-10s %-6s %s passes %zu/%zu  %-62s %.6g\n", label, mode, kernel, pass, c.passes, c.names[i], v[i]);
 	image_init();
@@ -415,20 +422,6 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-static std::vector<double> eval_range(const cfgimg &c, size_t range)
-{
-	std::vector<double> v(c.names.size(), -1);
-	CUpti_Profiler_Host_EvaluateToGpuValues_Params ep = {CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-	ep.pHostObject = c.host;
-	ep.pCounterDataImage = g_data.data();
-	ep.counterDataImageSize = g_data.size();
-	ep.rangeIndex = range;
-	ep.ppMetricNames = const_cast<const char **>(c.names.data());
-	ep.numMetrics = c.names.size();
-	ep.pMetricValues = v.data();
-	CK(cuptiProfilerHostEvaluateToGpuValues(&ep));
-	return v;
-}
 
 static size_t decode_ranges(void)
 {
@@ -452,6 +445,40 @@ static void ckpt_save(NV::Cupti::Checkpoint::CUpti_Checkpoint &k, CUcontext ctx)
 	k.allowOverwrite = 1;
 	k.reserveDeviceMB = 1024;
 	CK(NV::Cupti::Checkpoint::cuptiCheckpointSave(&k));
+}
+
+/* Every pass of one session over `count` launches (k_gather and k_fma in turn from launch
+ * `first`), each from its own checkpoint: restore, flush, (the first) Start, launch; Stop.
+ * Adds the time in Start, Stop and the restores; returns the passes. */
+static size_t session(NV::Cupti::Checkpoint::CUpti_Checkpoint *ck, int first, int count, double *t_start,
+		      double *t_stop, double *t_rest)
+{
+	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	size_t passes = 0;
+	double t;
+	st.pRangeProfilerObject = sp.pRangeProfilerObject = g_obj;
+	do {
+		for (int i = 0; i < count; i++) {
+			t = now_ms();
+			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&ck[i]));
+			cudaDeviceSynchronize();
+			*t_rest += now_ms() - t;
+			flush_l2();
+			if (i == 0) {
+				t = now_ms();
+				CK(cuptiRangeProfilerStart(&st));
+				*t_start += now_ms() - t;
+			}
+			launch((first + i) % 2);
+		}
+		t = now_ms();
+		CK(cuptiRangeProfilerStop(&sp));
+		*t_stop += now_ms() - t;
+		cudaDeviceSynchronize();
+		passes++;
+	} while (!sp.isAllPassSubmitted && passes < 64);
+	return passes;
 }
 
 static void batch_probe(CUcontext ctx)
@@ -490,45 +517,26 @@ static void batch_probe(CUcontext ctx)
 	cfgimg c;
 	build(c, names);
 	printf("batch: %zu metrics, %zu passes, %d launches\n", c.names.size(), c.passes, K);
-	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-	CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-	st.pRangeProfilerObject = sp.pRangeProfilerObject = g_obj;
 	std::vector<NV::Cupti::Checkpoint::CUpti_Checkpoint> ck(K);
 	std::vector<std::vector<double>> one(2), all(2);
 	double t_start = 0, t_stop = 0, t_rest = 0, t0, t;
 	size_t passes = 0;
 
-	/* one at a time, as gpudiag profiles a launch today */
+	/* one at a time, as gpudiag profiles a launch by default */
 	g_ranges = 1, g_eval = 0;
 	set_config(c, CUPTI_UserReplay);
 	t0 = now_ms();
 	for (int i = 0; i < K; i++) {
-		ckpt_save(ck[0], ctx);
+		ckpt_save(ck[i], ctx);
 		launch(i % 2); /* the program's launch */
 		cudaDeviceSynchronize();
-		passes = 0;
-		do {
-			t = now_ms();
-			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&ck[0]));
-			cudaDeviceSynchronize();
-			t_rest += now_ms() - t;
-			flush_l2();
-			t = now_ms();
-			CK(cuptiRangeProfilerStart(&st));
-			t_start += now_ms() - t;
-			launch(i % 2);
-			t = now_ms();
-			CK(cuptiRangeProfilerStop(&sp));
-			t_stop += now_ms() - t;
-			cudaDeviceSynchronize();
-			passes++;
-		} while (!sp.isAllPassSubmitted && passes < 64);
+		passes = session(ck.data() + i, i, 1, &t_start, &t_stop, &t_rest);
 		if (decode_ranges() != 1)
 			printf("batch: one at a time, launch %d: not one range\n", i);
 		if (i < 2)
 			one[i] = eval_range(c, 0);
 		image_init();
-		CK(NV::Cupti::Checkpoint::cuptiCheckpointFree(&ck[0]));
+		CK(NV::Cupti::Checkpoint::cuptiCheckpointFree(&ck[i]));
 	}
 	t = now_ms() - t0;
 	printf("batch: one at a time: %.1f ms a launch (%zu passes: Start %.2f, Stop %.2f, restore+sync %.2f ms a pass)\n",
@@ -544,27 +552,7 @@ static void batch_probe(CUcontext ctx)
 		launch(i % 2);
 		cudaDeviceSynchronize();
 	}
-	passes = 0;
-	do {
-		for (int i = 0; i < K; i++) {
-			t = now_ms();
-			CK(NV::Cupti::Checkpoint::cuptiCheckpointRestore(&ck[i]));
-			cudaDeviceSynchronize();
-			t_rest += now_ms() - t;
-			flush_l2();
-			if (i == 0) {
-				t = now_ms();
-				CK(cuptiRangeProfilerStart(&st));
-				t_start += now_ms() - t;
-			}
-			launch(i % 2);
-		}
-		t = now_ms();
-		CK(cuptiRangeProfilerStop(&sp));
-		t_stop += now_ms() - t;
-		cudaDeviceSynchronize();
-		passes++;
-	} while (!sp.isAllPassSubmitted && passes < 64);
+	passes = session(ck.data(), 0, K, &t_start, &t_stop, &t_rest);
 	size_t nr = decode_ranges();
 	t = now_ms() - t0;
 	printf("batch: all %d in one session: %.1f ms a launch (%zu passes: Start %.2f, Stop %.2f ms a pass, "
