@@ -471,6 +471,7 @@ static size_t session(NV::Cupti::Checkpoint::CUpti_Checkpoint *ck, int first, in
 				*t_start += now_ms() - t;
 			}
 			launch((first + i) % 2);
+			cudaDeviceSynchronize(); /* before the next restore */
 		}
 		t = now_ms();
 		CK(cuptiRangeProfilerStop(&sp));
