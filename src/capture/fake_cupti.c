@@ -917,6 +917,19 @@ API CUresult cuGetErrorString(CUresult r, const char **s)
 	return CUDA_SUCCESS;
 }
 
+/* The device's memory (cuMemGetInfo): FAKE_CUPTI_MEM_FREE_MB free (default 80 GiB), less
+ * FAKE_CUPTI_CKPT_MB for each checkpoint alive (default 0). */
+static int g_ckpt_live;
+API CUresult cuMemGetInfo_v2(size_t *free, size_t *total);
+API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
+{
+	const char *f = getenv("FAKE_CUPTI_MEM_FREE_MB"), *k = getenv("FAKE_CUPTI_CKPT_MB");
+	size_t mb = f ? (size_t)atol(f) : 81920, used = k ? (size_t)atol(k) * (size_t)g_ckpt_live : 0;
+	*total = (size_t)81920 << 20;
+	*free = (mb > used ? mb - used : 0) << 20;
+	return CUDA_SUCCESS;
+}
+
 /* CUPTI's checkpoint API (cupti_checkpoint.h), with the layout replay.c declares. */
 struct fake_ckpt {
 	size_t structSize;
@@ -940,6 +953,7 @@ API CUptiResult cuptiCheckpointSave(struct fake_ckpt *c)
 	if (ckpt_fails("save"))
 		return CUPTI_ERROR_OUT_OF_MEMORY;
 	g_saves++;
+	g_ckpt_live++;
 	g_clock += 1000000; /* a save takes time (1 ms here): the launch call's record must hold it */
 	return CUPTI_SUCCESS;
 }
@@ -958,5 +972,6 @@ API CUptiResult cuptiCheckpointFree(struct fake_ckpt *c)
 	if (!c || c->structSize != sizeof(*c))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	g_frees++;
+	g_ckpt_live--;
 	return CUPTI_SUCCESS;
 }

@@ -823,6 +823,24 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[9], 0);
 		remove_dir(dir);
 	}
+	{ /* batches of 4, but the device keeps no room for a second checkpoint (2600 MiB free,
+	   * 600 MiB a checkpoint: 2000 left after one, under the 1 GiB reserve and another 1 GiB
+	   * wanted): each launch's batch is replayed before the next launch's memory is saved,
+	   * memory put back from a checkpoint each time */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4",
+				     "FAKE_CUPTI_MEM_FREE_MB=2600", "FAKE_CUPTI_CKPT_MB=600", "CHECK_RP_SYNC=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		for (int i = 0; i < s.nkl; i++)
+			for (int j = 0; j < 3; j++) /* each alone in its decode: range 0 */
+				CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
+		CHECK_INT(s.replay[0], 6); /* saves: 3 launches, and 3 before passes outside a launch's exit */
+		CHECK_INT(s.replay[2], 6); /* all freed */
+		CHECK_INT(s.replay[5], 0); /* never more than one launch in a session */
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM overhead WHERE kind = 2130706433"), 3);
+		remove_dir(dir);
+	}
 	{ /* GPUDIAG_METRICS_BATCH out of range: configuration error, nothing profiled */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=33", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);

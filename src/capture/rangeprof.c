@@ -725,6 +725,7 @@ struct rp_ctx {
 	struct gd_ckpt ck;  /* the memory of the launch being replayed */
 	struct rp_pend *pend; /* batched user replay: the launches run, waiting for their passes */
 	size_t npend, nranges; /* ... how many; the ranges the counter-data image holds */
+	size_t ckpt_bytes;  /* device memory the last checkpoint took (its free memory before less after) */
 	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
 	uint64_t step_ns[RP_NSTEP]; /* the launch being profiled: wall time by step (debug line) */
 	uint32_t pass_us[RP_DBG_PASSES][2]; /* and by user-replay pass: its start, the whole pass (µs) */
@@ -1362,6 +1363,25 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 	return 0;
 }
 
+static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *params, uint32_t corr);
+
+/* Before a launch's memory is saved while its context's batch waits: the batch's passes run
+ * first unless the device keeps room for another checkpoint as large as the last one and the
+ * checkpoints' reserve, both ways (a checkpoint that does not fit spills to host memory, and a
+ * batch of them could exhaust it). Free memory that cannot be read ends the batch too. */
+static void batch_room(struct rp_ctx *c, const struct launch *l)
+{
+	size_t fr = 0, reserve = gd_ckpt_reserve(), need;
+	if (!c->npend)
+		return;
+	need = reserve + (c->ckpt_bytes > reserve ? c->ckpt_bytes : reserve);
+	if (gd_mem_free(&fr) == CUDA_SUCCESS && fr >= need)
+		return;
+	rp_dbg("%zu MiB of device memory free, %zu MiB wanted for another checkpoint: the batch of %zu is replayed "
+	       "before %s #%u", fr >> 20, need >> 20, c->npend, l->name, l->nth);
+	flush_batch(c, 0, NULL, l->correlation);
+}
+
 /* User replay, part 1, in the enter callback of the program's launch, holding g_rp_rw for
  * writing: wait for the context's earlier work and save its memory. The program's launch then
  * runs unprofiled, with no session started before it (starting one there launched a CUPTI
@@ -1371,6 +1391,7 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
+	size_t free0 = 0, free1 = 0;
 	int pushed = 0;
 	char why[600];
 	CUresult cr;
@@ -1389,11 +1410,15 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 		goto fail_ctx;
 	}
 	lap(&c->step_ns[RP_SYNC], &t);
+	batch_room(c, l);
+	if (gd_mem_free(&free0) != CUDA_SUCCESS)
+		free0 = 0;
 	if ((r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
 		goto fail_ctx;
 	}
 	lap(&c->step_ns[RP_SAVE], &t);
+	c->ckpt_bytes = free0 && gd_mem_free(&free1) == CUDA_SUCCESS && free1 < free0 ? free0 - free1 : 0;
 	gd_ctx_leave(pushed);
 	t_internal = 0;
 	return 1;

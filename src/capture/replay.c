@@ -51,6 +51,7 @@ static struct {
 	CUresult (*mem_alloc)(CUdeviceptr *, size_t);
 	CUresult (*memset8)(CUdeviceptr, unsigned char, size_t);
 	CUresult (*err_string)(CUresult, const char **);
+	CUresult (*mem_info)(size_t *, size_t *); /* optional: a batch's memory bound */
 	/* optional (CUDA 12.4 on): a kept launch's argument sizes */
 	CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *);
 	CUresult (*kernel_param_info)(CUkernel, size_t, size_t *, size_t *);
@@ -176,6 +177,7 @@ static void load_once(void)
 	SYM(h, mem_alloc, "cuMemAlloc_v2");
 	SYM(h, memset8, "cuMemsetD8_v2");
 	SYM(h, err_string, "cuGetErrorString");
+	*(void **)&drv.mem_info = dlsym(h, "cuMemGetInfo_v2");
 	*(void **)&drv.func_param_info = dlsym(h, "cuFuncGetParamInfo");
 	*(void **)&drv.kernel_param_info = dlsym(h, "cuKernelGetParamInfo");
 	if (missing) {
@@ -328,6 +330,15 @@ CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
 	r = drv.save(c);
 	k->saved = r == CUPTI_SUCCESS;
 	return r;
+}
+
+size_t gd_ckpt_reserve(void) { return (size_t)GD_CHECKPOINT_RESERVE_MB << 20; }
+
+CUresult gd_mem_free(size_t *free)
+{
+	size_t total = 0;
+	*free = 0;
+	return drv.mem_info ? drv.mem_info(free, &total) : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUptiResult gd_ckpt_restore(struct gd_ckpt *k)
