@@ -1432,14 +1432,15 @@ fail:
 	return 0;
 }
 
-/* ---- batched user replay (GPUDIAG_METRICS_BATCH = K > 1)
+/* ---- user replay in batches (GPUDIAG_METRICS_BATCH = K; by default 1, a launch alone)
  *
  * A profiled launch's cost is CUPTI's per pass (its Start and Stop), not the kernel's. A batch
  * shares one session per pass among up to K launches of a context: each selected launch runs
  * as the program made it, its memory saved before it (user_enter) and its call kept (a copy of
- * its arguments, replay.h); when the batch is full, when the selection is over, or before the
+ * its arguments, replay.h); when the batch is full, when the selection is over, before the
  * program does anything a later replay could not survive or should not wait for (frees and
  * unloads, stream or context destruction, the start of a stream capture, a synchronisation),
+ * or before a launch whose memory would not fit on the device beside the batch's (batch_room),
  * every pass runs all of them: restore launch 1's memory, flush L2, Start, launch 1; for each
  * next launch restore its memory, flush (inside the session: the flush's kernels are ranges of
  * their own, skipped), launch it; Stop. Launch i's counters are range i × (1 + the flush's
