@@ -704,8 +704,8 @@ enum { RP_SAVE, RP_RESTORE, RP_FLUSH, RP_START, RP_LAUNCH, RP_STOP, RP_SYNC, RP_
 static const char *const rp_step_name[RP_NSTEP] = {"save", "restore", "flush", "start", "launch",
 						    "stop", "sync", "decode", "evaluate"};
 
-/* A launch of a batch (GPUDIAG_METRICS_BATCH > 1): the program's launch has run, its passes
- * wait for the batch's. */
+/* A launch of a batch (GPUDIAG_METRICS_BATCH, 1 by default): the program's launch has run, its
+ * passes wait for the batch's. */
 struct rp_pend {
 	struct launch l;
 	char *name;             /* l.name's own copy: CUPTI's lives only as long as the callback */
@@ -722,8 +722,8 @@ struct rp_ctx {
 	size_t image_size;
 	int user;           /* user replay (replay.h); 0 kernel replay */
 	struct gd_flush flush;
-	struct gd_ckpt ck;  /* the memory of the launch being replayed */
-	struct rp_pend *pend; /* batched user replay: the launches run, waiting for their passes */
+	struct rp_pend *pend; /* user replay: the launches run, waiting for their batch's passes (the
+			       * next slot's checkpoint is saved in the launch's enter callback) */
 	size_t npend, nranges; /* ... how many; the ranges the counter-data image holds */
 	size_t ckpt_bytes;  /* device memory the last checkpoint took (its free memory before less after) */
 	char note[320];     /* how its launches are replayed when not as asked (each OK record's detail) */
@@ -841,7 +841,14 @@ static CUptiResult image_init(struct rp_ctx *c)
 	return cuptiRangeProfilerCounterDataImageInitialize(&p);
 }
 
-/* Enable on the context, a counter-data image of one range, SetConfig. 0 or -1 with why. */
+/* Kernels the L2 flush launches (ranges of their own when made inside a session). */
+static size_t flush_kernels(const struct rp_ctx *c)
+{
+	return c->flush.state > 0 ? c->flush.discard ? 2 : 1 : 0;
+}
+
+/* Enable on the context, a counter-data image of a batch's ranges (one, or each launch's and
+ * the flushes' between them), SetConfig. 0 or -1 with why. */
 static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t n)
 {
 	CUptiResult r;
@@ -857,7 +864,7 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	sp.pMetricNames = d->names;
 	sp.numMetrics = d->n;
 	/* a batch's pass: its first launch, then for each other the flush's kernels and it */
-	c->nranges = c->user && cfg.batch > 1 ? 1 + (size_t)(cfg.batch - 1) * 3 : 1;
+	c->nranges = c->user ? 1 + (size_t)(cfg.batch - 1) * (1 + flush_kernels(c)) : 1;
 	if (c->user && !(c->pend = calloc((size_t)cfg.batch, sizeof(*c->pend)))) {
 		snprintf(why, n, "out of memory for a batch of %ld launches", cfg.batch);
 		return -1;
@@ -1242,11 +1249,6 @@ static CUptiResult evaluate(const struct rp_dev *d, const struct rp_ctx *c, size
 	return ok ? CUPTI_SUCCESS : first;
 }
 
-/* Kernels the L2 flush launches (ranges of their own when made inside a session). */
-static size_t flush_kernels(const struct rp_ctx *c)
-{
-	return c->flush.state > 0 ? c->flush.discard ? 2 : 1 : 0;
-}
 
 /* GPUDIAG_INJECT_DEBUG's line for a profiled launch: where its time went (a batch's launches
  * each get the batch's steps divided among them). */
@@ -1391,6 +1393,7 @@ static void batch_room(struct rp_ctx *c, const struct launch *l)
 static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct launch *l)
 {
 	const struct rp_dev *d = dev_find(c->dev);
+	struct gd_ckpt *ck = NULL;
 	size_t free0 = 0, free1 = 0;
 	int pushed = 0;
 	char why[600];
@@ -1411,9 +1414,10 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	}
 	lap(&c->step_ns[RP_SYNC], &t);
 	batch_room(c, l);
+	ck = &c->pend[c->npend].ck; /* after batch_room, which may have emptied the batch */
 	if (gd_mem_free(&free0) != CUDA_SUCCESS)
 		free0 = 0;
-	if ((r = gd_ckpt_save(&c->ck, cb->context)) != CUPTI_SUCCESS) {
+	if ((r = gd_ckpt_save(ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
 		goto fail_ctx;
 	}
@@ -1425,7 +1429,8 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 fail_ctx:
 	gd_ctx_leave(pushed);
 fail:
-	gd_ckpt_free(&c->ck);
+	if (ck)
+		gd_ckpt_free(ck);
 	t_internal = 0;
 	c->broken = 1;
 	write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
@@ -1481,8 +1486,8 @@ static void say_harm(char *why, size_t n)
  * records off (rangeprof.h, gd_inj_kernels_pause: on, every SASS metric of a user-replay pass
  * reads 0): wait for the program's kernels; then, while CUPTI asks for more passes, for each
  * launch of the batch restore the memory saved before it, flush L2, (the first) start, launch
- * it again with the program's arguments; stop. The flush comes before the start, as ncu's cache control does, although
- * cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
+ * it again with the program's arguments; stop. The flush comes before the start, as ncu's
+ * cache control does, although cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
  * them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
  * the flush inside the session, on an H100; tests/gpu/metrics/replay_probe.cu "dram-*"). Tried
  * on the GPU, both ways of flushing after the start moved gpudiag away from ncu (2026-12-06,
@@ -1521,6 +1526,8 @@ static void run_batch(void *arg)
 			 gd_cu_text(cr));
 		goto out;
 	}
+	/* the program's kernels done: from here every kernel that begins on this context is a
+	 * replay's, until the window closes */
 	lap(&ns[RP_SYNC], &t);
 	if (!j->live_params) {
 		if ((r = gd_ckpt_save(&j->now, c->ctx)) != CUPTI_SUCCESS) {
@@ -1543,6 +1550,9 @@ static void run_batch(void *arg)
 				goto fail;
 			}
 			touched = 1;
+			/* the restore's copies done before the flush reads: CUPTI does not say the
+			 * restore waits for them, and a copy landing after the flush leaves dirty
+			 * lines whose write-back the pass would count as the kernel's DRAM writes */
 			if ((cr = gd_ctx_sync()) != CUDA_SUCCESS) {
 				snprintf(j->why, sizeof(j->why), "after restoring memory for pass %zu: %s", pass + 1,
 					 gd_cu_text(cr));
@@ -1726,17 +1736,14 @@ static void batch_add(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, struc
 	int kept, over;
 	int rv = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 	if (rv != CUDA_SUCCESS) {
-		gd_ckpt_free(&c->ck);
+		gd_ckpt_free(&p->ck);
 		snprintf(why, sizeof(why), "the launch itself failed (CUDA error %d): not replayed", rv);
 		write_klaunch(l, GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
 		return;
 	}
-	memset(p, 0, sizeof(*p));
-	p->l = *l;
+	p->l = *l; /* p->ck: saved in user_enter */
 	p->name = strdup(l->name ? l->name : "(unknown)");
 	p->l.name = p->name ? p->name : "(unknown)";
-	p->ck = c->ck; /* moved: the context's slot is free for the next launch */
-	memset(&c->ck, 0, sizeof(c->ck));
 	p->save_ns = c->step_ns[RP_SAVE] + c->step_ns[RP_SYNC];
 	/* a batch of one is replayed now, from the program's own call */
 	kept = cfg.batch == 1 || gd_relaunch_copy(&p->rl, cbid, cb->functionParams, why, sizeof(why)) == 0;
