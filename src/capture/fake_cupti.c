@@ -43,7 +43,8 @@
  * discards not right after a flush's read (must be 0), restores made inside a session (0
  * unless batched), replayed launches whose first argument was not FAKE_CUPTI_ARG0 (when set).
  * A session of user replay records as many ranges as its last pass launched kernels, at most
- * SetConfig's maxRangesPerPass (the rest dropped); range r's values add 100 r. FAKE_CUPTI_MODULE_FAIL=1 makes
+ * SetConfig's maxRangesPerPass (the rest dropped; FAKE_CUPTI_RP_EXTRA_RANGE=1: one more, as if a
+ * kernel the tool did not launch ran in the session); range r's values add 100 r. FAKE_CUPTI_MODULE_FAIL=1 makes
  * cuModuleLoadData fail (no L2 flush can be set up). */
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -549,6 +550,8 @@ API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Para
 		if (g_rp_pending > 0) {
 			no = (uint64_t)++g_decodes;
 			o->image[0] = (uint8_t)((size_t)g_rp_pending < cap ? (size_t)g_rp_pending : cap);
+			if (getenv("FAKE_CUPTI_RP_EXTRA_RANGE")) /* a kernel the tool did not launch */
+				o->image[0]++;
 			memcpy(o->image + 8, &no, 8);
 		}
 	}

@@ -794,6 +794,20 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(batched, 2);
 		remove_dir(dir);
 	}
+	{ /* a batch whose session records a range more than its launches and flushes: no launch of
+	   * it can be told from the others, so all of it is an error, none is given another's values */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=2",
+				     "FAKE_CUPTI_PARAMS=1", "CHECK_RP_ARG=42", "FAKE_CUPTI_RP_EXTRA_RANGE=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 3); /* the batch of 2 and launch 3, left waiting at the end */
+		CHECK_INT(kl_count(&s, GD_KL_ERROR), 3);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 0);
+		for (int i = 0; i < 2; i++)
+			CHECK(strstr(s.kl[i].detail, "the batch's session recorded 5 ranges, not the 4 of its 2 launches") ==
+			      s.kl[i].detail);
+		remove_dir(dir);
+	}
 	{ /* batches of 4: the three launches still wait when the process ends (no CUDA call then) */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4", NULL};
 		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);

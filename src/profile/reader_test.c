@@ -301,6 +301,32 @@ static void hostile(const char *f)
 	"  (7,2,0,3,0,0,'cooperative','cooperative launch',NULL,NULL,NULL);"                        \
 	"INSERT INTO metric_values VALUES (7,1,10,1e9),(7,1,11,74.5),(7,1,12,13.05),(7,1,13,-2.5);"
 
+/* The windows of batched replays (overhead rows of gpudiag's own kind): only that kind, only
+ * rows with a time span inside the profile, in time order; the other kinds are CUPTI's. */
+static void replay_windows(const char *f)
+{
+	struct gd_profile p;
+	char why[512];
+	CHECK_INT(load_with(f,
+			    "INSERT INTO overhead (pid,kind,object_kind,object_id,start,end,correlation) VALUES"
+			    "  (7,2130706433,2,1,700000,800000,9),(7,2130706433,2,1,200000,250000,5),"
+			    "  (7,65536,2,1,300000,310000,0),"          /* CUPTI's buffer flush: not a window */
+			    "  (7,2130706433,2,1,400000,400000,6),"     /* empty */
+			    "  (7,2130706433,2,1,NULL,450000,7);",       /* no start */
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.nrw, 2);
+	if (p.nrw == 2) {
+		CHECK_INT(p.rw[0].start, 200000);
+		CHECK_INT(p.rw[0].end, 250000);
+		CHECK_INT(p.rw[1].start, 700000);
+	}
+	gd_profile_free(&p);
+	CHECK_INT(load_with(f, NULL, &p, why, sizeof(why)), GD_OK); /* none */
+	CHECK_INT(p.nrw, 0);
+	gd_profile_free(&p);
+}
+
 static void klaunch_hostile(const char *f)
 {
 	struct gd_profile p;
@@ -499,6 +525,7 @@ int main(void)
 	CHECK(strstr(why, "string id 42") != NULL);
 	hostile(f);
 	klaunch_hostile(f);
+	replay_windows(f);
 	unlink(f);
 	return TEST_DONE();
 }
