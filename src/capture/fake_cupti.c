@@ -41,7 +41,8 @@
  * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless
  * set: 8 and on load the compute_80 PTX, the one whose discard kernel has the instruction),
  * discards not right after a flush's read (must be 0), restores made inside a session (0
- * unless batched), replayed launches whose first argument was not FAKE_CUPTI_ARG0 (when set).
+ * unless batched), replayed launches whose first argument was not FAKE_CUPTI_ARG0 (when set) or,
+ * for cuLaunchKernelEx, whose one attribute was not the priority FAKE_CUPTI_WANT_PRIORITY.
  * A session of user replay records as many ranges as its last pass launched kernels, at most
  * SetConfig's maxRangesPerPass (the rest dropped; FAKE_CUPTI_RP_EXTRA_RANGE=1: one more, as if a
  * kernel the tool did not launch ran in the session); range r's values add 100 r. FAKE_CUPTI_MODULE_FAIL=1 makes
@@ -751,8 +752,16 @@ static CUresult fake_launch(CUpti_CallbackId cbid, CUfunction f, const void *par
 		const char *a0 = getenv("FAKE_CUPTI_ARG0");
 		void **args = fake_args(cbid, params);
 		g_replays++;
+		const char *pr = getenv("FAKE_CUPTI_WANT_PRIORITY"); /* an Ex launch's, when set */
 		if (a0 && (!args || !args[0] || *(const uint64_t *)args[0] != strtoull(a0, NULL, 10)))
 			g_bad_args++;
+		if (pr && (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
+			   cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)) {
+			const CUlaunchConfig *lc = ((const cuLaunchKernelEx_params *)params)->config;
+			if (!lc || lc->numAttrs != 1 || !lc->attrs || lc->attrs[0].id != CU_LAUNCH_ATTRIBUTE_PRIORITY ||
+			    lc->attrs[0].value.priority != atoi(pr))
+				g_bad_args++;
+		}
 		if (f && (!strcmp(f, "all") || atoi(f) == g_replays))
 			return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 		g_kname = "(replayed)";

@@ -221,7 +221,24 @@ static int rp_child(void)
 			lp.blockDimX = lp.blockDimY = lp.blockDimZ = 1, lp.kernelParams = (void **)args;
 			memset(&k, 0, sizeof(k));
 			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-			k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
+			if (getenv("CHECK_RP_EX") && i == 1) {
+				/* cuLaunchKernelEx with a priority: its configuration and attribute are
+				 * the program's, scribbled over after the call (static: the stores stay),
+				 * so a later replay must use its own copy */
+				static CUlaunchAttribute attr;
+				static CUlaunchConfig lc;
+				cuLaunchKernelEx_params ex;
+				memset(&attr, 0, sizeof(attr));
+				memset(&lc, 0, sizeof(lc));
+				attr.id = CU_LAUNCH_ATTRIBUTE_PRIORITY, attr.value.priority = 7;
+				lc.gridDimX = lc.gridDimY = lc.gridDimZ = lc.blockDimX = lc.blockDimY = lc.blockDimZ = 1;
+				lc.attrs = &attr, lc.numAttrs = 1;
+				ex.config = &lc, ex.f = lp.f, ex.kernelParams = (void **)args, ex.extra = NULL;
+				k.correlationId = launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, u[i].name, CTX_A, &ex, 0);
+				attr.value.priority = 0, lc.numAttrs = 0, lc.attrs = NULL;
+			} else {
+				k.correlationId = launch(u[i].cbid, u[i].name, CTX_A, &lp, u[i].runtime);
+			}
 			if (getenv("FAKE_CUPTI_NESTED_CORR") && !strcmp(getenv("FAKE_CUPTI_NESTED_CORR"), "2"))
 				k.correlationId += u[i].runtime; /* the driver call's id (the fake's pairs) */
 			ts(&k.start);
@@ -792,6 +809,31 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		if (f)
 			fclose(f);
 		CHECK_INT(batched, 2);
+		remove_dir(dir);
+	}
+	{ /* batches of 2 where launch 2 (the batch's last, replayed from its exit callback) is a
+	   * cuLaunchKernelEx and launch 3 waits for the program's synchronisation: every replay of
+	   * the Ex launch carries its priority attribute, of the others their argument */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=2",
+				     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42", "CHECK_RP_SYNC=1",
+				     "CHECK_RP_EX=1", "FAKE_CUPTI_WANT_PRIORITY=7", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK_INT(s.replay[3], 9);
+		CHECK_INT(s.replay[10], 0); /* no replay without its argument or its attribute */
+		remove_dir(dir);
+	}
+	{ /* batches of 3, launch 2 a cuLaunchKernelEx kept for later: launches 1 and 2 wait, launch 3
+	   * ends the batch; the Ex launch is replayed from its copy, with its priority */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=3",
+				     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42", "CHECK_RP_EX=1",
+				     "FAKE_CUPTI_WANT_PRIORITY=7", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		CHECK_INT(s.replay[3], 9);
+		CHECK_INT(s.replay[10], 0);
 		remove_dir(dir);
 	}
 	{ /* a batch whose session records a range more than its launches and flushes: no launch of
