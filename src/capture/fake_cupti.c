@@ -198,17 +198,22 @@ API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, cons
 	int i = d == CUPTI_CB_DOMAIN_DRIVER_API;
 	if (cbid >= 1024)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	/* the names the tests need; the others are made up */
+	static const struct {
+		int driver;
+		uint32_t cbid;
+		const char *name;
+	} known[] = {{0, 211, "cudaLaunchKernel_v7000"},
+		     {0, 31, "cudaMemcpy_v3020"},
+		     {1, 307, "cuLaunchKernel"},
+		     {1, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize"},
+		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2"},
+		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2"}};
 	if (!g_names[i][cbid][0]) {
-		if (!i && cbid == 211)
-			snprintf(g_names[i][cbid], 40, "cudaLaunchKernel_v7000");
-		else if (!i && cbid == 31)
-			snprintf(g_names[i][cbid], 40, "cudaMemcpy_v3020");
-		else if (i && cbid == 307)
-			snprintf(g_names[i][cbid], 40, "cuLaunchKernel");
-		else if (i && cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize)
-			snprintf(g_names[i][cbid], 40, "cuCtxSynchronize");
-		else
-			snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);
+		snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);
+		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (known[k].driver == i && known[k].cbid == cbid)
+				snprintf(g_names[i][cbid], 40, "%s", known[k].name);
 	}
 	*name = g_names[i][cbid];
 	return CUPTI_SUCCESS;

@@ -250,10 +250,21 @@ static int rp_child(void)
 			k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
 			emit(&k, sizeof(k));
 		}
-		if (getenv("CHECK_RP_SYNC")) { /* the program waits for its work (a batch's passes run first) */
+		if (getenv("CHECK_RP_SYNC") && !strcmp(getenv("CHECK_RP_SYNC"), "1")) {
+			/* the program waits for its work (a batch's passes run first) */
 			CUresult (*sync)(void) = (CUresult(*)(void))dlsym(RTLD_DEFAULT, "cuCtxSynchronize");
 			if (!sync || sync() != CUDA_SUCCESS)
 				return 53;
+		} else if (getenv("CHECK_RP_SYNC")) {
+			/* copy: the program copies its results back (a synchronous copy: a batch's
+			 * passes run first); async: an asynchronous copy, which leaves a batch waiting */
+			uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
+				(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
+			if (!call)
+				return 53;
+			call(1, !strcmp(getenv("CHECK_RP_SYNC"), "copy") ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2
+									: CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+			     CUDA_SUCCESS, NULL);
 		}
 		{
 			CUpti_ActivitySynchronization2 y;
@@ -849,6 +860,22 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 			CHECK(strstr(s.kl[i].detail, "the batch's session recorded 5 ranges, not the 4 of its 2 launches") ==
 			      s.kl[i].detail);
 		remove_dir(dir);
+	}
+	{ /* batches of 2, the program copying its results back: a synchronous copy runs launch 3's
+	   * passes first, as a synchronisation does; an asynchronous copy leaves it waiting */
+		for (int sync = 0; sync < 2; sync++) {
+			const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=2",
+					     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42",
+					     sync ? "CHECK_RP_SYNC=copy" : "CHECK_RP_SYNC=async", NULL};
+			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+			read_rp(dir, &s);
+			CHECK_INT(s.nkl, 3);
+			CHECK_INT(kl_count(&s, GD_KL_OK), sync ? 3 : 2);
+			CHECK_INT(s.replay[3], sync ? 9 : 6); /* replayed launches: 3 passes each */
+			CHECK(sync || strstr(s.kl[2].detail, "not profiled: the process ended while the launch waited") ==
+					      s.kl[2].detail);
+			remove_dir(dir);
+		}
 	}
 	{ /* batches of 4: the three launches still wait when the process ends (no CUDA call then) */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4", NULL};

@@ -1095,7 +1095,9 @@ static int replay_call(CUpti_CallbackId cbid)
 
 /* Driver calls a waiting batch must not outlive (its memory or code could go, or a capture
  * begin that the passes' synchronisations would spoil) or should not be kept waiting over (a
- * synchronisation: the program waits anyway). By name, every version of each. */
+ * synchronisation, or a synchronous copy: the program waits anyway, and a program that copies
+ * its results back and exits without a free or a synchronisation must still get its launches
+ * profiled). By name, every version of each. */
 static int batch_call(const char *name)
 {
 	static const char *const pre[] = {"cuMemFree", "cuMemRelease", "cuMemUnmap", "cuMemAddressFree",
@@ -1109,7 +1111,7 @@ static int batch_call(const char *name)
 	for (size_t i = 0; name && i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (!strncmp(name, pre[i], strlen(pre[i])))
 			return 1;
-	return 0;
+	return name && !strncmp(name, "cuMemcpy", 8) && !strstr(name, "Async");
 }
 static unsigned char g_batch_cb[1024]; /* driver cbids batch_call names, set by gd_rp_wants */
 
