@@ -7,6 +7,9 @@ launch. Usage:
                                     DIR/LABEL.ncu.csv (ncu --csv on the same launch); prints one
                                     table; exit 1 when a metric misses, a value is missing on
                                     either side, or the two tools profiled different kernels
+                                    LABEL.b2: DIR/LABEL.b2.sqlite holds launches 1 and 2,
+                                    profiled in one batch, and its second is compared with
+                                    DIR/LABEL.ncu.csv (ncu's second launch)
   compare.py table-info DIR LABEL...  the same table, for information: exit 0 whatever it shows
                                     (gpudiag's kernel replay against ncu, to show what user replay fixed)
   compare.py uncoalesced REPORT.json STRIDED COALESCED
@@ -102,8 +105,10 @@ def db_names(path):
     return [r[0] for r in rows]
 
 
-def gpudiag_launch(path):
-    """(kernel short name, {metric: value}, passes, how many launches were profiled)."""
+def gpudiag_launch(path, last_of=1):
+    """(kernel short name, {metric: value}, passes, how many launches were profiled); the
+    profile must hold last_of launches, and the last of them (by correlation id) is the one
+    taken: a batched profile (LABEL.b2) holds launches 1 and 2, which shared a batch."""
     if not os.path.exists(path):
         return None, {}, 0, 0
     db = sqlite3.connect(path)
@@ -112,12 +117,12 @@ def gpudiag_launch(path):
     except sqlite3.Error as e:  # a profile without the tables of issue 19
         print(f"{path}: {e}")
         return None, {}, 0, 0
-    if len(ls) != 1:
+    if len(ls) != last_of:
         return None, {}, 0, len(ls)
-    pid, corr, passes, name = ls[0]
+    pid, corr, passes, name = max(ls, key=lambda r: (r[0], r[1]))
     vals = dict(db.execute("select s.value, v.value from metric_values v join strings s on s.id = v.metric "
                            "where v.pid = ? and v.correlation = ?", (pid, corr)).fetchall())
-    return base_name(name or ""), vals, passes, 1
+    return base_name(name or ""), vals, passes, last_of
 
 
 def gpudiag_rows(db):
@@ -188,16 +193,19 @@ def table(d, labels):
     print(f"{'launch':10} {'metric':68} {'gpudiag':>14} {'ncu':>14} {'diff':>8}  result   (ncu again) "
           f"[gpudiag again]")
     for lab in labels:
-        gk, gv, passes, ng = gpudiag_launch(os.path.join(d, lab + ".sqlite"))
-        nk, nv, nn = ncu_launch(os.path.join(d, lab + ".ncu.csv"))
-        _, nv2, nn2 = ncu_launch(os.path.join(d, lab + ".ncu2.csv"))
+        # LABEL.b2: gpudiag's launches 1 and 2 in one batch, the second against ncu's LABEL
+        base = lab[:-3] if lab.endswith(".b2") else lab
+        want = 2 if base != lab else 1
+        gk, gv, passes, ng = gpudiag_launch(os.path.join(d, lab + ".sqlite"), want)
+        nk, nv, nn = ncu_launch(os.path.join(d, base + ".ncu.csv"))
+        _, nv2, nn2 = ncu_launch(os.path.join(d, base + ".ncu2.csv"))
         if nn2 != 1:
             nv2 = {}
         _, gv2, _, ng2 = gpudiag_launch(os.path.join(d, lab + ".again.sqlite"))
         if ng2 != 1:
             gv2 = {}
-        if ng != 1 or nn != 1:
-            print(f"{lab:10} FAIL: profiled launches: gpudiag {ng}, ncu {nn} (expected 1 each)")
+        if ng != want or nn != 1:
+            print(f"{lab:10} FAIL: profiled launches: gpudiag {ng}, ncu {nn} (expected {want} and 1)")
             bad += 1
             continue
         if gk != nk:

@@ -150,6 +150,15 @@ for c in "${CASES[@]}"; do
 		say "$f $lab: rc $?"
 	done
 	LABELS+=("$lab")
+	# the same launch as the second of a batch of two (launches 1 and 2 selected, replayed
+	# together at the selection's end; METRICS_AGREE_BATCH=0: not): compared with the same ncu
+	# launch as LABEL.b2
+	if [ "${METRICS_AGREE_BATCH:-1}" != 0 ]; then
+		timeout 120 "$GD" run --metrics --metrics-batch 8 --kernels "$pat" --launch-count 2 -o "$W/$lab.b2.sqlite" \
+			-- $prog >"$W/$lab.b2.out" 2>&1
+		say "gpudiag run --metrics, launches 1 and 2 batched, $lab: rc $?"
+		LABELS+=("$lab.b2")
+	fi
 	# for information: the memory speed of light's parts as ncu measures them (which unit is the
 	# busiest, beside the busiest of gpudiag's memory units)
 	if [ "${METRICS_BREAKDOWN:-1}" != 0 ]; then
