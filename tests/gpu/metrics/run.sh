@@ -14,6 +14,9 @@
 #     of this run — compare.py's WRITE_FLOOR_METRIC says why); a miss, a missing value or a
 #     different kernel fails the area. For information (never a failure): the kernels.cu cases
 #     again under --metrics-replay kernel (CUPTI's kernel replay) against the same ncu files.
+#     Each case is profiled a third time as the second launch of a batch of two (launches 1
+#     and 2 selected, one batch; LABEL.b2 in compare.txt), against the same ncu launch, held to
+#     the same rules (METRICS_AGREE_BATCH=0: not).
 #  2. the verdict: kernels.cu in gpudiag's default mode (the first 3 launches of each name) and
 #     the built-in demo (`gpudiag run --metrics` with no command); `gpudiag report --json` must
 #     name the strided kernel as `uncoalesced` with its sectors per request, and not its
@@ -47,7 +50,8 @@
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
 # about 2-4 minutes; METRICS_STEPS="probe agree batch verdict skips cost" picks steps (batch:
 # METRICS_BATCH launches a batch, default 8; the cost step adds a batched row with METRICS_COST_BATCH=K,
-# and METRICS_COST_ALONE=0 leaves out the row of launches profiled one at a time); METRICS_COST_DEFAULT=0
+# e.g. 1 for launches replayed one at a time, and METRICS_COST_N_ROW=0 leaves out the row of gpudiag's default
+# replay (batches of 8) on the N launches); METRICS_COST_DEFAULT=0
 # leaves the default-mode row out of the cost table, METRICS_COST_EXTRA=0 the kernel-replay row and the
 # per-step breakdown, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
 # its nearest selection (the first 3 invocations of each kernel, 100 launches); METRICS_CASES="gemm strided" limits step 1
@@ -356,7 +360,7 @@ if [ $TORCH = 1 ] && [ "${METRICS_COST:-1}" != 0 ] && step cost; then
 	T_GDDEF=-
 	[ "${METRICS_COST_DEFAULT:-1}" != 0 ] && T_GDDEF=$(wall gpudiag_default 150 "$GD" run --metrics -o "$W/cost_default.sqlite" -- python3 $P)
 	T_GDN=-
-	[ "${METRICS_COST_ALONE:-1}" != 0 ] && T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
+	[ "${METRICS_COST_N_ROW:-1}" != 0 ] && T_GDN=$(wall gpudiag_n $TG "$GD" run --metrics --launch-count $N -o "$W/cost_n.sqlite" -- python3 $P)
 	T_GDB=-
 	[ -n "${METRICS_COST_BATCH:-}" ] && T_GDB=$(wall gpudiag_b $TG "$GD" run --metrics --metrics-batch "$METRICS_COST_BATCH" --launch-count $N -o "$W/cost_b.sqlite" -- python3 $P)
 	T_GDK=-
