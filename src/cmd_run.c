@@ -97,15 +97,14 @@ const char cmd_run_usage[] =
 	"                           default) or kernel (CUPTI's kernel replay: no flush, DRAM writes can\n"
 	"                           read up to ~30 % high); user falls back to kernel where it cannot be\n"
 	"                           set up, and the report says which each launch got\n"
-	"  --metrics-batch N        user replay: up to N launches (1 to 32, default 8) share each counter\n"
+	"  --metrics-batch N        user replay: up to N launches (1 to 32, default 1) share each counter\n"
 	"                           pass's profiling session, which is most of a pass's cost; each keeps\n"
 	"                           a copy of the device memory until its batch is replayed (at the Nth\n"
-	"                           launch, a synchronisation or synchronous copy, a free, the end of\n"
-	"                           the selection, or when the device has no room for another copy; a\n"
-	"                           launch still waiting when the process ends is listed as not\n"
-	"                           profiled). A later launch of a batch does not count the ~3 MB of\n"
-	"                           DRAM writes the profiler's start leaves, which ncu counts; 1: each\n"
-	"                           launch replayed alone\n"
+	"                           launch, a synchronisation, a free, the end of the selection, or\n"
+	"                           when the device has no room for another copy; a launch still\n"
+	"                           waiting when the process ends is listed as not profiled). A later\n"
+	"                           launch of a batch does not count the ~3 MB of DRAM writes the\n"
+	"                           profiler's start leaves, which ncu counts\n"
 	"  --light                  no trace at all: only NVML and the GPU-metrics timeline, for jobs\n"
 	"                           that cannot afford tracing (verdicts say which rules need a trace)\n"
 	"  --torch MODE             what a PyTorch program records of itself: modules (each nn.Module\n"
@@ -522,11 +521,7 @@ static int run_no_device(void)
 #define RUN_LAUNCH_MAX 100        /* ... and at most this many per process */
 #define RUN_SKIP_MAX 1000000000   /* --launch-skip */
 #define RUN_COUNT_MAX 10000       /* --launch-count: each launch costs one replay per pass */
-/* --metrics-batch: launches sharing each pass's session. 8 by default: on an H100 a batch of 8
- * took 91 ms a launch against 146 ms alone (most of the rest is the L2 flush and the kernels;
- * docs/kernel-metrics.md, "Batches on the GPU"), and the memory it holds is bounded anyway
- * (a batch's passes run first when the device has no room for another copy) ... */
-#define RUN_BATCH_DEFAULT 8
+#define RUN_BATCH_DEFAULT 1       /* --metrics-batch: launches sharing each pass's session ... */
 #define RUN_BATCH_MAX 32          /* ... at most (each holds a copy of the device memory) */
 #define RUN_HOT_SHARE 0.80        /* --metrics-from: the hot kernels make this share of the
 				     kernel time ... */
@@ -768,11 +763,7 @@ static int metrics_prepare(struct run *rj)
 	}
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS", rj->metrics_names);
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS_REPLAY", rj->metrics_replay ? rj->metrics_replay : "user");
-	/* CUPTI's kernel replay replays each launch in its own call: no batches */
-	snprintf(num, sizeof(num), "%d",
-		 rj->metrics_batch != GD_UNSET_INT			       ? rj->metrics_batch
-		 : rj->metrics_replay && !strcmp(rj->metrics_replay, "kernel") ? 1
-										 : RUN_BATCH_DEFAULT);
+	snprintf(num, sizeof(num), "%d", rj->metrics_batch != GD_UNSET_INT ? rj->metrics_batch : RUN_BATCH_DEFAULT);
 	rj->menv[o++] = env_pair("GPUDIAG_METRICS_BATCH", num);
 	if (rj->kernels)
 		rj->menv[o++] = env_pair("GPUDIAG_METRICS_KERNELS", rj->kernels);

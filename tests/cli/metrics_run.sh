@@ -34,7 +34,7 @@ check "default: the variables given" "GPUDIAG_METRICS GPUDIAG_METRICS_BATCH GPUD
 check "default: 3 launches of each kernel" 3 "$(val GPUDIAG_METRICS_PER_KERNEL "$T/d.env")"
 check "default: 100 per process" 100 "$(val GPUDIAG_METRICS_MAX "$T/d.env")"
 check "default: user replay" user "$(val GPUDIAG_METRICS_REPLAY "$T/d.env")"
-check "default: batches of 8 launches" 8 "$(val GPUDIAG_METRICS_BATCH "$T/d.env")"
+check "default: each launch replayed alone" 1 "$(val GPUDIAG_METRICS_BATCH "$T/d.env")"
 # the default set is every quantity of src/profile/kc_metrics.c but the SM and memory speeds of
 # light (set full: 7 passes of their own): its 30 other named rows, its 17 stall reasons, its 5
 # SM units and its 12 memory units
@@ -96,7 +96,6 @@ check "--launch-count alone: skip 0" "0 7 7" \
 # --metrics-replay: kernel passed on; a mode it does not know, or without --metrics, refused
 "$G" run --metrics --metrics-replay kernel -o "$T/r.sqlite" -- sh -c "$ENVP" >"$T/r.env" 2>/dev/null
 check "--metrics-replay kernel: passed on" kernel "$(val GPUDIAG_METRICS_REPLAY "$T/r.env")"
-check "--metrics-replay kernel: no batches" 1 "$(val GPUDIAG_METRICS_BATCH "$T/r.env")"
 "$G" run --metrics --metrics-replay=application -o "$T/r2.sqlite" -- true 2>"$T/r2.err"
 check "--metrics-replay application: usage error" 2 $?
 check "--metrics-replay application: said" "gpudiag: error: run: --metrics-replay: 'application' is not user or kernel" "$(cat "$T/r2.err")"
