@@ -3203,10 +3203,27 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		insufficient(f, "Neither NVML memory samples nor allocation records are in the profile.");
 		return;
 	}
+	/* --metrics: the profiler kept copies of the device memory to replay launches (gpudiag's
+	 * checkpoints, batches of them with --metrics-batch, or CUPTI's kernel replay), so NVML's
+	 * peak is not the program's; its own allocations are judged instead */
+	int replayed = 0;
+	for (long i = 0; i < p->nkl && !replayed; i++)
+		replayed = p->kl[i].status == GD_KL_OK;
 	double ratio = isfinite(peak) && isfinite(s->mem_total) && s->mem_total > 0 ? peak / s->mem_total : NAN;
-	ev(f, "peak_used_bytes", peak, "bytes", "peak device memory used %s of %s (NVML, whole GPU)",
-	   gd_fmt_bytes(b1, 32, peak), gd_fmt_bytes(b2, 32, s->mem_total));
-	ev(f, "peak_fraction", ratio, "fraction", "%s of capacity", pc(b1, ratio));
+	ev(f, "peak_used_bytes", peak, "bytes", "peak device memory used %s of %s (NVML, whole GPU%s)",
+	   gd_fmt_bytes(b1, 32, peak), gd_fmt_bytes(b2, 32, s->mem_total),
+	   replayed ? "; with the profiler's copies of device memory for --metrics replay" : "");
+	if (replayed) {
+		if (!p->nm) {
+			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
+					"used, and the profile has no allocation records of the program's own.");
+			return;
+		}
+		ratio = isfinite(s->mem_total) && s->mem_total > 0 ? peak_live / s->mem_total : NAN;
+		peak = peak_live;
+	}
+	ev(f, "peak_fraction", ratio, "fraction", "%s of capacity%s", pc(b1, ratio),
+	   replayed ? " (the program's allocations: NVML's peak holds the --metrics replay's copies)" : "");
 	if (p->nm)
 		ev(f, "peak_allocated_bytes", peak_live, "bytes", "peak allocated by the program %s (allocation records)",
 		   gd_fmt_bytes(b1, 32, peak_live));

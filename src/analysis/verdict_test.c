@@ -5,6 +5,7 @@
 #include "core/status.h"
 #include "core/test.h"
 #include "gpu/arch.h"
+#include "profile/kc_metrics.h"
 #include "profile/profile.h"
 #include "analysis/summary.h"
 #include "analysis/verdict.h"
@@ -578,6 +579,31 @@ int main(void)
 	CHECK_INT(v.f[GD_R_MEMORY].severity, GD_SEV_HIGH);
 	CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.98, 1e-9);
 	done(&p, &s);
+
+	/* the same NVML peak in a --metrics run (a launch replayed: the profiler's copies of device
+	 * memory are in NVML's figure): judged on the program's allocations, 30 % of capacity, so
+	 * clear; without allocation records, insufficient signal */
+	for (int allocs = 0; allocs < 2; allocs++) {
+		struct gd_klaunch *l;
+		setup(&p);
+		{
+			int64_t t = 1000 * MS;
+			for (int i = 0; i < 100; i++)
+				t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+			nvml(&p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
+		}
+		l = gd_profile_add_klaunch(&p);
+		l->status = GD_KL_OK, l->passes = 10, l->replay = GD_KL_F_USER;
+		if (allocs) {
+			struct gd_pmem *m = gd_profile_add_mem(&p);
+			m->t = 1000 * MS, m->op = 1, m->bytes = 0.30 * 150754820096.0;
+		}
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_MEMORY].state, allocs ? GD_CLEAR : GD_INSUFFICIENT);
+		if (allocs)
+			CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.30, 1e-9);
+		done(&p, &s);
+	}
 
 
 	/* default stream (a): two blocking streams, 300 kernels of 270 µs each, a 1-thread kernel

@@ -50,8 +50,8 @@
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
 # about 2-4 minutes; METRICS_STEPS="probe agree batch verdict skips cost" picks steps (batch:
 # METRICS_BATCH launches a batch, default 8; the cost step adds a batched row with METRICS_COST_BATCH=K,
-# e.g. 1 for launches replayed one at a time, and METRICS_COST_N_ROW=0 leaves out the row of gpudiag's default
-# replay (batches of 8) on the N launches); METRICS_COST_DEFAULT=0
+# e.g. 8, and METRICS_COST_N_ROW=0 leaves out the row of gpudiag's default
+# replay (--metrics-batch 1) on the N launches); METRICS_COST_DEFAULT=0
 # leaves the default-mode row out of the cost table, METRICS_COST_EXTRA=0 the kernel-replay row and the
 # per-step breakdown, METRICS_COST_NCU_DEFAULT=1 adds ncu --set full on
 # its nearest selection (the first 3 invocations of each kernel, 100 launches); METRICS_CASES="gemm strided" limits step 1
