@@ -257,13 +257,18 @@ static int rp_child(void)
 				return 53;
 		} else if (getenv("CHECK_RP_SYNC")) {
 			/* copy: the program copies its results back (a synchronous copy: a batch's
-			 * passes run first); async: an asynchronous copy, which leaves a batch waiting */
+			 * passes run first); alloc: it allocates (the batch's checkpoints must not be
+			 * in the way: its passes run first); async: an asynchronous copy, which leaves a
+			 * batch waiting */
 			uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
 				(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
 			if (!call)
 				return 53;
-			call(1, !strcmp(getenv("CHECK_RP_SYNC"), "copy") ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2
-									: CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+			const char *how = getenv("CHECK_RP_SYNC");
+			call(1,
+			     !strcmp(how, "copy")    ? CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2
+			     : !strcmp(how, "alloc") ? CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2
+						     : CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
 			     CUDA_SUCCESS, NULL);
 		}
 		{
@@ -861,12 +866,13 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 			      s.kl[i].detail);
 		remove_dir(dir);
 	}
-	{ /* batches of 2, the program copying its results back: a synchronous copy runs launch 3's
-	   * passes first, as a synchronisation does; an asynchronous copy leaves it waiting */
-		for (int sync = 0; sync < 2; sync++) {
+	{ /* batches of 2, then a call of the program's: a synchronous copy or an allocation runs
+	   * launch 3's passes first, as a synchronisation does; an asynchronous copy leaves it
+	   * waiting */
+		static const char *const how[] = {"CHECK_RP_SYNC=async", "CHECK_RP_SYNC=copy", "CHECK_RP_SYNC=alloc"};
+		for (int sync = 0; sync < 3; sync++) {
 			const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=2",
-					     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42",
-					     sync ? "CHECK_RP_SYNC=copy" : "CHECK_RP_SYNC=async", NULL};
+					     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42", how[sync], NULL};
 			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
 			read_rp(dir, &s);
 			CHECK_INT(s.nkl, 3);
@@ -904,6 +910,22 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(s.replay[1], 9);
 		CHECK_INT(s.replay[5], 0);
 		CHECK_INT(s.replay[9], 0);
+		remove_dir(dir);
+	}
+	{ /* batches of 4 on an 80 GiB device with 30000 MiB free and 4000 MiB a checkpoint: a
+	   * quarter of the device (20480 MiB) stays free beyond the next checkpoint, so launches 1
+	   * and 2 share a batch (26000 free before launch 2's save, 24480 wanted) and launch 3's
+	   * save waits for their passes (22000 free); it is replayed at the program's sync */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4",
+				     "FAKE_CUPTI_PARAMS=1", "FAKE_CUPTI_ARG0=42", "CHECK_RP_ARG=42", "CHECK_RP_SYNC=1",
+				     "FAKE_CUPTI_MEM_FREE_MB=30000", "FAKE_CUPTI_CKPT_MB=4000", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+		for (int i = 0; i < s.nkl; i++)
+			for (int j = 0; j < 3; j++) /* as the batch of 2 above: 1 and 2 together, 3 alone */
+				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1000.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
+		CHECK_INT(s.replay[5], 6); /* launch 2's flush and discard inside its session, 3 passes */
 		remove_dir(dir);
 	}
 	{ /* batches of 4, but the device keeps no room for a second checkpoint (2600 MiB free,

@@ -1094,10 +1094,11 @@ static int replay_call(CUpti_CallbackId cbid)
 }
 
 /* Driver calls a waiting batch must not outlive (its memory or code could go, or a capture
- * begin that the passes' synchronisations would spoil) or should not be kept waiting over (a
- * synchronisation, or a synchronous copy: the program waits anyway, and a program that copies
- * its results back and exits without a free or a synchronisation must still get its launches
- * profiled). By name, every version of each. */
+ * begin that the passes' synchronisations would spoil), must not be in the way of (an
+ * allocation: the batch's checkpoints hold device memory the program may need) or should not
+ * be kept waiting over (a synchronisation, or a synchronous copy: the program waits anyway,
+ * and a program that copies its results back and exits without a free or a synchronisation
+ * must still get its launches profiled). By name, every version of each. */
 static int batch_call(const char *name)
 {
 	static const char *const pre[] = {"cuMemFree", "cuMemRelease", "cuMemUnmap", "cuMemAddressFree",
@@ -1107,7 +1108,8 @@ static int batch_call(const char *name)
 					  "cuMemPoolTrimTo", "cuMemPoolDestroy", "cuIpcCloseMemHandle",
 					  "cuGraphicsUnregisterResource", "cuDestroyExternalMemory",
 					  "cuStreamBeginCapture", "cuCtxSynchronize", "cuStreamSynchronize",
-					  "cuEventSynchronize"};
+					  "cuEventSynchronize", "cuMemAlloc", "cuMemCreate", "cuArrayCreate",
+					  "cuArray3DCreate", "cuMipmappedArrayCreate", "cuMemPoolCreate"};
 	for (size_t i = 0; name && i < sizeof(pre) / sizeof(pre[0]); i++)
 		if (!strncmp(name, pre[i], strlen(pre[i])))
 			return 1;
@@ -1370,17 +1372,24 @@ static int flush_l2(struct rp_ctx *c, char *why, size_t n)
 static void flush_batch(struct rp_ctx *c, CUpti_CallbackId cbid, const void *params, uint32_t corr);
 
 /* Before a launch's memory is saved while its context's batch waits: the batch's passes run
- * first unless the device keeps room for another checkpoint as large as the last one and the
- * checkpoints' reserve, both ways (a checkpoint that does not fit spills to host memory, and a
- * batch of them could exhaust it). Free memory that cannot be read ends the batch too. */
+ * first unless, after another checkpoint as large as the last one (at least the checkpoints'
+ * reserve), a quarter of the device's memory stays free (and at least the reserve). A
+ * checkpoint that does not fit spills to host memory, and a batch of them could exhaust it; a
+ * batch that filled the device would leave the program's own needs (the driver's local memory
+ * for a launch, a library's workspace) without room (an H100, 2026-12-06: batches of 8 on a
+ * GPT-2 training step held 78 of 80 GiB). Free memory that cannot be read ends the batch too. */
+#define BATCH_HEADROOM 4 /* the device memory a batch leaves free: 1/4 of it */
 static void batch_room(struct rp_ctx *c, const struct launch *l)
 {
-	size_t fr = 0, reserve = gd_ckpt_reserve(), need;
+	size_t fr = 0, total = 0, reserve = gd_ckpt_reserve(), need = 0;
 	if (!c->npend)
 		return;
-	need = reserve + (c->ckpt_bytes > reserve ? c->ckpt_bytes : reserve);
-	if (gd_mem_free(&fr) == CUDA_SUCCESS && fr >= need)
-		return;
+	if (gd_mem_info(&fr, &total) == CUDA_SUCCESS) {
+		need = (total / BATCH_HEADROOM > reserve ? total / BATCH_HEADROOM : reserve) +
+		       (c->ckpt_bytes > reserve ? c->ckpt_bytes : reserve);
+		if (fr >= need)
+			return;
+	}
 	rp_dbg("%zu MiB of device memory free, %zu MiB wanted for another checkpoint: the batch of %zu is replayed "
 	       "before %s #%u", fr >> 20, need >> 20, c->npend, l->name, l->nth);
 	flush_batch(c, 0, NULL, l->correlation);
@@ -1417,14 +1426,14 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	lap(&c->step_ns[RP_SYNC], &t);
 	batch_room(c, l);
 	ck = &c->pend[c->npend].ck; /* after batch_room, which may have emptied the batch */
-	if (gd_mem_free(&free0) != CUDA_SUCCESS)
+	if (gd_mem_info(&free0, NULL) != CUDA_SUCCESS)
 		free0 = 0;
 	if ((r = gd_ckpt_save(ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
 		goto fail_ctx;
 	}
 	lap(&c->step_ns[RP_SAVE], &t);
-	c->ckpt_bytes = free0 && gd_mem_free(&free1) == CUDA_SUCCESS && free1 < free0 ? free0 - free1 : 0;
+	c->ckpt_bytes = free0 && gd_mem_info(&free1, NULL) == CUDA_SUCCESS && free1 < free0 ? free0 - free1 : 0;
 	gd_ctx_leave(pushed);
 	t_internal = 0;
 	return 1;

@@ -334,11 +334,13 @@ CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
 
 size_t gd_ckpt_reserve(void) { return (size_t)GD_CHECKPOINT_RESERVE_MB << 20; }
 
-CUresult gd_mem_free(size_t *free)
+CUresult gd_mem_info(size_t *free, size_t *total)
 {
-	size_t total = 0;
+	size_t t = 0;
 	*free = 0;
-	return drv.mem_info ? drv.mem_info(free, &total) : CUDA_ERROR_NOT_SUPPORTED;
+	if (total)
+		*total = 0;
+	return drv.mem_info ? drv.mem_info(free, total ? total : &t) : CUDA_ERROR_NOT_SUPPORTED;
 }
 
 CUptiResult gd_ckpt_restore(struct gd_ckpt *k)
