@@ -9,6 +9,7 @@
 #                                                    kernel counters of each kernel's first
 #                                                    launches, in $OUT/accuracy-metrics)
 #   tests/gpu/accuracy/run.sh --self-test            (the scorer on hand-made reports; no GPU)
+#   GD_RUN_EXTRA="--metrics-batch 8": more options for every `gpudiag run` (split on spaces)
 #
 # Builds the CUDA programs of tests/gpu/accuracy/ with nvcc (-O2 -arch=sm_90, cuBLAS), then runs
 # every program of manifest.tsv under `timeout 120 gpudiag run [--light|--metrics] -o
@@ -116,7 +117,7 @@ while IFS=$'\t' read -r name kind expected cmd; do
 	# Hugging Face stays offline (the GPT-2 program builds its model from a config)
 	(cd "$scratch" && TMPDIR=$scratch XDG_CACHE_HOME=$scratch/cache HF_HOME=$scratch/hf HF_HUB_OFFLINE=1 \
 		TRANSFORMERS_OFFLINE=1 MPLCONFIGDIR=$scratch/mpl \
-		timeout $LIMIT "$G" run "${MODE[@]}" -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
+		timeout $LIMIT "$G" run "${MODE[@]}" ${GD_RUN_EXTRA:-} -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
 	rc=$?
 	echo "$rc" >"$A/$name.rc"
 	tail -n 40 "$A/$name.run.txt"
