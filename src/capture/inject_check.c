@@ -797,22 +797,23 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		for (int i = 0; i < s.nkl; i++) {
 			CHECK_INT(s.kl[i].passes, 3);
 			CHECK_INT(s.kl[i].nvalues, 3);
-			/* decode 1: ranges 0 and 3 (flush, discard, launch 2); decode 2: range 0 */
+			/* decode 1: ranges 2 and 5 (each launch after its flush and discard); decode
+			 * 2: range 0 (a launch alone, its flush before the session) */
 			for (int j = 0; j < 3; j++)
-				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1000.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
+				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1200.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
 		}
 		CHECK_INT(s.replay[0], 4);  /* saves: one per launch, one before the last batch's passes */
 		CHECK_INT(s.replay[1], 10); /* restores: 2 × 3 passes, 1 × 3, and the memory back */
 		CHECK_INT(s.replay[2], 4);  /* frees */
 		CHECK_INT(s.replay[3], 9);  /* replayed launches: 3 passes each */
 		CHECK_INT(s.replay[4], 9);  /* a flush before each */
-		CHECK_INT(s.replay[5], 6);  /* launch 2's flush and discard, inside its pass's session */
+		CHECK_INT(s.replay[5], 12); /* each launch's flush and discard, inside its pass's session */
 		CHECK_INT(s.replay[6], 0);
 		CHECK_INT(s.replay[7], 9);
 		CHECK_INT(s.replay[8], 0);
-		CHECK_INT(s.replay[9], 3);  /* launch 2's restore, inside the session */
+		CHECK_INT(s.replay[9], 6);  /* launch 1's and 2's restores, inside the session */
 		CHECK_INT(s.replay[10], 0); /* every replay of launch 3 had its argument, 42 */
-		CHECK_INT(s.inside, 15);    /* 3 passes × (launch 1, flush, discard, launch 2) + 3 × launch 3 */
+		CHECK_INT(s.inside, 21);    /* 3 passes × 2 × (flush, discard, launch) + 3 × launch 3 */
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM sync"), 2); /* the program's two, no replay's */
 		/* each batch's window, for the analysis to cut out of the timeline */
@@ -862,7 +863,7 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(kl_count(&s, GD_KL_ERROR), 3);
 		CHECK_INT(kl_count(&s, GD_KL_OK), 0);
 		for (int i = 0; i < 2; i++)
-			CHECK(strstr(s.kl[i].detail, "the batch's session recorded 5 ranges, not the 4 of its 2 launches") ==
+			CHECK(strstr(s.kl[i].detail, "the batch's session recorded 7 ranges, not the 6 of its 2 launches") ==
 			      s.kl[i].detail);
 		remove_dir(dir);
 	}
@@ -924,8 +925,8 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
 		for (int i = 0; i < s.nkl; i++)
 			for (int j = 0; j < 3; j++) /* as the batch of 2 above: 1 and 2 together, 3 alone */
-				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1000.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
-		CHECK_INT(s.replay[5], 6); /* launch 2's flush and discard inside its session, 3 passes */
+				CHECK_NEAR(s.kl[i].val[j], i < 2 ? 1200.0 + 300.0 * i + m123[j] : 2000.0 + m123[j], 0);
+		CHECK_INT(s.replay[5], 12); /* both launches' flush and discard inside the session, 3 passes */
 		remove_dir(dir);
 	}
 	{ /* batches of 4, but the device keeps no room for a second checkpoint (2600 MiB free,

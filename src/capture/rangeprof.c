@@ -847,6 +847,19 @@ static size_t flush_kernels(const struct rp_ctx *c)
 	return c->flush.state > 0 ? c->flush.discard ? 2 : 1 : 0;
 }
 
+/* The ranges a session of n launches records, and launch i's. Alone (n = 1), the flush runs
+ * before Start and the launch is the one range; in a batch, Start comes first and each launch
+ * follows its own flush's kernels inside the session, so every launch of a batch is replayed
+ * alike (run_batch). */
+static size_t batch_ranges(const struct rp_ctx *c, size_t n)
+{
+	return n > 1 ? n * (1 + flush_kernels(c)) : 1;
+}
+static size_t batch_range_of(const struct rp_ctx *c, size_t n, size_t i)
+{
+	return n > 1 ? i * (1 + flush_kernels(c)) + flush_kernels(c) : 0;
+}
+
 /* Enable on the context, a counter-data image of a batch's ranges (one, or each launch's and
  * the flushes' between them), SetConfig. 0 or -1 with why. */
 static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t n)
@@ -863,8 +876,8 @@ static int ctx_setup(struct rp_ctx *c, const struct rp_dev *d, char *why, size_t
 	sp.pRangeProfilerObject = c->obj;
 	sp.pMetricNames = d->names;
 	sp.numMetrics = d->n;
-	/* a batch's pass: its first launch, then for each other the flush's kernels and it */
-	c->nranges = c->user ? 1 + (size_t)(cfg.batch - 1) * (1 + flush_kernels(c)) : 1;
+	/* a batch's pass: for each launch the flush's kernels and it */
+	c->nranges = c->user ? batch_ranges(c, (size_t)cfg.batch) : 1;
 	if (c->user && !(c->pend = calloc((size_t)cfg.batch, sizeof(*c->pend)))) {
 		snprintf(why, n, "out of memory for a batch of %ld launches", cfg.batch);
 		return -1;
@@ -1282,8 +1295,7 @@ static void dbg_profiled(const struct rp_ctx *c, const struct rp_dev *d, const s
 }
 
 /* After the session's last Stop (all passes submitted): decode, evaluate, record each of the
- * n launches the session held (a batch's launch i is range i × (1 + the flush's kernels): the
- * flush runs inside the session before each launch but the first), and make the image ready
+ * n launches the session held (batch_range_of), and make the image ready
  * for the next. rv: what the program's (last) launch returned (for the message). 0, or -1 when
  * the context is broken (the records are written). */
 static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch *const *ls, size_t n, int all_submitted,
@@ -1295,7 +1307,7 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 	CUpti_RangeProfiler_DecodeData_Params dp = {.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataInfo_Params ip = {.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
 	const char *note = c->note[0] ? c->note : NULL;
-	size_t step = 1 + flush_kernels(c), want = n > 1 ? 1 + (n - 1) * step : 1;
+	size_t want = batch_ranges(c, n);
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	dp.pRangeProfilerObject = c->obj;
@@ -1331,7 +1343,7 @@ static int finish(struct rp_ctx *c, const struct rp_dev *d, const struct launch 
 		goto reset;
 	}
 	for (size_t i = 0; i < n; i++) {
-		r = evaluate(d, c, i * step, vals);
+		r = evaluate(d, c, batch_range_of(c, n, i), vals);
 		if (r != CUPTI_SUCCESS) {
 			why_cupti(why, sizeof(why), "cuptiProfilerHostEvaluateToGpuValues", r);
 			write_klaunch(ls[i], GD_KL_ERROR, why, (uint32_t)d->passes, NULL, NULL, 0);
@@ -1457,13 +1469,15 @@ fail:
  * program does anything a later replay could not survive or should not wait for (frees and
  * unloads, stream or context destruction, the start of a stream capture, a synchronisation),
  * or before a launch whose memory would not fit on the device beside the batch's (batch_room),
- * every pass runs all of them: restore launch 1's memory, flush L2, Start, launch 1; for each
- * next launch restore its memory, flush (inside the session: the flush's kernels are ranges of
- * their own, skipped), launch it; Stop. Launch i's counters are range i × (1 + the flush's
- * kernels). Each launch's pass thus starts from its own memory and a clean L2, as alone, but
- * only the first follows Start directly: ncu and a batch of one count the dirty lines
- * cuptiRangeProfilerStart leaves (about 3 MB on an H100) in a kernel's DRAM writes, a later
- * launch of a batch does not. Afterwards the memory is put back as the program left it: by the
+ * every pass runs all of them: Start; for each launch restore its memory, flush L2 (inside the
+ * session: the flush's kernels are ranges of their own, skipped), launch it; Stop
+ * (batch_range_of). Each launch's pass thus starts from its own memory and a clean L2, as
+ * alone, and all of a batch's launches alike. With Start between the first launch's flush and
+ * the launch, as alone, that launch read DRAM writes high by an amount that grew with the batch
+ * (an H100, 2026-12-06: a strided gather's 69.1 MB read 73.0, 79.7 and 88.9 MB in batches of 2,
+ * 4 and 8), the later ones did not. ncu and a batch of one count the dirty lines
+ * cuptiRangeProfilerStart leaves (about 3 MB on an H100) in a kernel's DRAM writes, no launch
+ * of a batch does. Afterwards the memory is put back as the program left it: by the
  * last launch's last pass when the batch ends in that launch's own exit callback, else from a
  * checkpoint taken when the batch began its passes. Launches still waiting when the process
  * ends are recorded as not profiled (no CUDA call is made at exit). */
@@ -1555,6 +1569,14 @@ static void run_batch(void *arg)
 		uint64_t before = 0, start0 = ns[RP_START];
 		for (int i = RP_RESTORE; i <= RP_SYNC; i++)
 			before += ns[i];
+		if (j->n > 1) { /* a batch: every launch after Start, its flush inside the session */
+			if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
+				why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
+				goto fail;
+			}
+			started = 1;
+			lap(&ns[RP_START], &t);
+		}
 		for (size_t i = 0; i < j->n; i++) {
 			if ((r = gd_ckpt_restore(&c->pend[i].ck)) != CUPTI_SUCCESS) {
 				why_cupti(j->why, sizeof(j->why), "cuptiCheckpointRestore", r);
@@ -1573,7 +1595,7 @@ static void run_batch(void *arg)
 			if (flush_l2(c, j->why, sizeof(j->why)) < 0)
 				goto fail;
 			lap(&ns[RP_FLUSH], &t);
-			if (i == 0) {
+			if (j->n == 1) {
 				if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
 					why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
 					goto fail;

@@ -7,9 +7,10 @@ usage: batch_compare.py ALONE.sqlite BATCHED.sqlite
 
 Every metric of every pair must agree within 3 % (percentages: 3 % or 1 point; byte counts: 3 %
 or 4 KiB; a value under 1 in both, e.g. counts near 0: within 1), as the agreement with ncu asks, except DRAM bytes
-written, which a later launch of a batch is expected to read lower: it does not follow the
-profiler's start directly, and the ~3 MB of dirty lines cuptiRangeProfilerStart leaves
-(replay_probe.cu, dram-*) are not written back during it. Those are printed, never failed; a
+written, which a launch of a batch is expected to read lower: it does not follow the
+profiler's start directly (the session starts before the first launch's flush), and the ~3 MB
+of dirty lines cuptiRangeProfilerStart leaves (replay_probe.cu, dram-*) are not written back
+during it. Those are printed, never failed; a
 batched DRAM write higher than alone fails like any other value.
 A launch profiled in one file and not the other fails. Prints one line per miss and a summary;
 exit 0 when nothing failed."""
@@ -69,7 +70,7 @@ def main():
             a, b = va.get(m), vb.get(m)
             if agrees(m, a, b):
                 continue
-            # expected only lower: a later launch of a batch lacks the start's write-back
+            # expected only lower: a launch of a batch lacks the start's write-back
             low = m in EXPECTED and a is not None and b is not None and b < a
             tag = "expected" if low else "FAIL"
             if low:
