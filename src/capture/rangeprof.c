@@ -1466,8 +1466,10 @@ fail:
  * shares one session per pass among up to K launches of a context: each selected launch runs
  * as the program made it, its memory saved before it (user_enter) and its call kept (a copy of
  * its arguments, replay.h); when the batch is full, when the selection is over, before the
- * program does anything a later replay could not survive or should not wait for (frees and
- * unloads, stream or context destruction, the start of a stream capture, a synchronisation),
+ * program does anything a later replay could not survive, should not wait for or must not
+ * be crowded by (frees and unloads, stream or context destruction, the start of a stream
+ * capture, a synchronisation or synchronous copy, an allocation: batch_call; no launch waits
+ * while a capture is in progress, its launches being skipped),
  * or before a launch whose memory would not fit on the device beside the batch's (batch_room),
  * every pass runs all of them: Start; for each launch restore its memory, flush L2 (inside the
  * session: the flush's kernels are ranges of their own, skipped), launch it; Stop
