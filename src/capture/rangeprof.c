@@ -1438,7 +1438,8 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	lap(&c->step_ns[RP_SYNC], &t);
 	batch_room(c, l);
 	ck = &c->pend[c->npend].ck; /* after batch_room, which may have emptied the batch */
-	if (gd_mem_info(&free0, NULL) != CUDA_SUCCESS)
+	/* the checkpoint's size, for batch_room (a batch of one needs none) */
+	if (cfg.batch == 1 || gd_mem_info(&free0, NULL) != CUDA_SUCCESS)
 		free0 = 0;
 	if ((r = gd_ckpt_save(ck, cb->context)) != CUPTI_SUCCESS) {
 		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
@@ -1502,6 +1503,17 @@ static CUresult batch_launch(const struct batch_job *j, size_t i)
 	return gd_relaunch_run(&j->c->pend[i].rl);
 }
 
+/* Starts the pass's session; 0, or -1 with j->why. */
+static int session_start(struct batch_job *j, CUpti_RangeProfiler_Start_Params *st)
+{
+	CUptiResult r = cuptiRangeProfilerStart(st);
+	if (r != CUPTI_SUCCESS) {
+		why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
+		return -1;
+	}
+	return 0;
+}
+
 static void say_harm(char *why, size_t n)
 {
 	size_t len = strlen(why);
@@ -1511,20 +1523,21 @@ static void say_harm(char *why, size_t n)
 
 /* On the replay thread (gd_worker_call; replay.c, "the worker thread"), with CUPTI's kernel
  * records off (rangeprof.h, gd_inj_kernels_pause: on, every SASS metric of a user-replay pass
- * reads 0): wait for the program's kernels; then, while CUPTI asks for more passes, for each
- * launch of the batch restore the memory saved before it, flush L2, (the first) start, launch
- * it again with the program's arguments; stop. The flush comes before the start, as ncu's
- * cache control does, although cuptiRangeProfilerStart itself leaves about 3 MB of dirty L2 lines that a kernel evicting
- * them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
+ * reads 0): wait for the program's kernels; then, while CUPTI asks for more passes: for a
+ * launch alone restore the memory saved before it, flush L2, start, launch it again with the
+ * program's arguments, stop; for a batch start, then for each launch restore, flush, launch,
+ * then stop (the batch comment above says why). A launch alone is flushed before the start, as
+ * ncu's cache control does, although cuptiRangeProfilerStart itself leaves about 3 MB of dirty
+ * L2 lines that a kernel evicting them counts as its DRAM writes (a read-only 256 MB sweep: 3.0 MB with this order, 40 KB with
  * the flush inside the session, on an H100; tests/gpu/metrics/replay_probe.cu "dram-*"). Tried
  * on the GPU, both ways of flushing after the start moved gpudiag away from ncu (2026-12-06,
  * docs/kernel-metrics.md): the flush's kernels as ranges of their own read every kernel's DRAM
  * writes 3-8 % below ncu's, which counts that write-back too; a user range around the launch
  * alone measures the range's time, launch gaps included (durations 9-37 % long). Each pass
- * starts from the memory the program's launch started from and
- * leaves what it left, so after the last the program sees the effect of one launch. On a
- * failure after a restore, the kernel is run once more, unprofiled, to leave that effect;
- * where that fails too, the reason says the program's results may be affected. Everything
+ * starts from the memory the program's launch started from. On a failure after a restore, the
+ * memory is put back as the program left it (a checkpoint, or the last launch's memory and
+ * that launch once more, unprofiled); where that fails too, the reason says the program's
+ * results may be affected. Everything
  * that runs on the GPU from here to the last pass, CUPTI's own kernels included, begins inside
  * a window opened after the program's kernel has finished (rangeprof.c, "user replay's own
  * work"). Then the memory back as the program left it. */
@@ -1572,10 +1585,8 @@ static void run_batch(void *arg)
 		for (int i = RP_RESTORE; i <= RP_SYNC; i++)
 			before += ns[i];
 		if (j->n > 1) { /* a batch: every launch after Start, its flush inside the session */
-			if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-				why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
+			if (session_start(j, &st) < 0)
 				goto fail;
-			}
 			started = 1;
 			lap(&ns[RP_START], &t);
 		}
@@ -1597,11 +1608,9 @@ static void run_batch(void *arg)
 			if (flush_l2(c, j->why, sizeof(j->why)) < 0)
 				goto fail;
 			lap(&ns[RP_FLUSH], &t);
-			if (j->n == 1) {
-				if ((r = cuptiRangeProfilerStart(&st)) != CUPTI_SUCCESS) {
-					why_cupti(j->why, sizeof(j->why), "cuptiRangeProfilerStart", r);
+			if (j->n == 1) { /* alone: the flush before Start, as ncu's */
+				if (session_start(j, &st) < 0)
 					goto fail;
-				}
 				started = 1;
 				lap(&ns[RP_START], &t);
 			}
@@ -1804,7 +1813,7 @@ void gd_rp_exit(void)
 		for (size_t k = 0; c->used && k < c->npend; k++) {
 			write_klaunch(&c->pend[k].l, GD_KL_ERROR,
 				      "not profiled: the process ended while the launch waited for its batch's passes "
-				      "(no synchronisation, free or full batch came after it)",
+				      "(no synchronisation, synchronous copy, allocation, free or full batch came after it)",
 				      (uint32_t)d->passes, NULL, NULL, 0);
 			gd_relaunch_free(&c->pend[k].rl);
 			free(c->pend[k].name);
@@ -1941,7 +1950,7 @@ void gd_rp_api(CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const CUpti_Call
 	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cbid < sizeof(g_batch_cb) && g_batch_cb[cbid] &&
 	    cb->callbackSite == CUPTI_API_ENTER && !t_rp.active && !t_rp.reading &&
 	    __atomic_load_n(&g_npend, __ATOMIC_RELAXED) > 0) {
-		/* a call the waiting batches must not outlive, or a synchronisation */
+		/* a call that ends the waiting batches (batch_call) */
 		pthread_rwlock_wrlock(&g_rp_rw);
 		flush_all_batches(cb->correlationId);
 		pthread_rwlock_unlock(&g_rp_rw);

@@ -421,8 +421,7 @@ int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *p
 			r->attrs = malloc(r->config.numAttrs * sizeof(*r->attrs));
 			if (!r->attrs || !p->config->attrs) {
 				snprintf(why, n, "%s", r->attrs ? "launch attributes without their list" : "out of memory");
-				gd_relaunch_free(r);
-				return -1;
+				goto fail;
 			}
 			memcpy(r->attrs, p->config->attrs, r->config.numAttrs * sizeof(*r->attrs));
 		}
@@ -434,8 +433,7 @@ int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *p
 	}
 	if (extra) {
 		snprintf(why, n, "arguments passed through 'extra' are not kept for a later replay");
-		gd_relaunch_free(r);
-		return -1;
+		goto fail;
 	}
 	/* the argument list's layout, from the driver */
 	while ((cr = param_info(r->f, count, &off, &size)) == CUDA_SUCCESS) {
@@ -448,27 +446,23 @@ int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *p
 		snprintf(why, n, "the kernel's argument sizes are unknown (%s)",
 			 count > 4096 ? "over 4096 arguments" : drv.func_param_info ? gd_cu_text(cr)
 											: "no cuFuncGetParamInfo in this driver");
-		gd_relaunch_free(r);
-		return -1;
+		goto fail;
 	}
 	if (count && !args) {
 		snprintf(why, n, "a kernel with %zu arguments launched without them", count);
-		gd_relaunch_free(r);
-		return -1;
+		goto fail;
 	}
 	if (count) {
 		r->params = calloc(count, sizeof(*r->params));
 		r->args = malloc(total ? total : 1);
 		if (!r->params || !r->args) {
 			snprintf(why, n, "out of memory");
-			gd_relaunch_free(r);
-			return -1;
+			goto fail;
 		}
 		for (size_t i = 0; i < count; i++) {
 			if (param_info(r->f, i, &off, &size) != CUDA_SUCCESS || !args[i]) {
 				snprintf(why, n, "argument %zu of the kernel could not be read", i);
-				gd_relaunch_free(r);
-				return -1;
+				goto fail;
 			}
 			memcpy(r->args + off, args[i], size);
 			r->params[i] = r->args + off;
@@ -476,6 +470,9 @@ int gd_relaunch_copy(struct gd_relaunch *r, CUpti_CallbackId cbid, const void *p
 	}
 	r->nparams = count;
 	return 0;
+fail:
+	gd_relaunch_free(r);
+	return -1;
 }
 
 CUresult gd_relaunch_run(const struct gd_relaunch *r)

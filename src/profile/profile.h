@@ -202,7 +202,7 @@ struct gd_profile {
 	struct gd_kextra *kx;
 	long nkx, cap_kx;
 	/* the windows in which batched launches were replayed (overhead rows of kind
-	 * GD_OVERHEAD_GPUDIAG_REPLAY), profile clock, in no particular order */
+	 * GD_OVERHEAD_GPUDIAG_REPLAY), profile clock, in time order */
 	struct gd_pwin {
 		int64_t start, end;
 	} *rw;
