@@ -219,6 +219,10 @@ static int rp_child(void)
 			memset(&lp, 0, sizeof(lp));
 			lp.f = (CUfunction)(uintptr_t)(0x100 + i), lp.gridDimX = lp.gridDimY = lp.gridDimZ = 1;
 			lp.blockDimX = lp.blockDimY = lp.blockDimZ = 1, lp.kernelParams = (void **)args;
+			if (getenv("CHECK_RP_EXTRA")) { /* the arguments as one buffer through `extra` */
+				static void *extra[] = {CU_LAUNCH_PARAM_END};
+				lp.kernelParams = NULL, lp.extra = extra;
+			}
 			memset(&k, 0, sizeof(k));
 			k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 			if (getenv("CHECK_RP_EX") && i == 1) {
@@ -898,20 +902,35 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		remove_dir(dir);
 	}
-	{ /* batches of 4, but the kernel's argument cannot be read to be kept: each launch's passes
-	   * run at once in its own exit callback, from the program's own arguments, as unbatched */
-		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4",
-				     "FAKE_CUPTI_PARAMS=1", NULL};
-		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
-		read_rp(dir, &s);
-		CHECK_INT(kl_count(&s, GD_KL_OK), 3);
-		for (int i = 0; i < s.nkl; i++)
-			for (int j = 0; j < 3; j++)
-				CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
-		CHECK_INT(s.replay[1], 9);
-		CHECK_INT(s.replay[5], 0);
-		CHECK_INT(s.replay[9], 0);
-		remove_dir(dir);
+	{ /* batches of 4, but the launch's call cannot be kept (its argument cannot be read; its
+	   * arguments passed through `extra`): each launch's passes run at once in its own exit
+	   * callback, from the program's own arguments, as unbatched, and the debug line says why */
+		static const char *const cause[][2] = {{"FAKE_CUPTI_PARAMS=1", "argument 0 of the kernel could not be read"},
+						       {"CHECK_RP_EXTRA=1", "arguments passed through 'extra' are not kept"}};
+		for (int k = 0; k < 2; k++) {
+			const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "GPUDIAG_METRICS_BATCH=4",
+					     "GPUDIAG_INJECT_DEBUG=1", cause[k][0], NULL};
+			char path[600], line[1024];
+			int said = 0;
+			FILE *f;
+			CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+			read_rp(dir, &s);
+			CHECK_INT(kl_count(&s, GD_KL_OK), 3);
+			for (int i = 0; i < s.nkl; i++)
+				for (int j = 0; j < 3; j++)
+					CHECK_NEAR(s.kl[i].val[j], 1000.0 * (i + 1) + m123[j], 0);
+			CHECK_INT(s.replay[1], 9);
+			CHECK_INT(s.replay[5], 0);
+			CHECK_INT(s.replay[9], 0);
+			snprintf(path, sizeof(path), "%s/stderr", dir);
+			CHECK((f = fopen(path, "r")) != NULL);
+			while (f && fgets(line, sizeof(line), f))
+				said += strstr(line, cause[k][1]) && strstr(line, "its batch is replayed now");
+			if (f)
+				fclose(f);
+			CHECK_INT(said, 3);
+			remove_dir(dir);
+		}
 	}
 	{ /* batches of 4 on an 80 GiB device with 30000 MiB free and 4000 MiB a checkpoint: a
 	   * quarter of the device (20480 MiB) stays free beyond the next checkpoint, so launches 1
