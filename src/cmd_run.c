@@ -320,18 +320,21 @@ static char **child_env(const char *inject, const char *dir, const char *api, in
 	}
 	if (inject) {
 		size_t l = strlen(inject) + strlen(dir) + strlen(api) + 64;
-		char *a = malloc(l), *b = malloc(l), *c = malloc(l), *d = malloc(l);
-		if (!a || !b || !c || !d)
+		char *a = malloc(l), *b = malloc(l), *c = malloc(l), *d = nvtx ? malloc(l) : NULL;
+		if (!a || !b || !c || (nvtx && !d)) {
+			free(a), free(b), free(c), free(d), free(env);
 			return NULL;
+		}
 		snprintf(a, l, "CUDA_INJECTION64_PATH=%s", inject);
 		snprintf(b, l, "GPUDIAG_RAW_DIR=%s", dir);
 		snprintf(c, l, "GPUDIAG_API=%s", api);
-		snprintf(d, l, "NVTX_INJECTION64_PATH=%s", inject);
 		env[o++] = a;
 		env[o++] = b;
 		env[o++] = c;
-		if (nvtx)
+		if (d) {
+			snprintf(d, l, "NVTX_INJECTION64_PATH=%s", inject);
 			env[o++] = d;
+		}
 		if (latency) /* queued/submitted: opt-in, they cost per launch (docs/profiling.md) */
 			env[o++] = "GPUDIAG_LATENCY=1";
 		if (cap_start > 0) { /* --delay/--duration: the library switches tracing on and off */
