@@ -294,9 +294,10 @@ void gd_blaslt_close(void)
 		plan_free(&plans[i]);
 	if (lt.handle)
 		lt.destroy(lt.handle);
-	/* The library stays loaded (no dlclose): its C++ runtime and its own start-up keep memory
-	 * in its static data, which unloading it would turn into leaks that are not ours
-	 * (LeakSanitizer, 2026-12-07: 72 KB and 192 B from cublasLtCreate in `gpudiag roofline`),
-	 * and a library of that size is not made to be unloaded. A later open finds it loaded. */
+	/* The library stays loaded (no dlclose): its C++ runtime keeps memory in its static data,
+	 * which unloading it would turn into a leak that is not ours (LeakSanitizer, 2026-12-07:
+	 * 72 KB in `gpudiag roofline`; the 192 B cublasLtCreate keeps past cublasLtDestroy leak
+	 * either way, suppressed in .ci/lsan.supp), and a library of that size is not made to be
+	 * unloaded. A later open finds it loaded. */
 	memset(&lt, 0, sizeof lt);
 }
