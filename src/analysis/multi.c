@@ -258,6 +258,7 @@ static int append(struct gd_profile *p, struct names *nt, const struct gd_profil
 		*o = q->m[i];
 		o->t += off;
 		o->device += dev0;
+		o->pid += pid0;
 	}
 	for (long i = 0; i < q->nnv; i++) {
 		struct gd_pnvtx *o = &p->nv[p->nnv++];

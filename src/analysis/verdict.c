@@ -3186,6 +3186,50 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 	     pc(b2, loss));
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Physical allocations of CUDA's virtual memory management (cuMemCreate: PyTorch's
+ * expandable_segments, for one) that no allocation record answers by its (pid, correlation).
+ * Sets *calls to the cuMemCreate calls in the trace; returns how many of them have no
+ * allocation record, or -1 when the check could not be made (out of memory). */
+static long vmm_unrecorded(const struct gd_profile *p, long *calls)
+{
+	long n = 0, miss = 0, nkey = 0;
+	*calls = 0;
+	char *is_create = p->nnames ? calloc((size_t)p->nnames, 1) : NULL;
+	if (p->nnames && !is_create)
+		return -1;
+	for (int i = 0; i < p->nnames; i++)
+		is_create[i] = p->names[i] && !strncmp(p->names[i], "cuMemCreate", 11);
+	for (long i = 0; i < p->na; i++)
+		n += p->a[i].name >= 0 && p->a[i].name < p->nnames && is_create[p->a[i].name];
+	uint64_t *key = n && p->nm ? malloc((size_t)p->nm * sizeof(*key)) : NULL;
+	if (n && p->nm && !key) {
+		free(is_create);
+		return -1;
+	}
+	for (long i = 0; key && i < p->nm; i++)
+		if (p->m[i].op == 1)
+			key[nkey++] = (uint64_t)(uint32_t)p->m[i].pid << 32 | p->m[i].corr;
+	if (nkey)
+		qsort(key, (size_t)nkey, sizeof(*key), cmp_u64);
+	for (long i = 0; n && i < p->na; i++) {
+		const struct gd_papi *a = &p->a[i];
+		if (a->name < 0 || a->name >= p->nnames || !is_create[a->name])
+			continue;
+		uint64_t want = (uint64_t)(uint32_t)a->pid << 32 | a->corr;
+		miss += !nkey || !bsearch(&want, key, (size_t)nkey, sizeof(*key), cmp_u64);
+	}
+	free(key);
+	free(is_create);
+	*calls = n;
+	return miss;
+}
+
 static void rule_memory(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
@@ -3214,9 +3258,30 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	   gd_fmt_bytes(b1, 32, peak), gd_fmt_bytes(b2, 32, s->mem_total),
 	   replayed ? "; with the profiler's copies of device memory for --metrics replay" : "");
 	if (replayed) {
+		long vmm_calls, vmm_miss = vmm_unrecorded(p, &vmm_calls);
 		if (!p->nm) {
 			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
 					"used, and the profile has no allocation records of the program's own.");
+			return;
+		}
+		if (vmm_miss < 0) {
+			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
+					"used, and the program's cuMemCreate calls could not be checked against its "
+					"allocation records (out of memory).");
+			return;
+		}
+		if (vmm_miss > 0) {
+			ev(f, "vmm_unrecorded_calls", (double)vmm_miss, "count",
+			   "%ld of %ld cuMemCreate calls (virtual memory management, e.g. PyTorch's expandable_segments) "
+			   "have no allocation record",
+			   vmm_miss, vmm_calls);
+			char why[320];
+			snprintf(why, sizeof(why),
+				 "Kernels were replayed for --metrics, whose copies of device memory NVML counts as used, "
+				 "and %ld of the program's %ld cuMemCreate calls have no allocation record, so its own "
+				 "peak is unknown; run without --metrics to judge its memory.",
+				 vmm_miss, vmm_calls);
+			insufficient(f, why);
 			return;
 		}
 		ratio = isfinite(s->mem_total) && s->mem_total > 0 ? peak_live / s->mem_total : NAN;

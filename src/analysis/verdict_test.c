@@ -604,6 +604,44 @@ int main(void)
 			CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.30, 1e-9);
 		done(&p, &s);
 	}
+	/* the same --metrics run whose program also maps memory with cuMemCreate (PyTorch's
+	 * expandable_segments): judged on the allocation records only when every cuMemCreate call
+	 * has one (by pid and correlation); one call without a record (mode 0), or whose record is
+	 * another process's (mode 2), leaves its peak unknown */
+	for (int mode = 0; mode < 3; mode++) {
+		struct gd_klaunch *l;
+		setup(&p);
+		{
+			int64_t t = 1000 * MS;
+			for (int i = 0; i < 100; i++)
+				t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+			nvml(&p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
+		}
+		l = gd_profile_add_klaunch(&p);
+		l->status = GD_KL_OK, l->passes = 10, l->replay = GD_KL_F_USER;
+		for (int i = 0; i < 3; i++) {
+			struct gd_papi *a = gd_profile_add_api(&p);
+			a->start = 900 * MS + i * MS, a->end = a->start + 50 * US;
+			a->pid = 7, a->corr = 4000000000u + (uint32_t)i;
+			a->name = gd_profile_intern(&p, i < 2 ? "cuMemCreate" : "cudaMalloc_v3020");
+			a->cat = GD_API_ALLOC;
+			if (i == 1 && mode == 0)
+				continue;
+			struct gd_pmem *m = gd_profile_add_mem(&p);
+			/* the same correlation in another process answers nothing */
+			m->pid = i == 1 && mode == 2 ? 8 : 7, m->corr = a->corr;
+			m->t = a->end, m->op = 1, m->bytes = 0.15 * 150754820096.0;
+		}
+		run(&p, &s, &v);
+		CHECK_INT(v.f[GD_R_MEMORY].state, mode == 1 ? GD_CLEAR : GD_INSUFFICIENT);
+		if (mode == 1) {
+			CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.45, 1e-9);
+		} else {
+			CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "vmm_unrecorded_calls"), 1, 0);
+			CHECK(strstr(v.f[GD_R_MEMORY].headline, "1 of the program's 2 cuMemCreate calls") != NULL);
+		}
+		done(&p, &s);
+	}
 
 
 	/* default stream (a): two blocking streams, 300 kernels of 270 µs each, a 1-thread kernel

@@ -142,11 +142,11 @@
 	X(payload, REAL, DBL(r->payload, r->has_payload), NO, _, 0)
 
 #define GD_MEMORY_COLUMNS(X)                                            \
-	X(pid, INTEGER, V(c->pid), NO, _, 0)                            \
+	X(pid, INTEGER, V(c->pid), INT, o->pid, 0)                      \
 	X(device, INTEGER, V(dev(c, r->device)), INT, o->device, 0)     \
 	X(context, INTEGER, V(r->context), NO, _, 0)                    \
 	X(stream, INTEGER, V(r->stream), NO, _, 0)                      \
-	X(correlation, INTEGER, V(r->correlation), NO, _, 0)            \
+	X(correlation, INTEGER, V(r->correlation), U32, o->corr, 0)     \
 	X(time, INTEGER, TS(r->timestamp), I64, o->t, 0)                \
 	X(operation, INTEGER, V(r->operation), INT, o->op, 0)           \
 	X(mem_kind, INTEGER, V(r->mem_kind), NO, _, 0)                  \

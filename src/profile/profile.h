@@ -80,10 +80,12 @@ struct gd_pnvml {
 	unsigned long long reasons;      /* clock-event reasons, ~0ULL unknown */
 };
 
-/* Device memory allocation (1) or release (2). */
+/* Device memory allocation (1) or release (2); pid and corr name the API call that made it
+ * (gd_papi's pid and corr). */
 struct gd_pmem {
 	int64_t t;
-	int op, device;
+	int op, device, pid;
+	uint32_t corr;
 	double bytes;
 };
 

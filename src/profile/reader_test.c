@@ -151,6 +151,19 @@ static void hostile(const char *f)
 	CHECK_NEAR(s.wall_ns, 2000000, 0);
 	gd_summary_free(&s);
 	gd_profile_free(&p);
+	/* an allocation record keeps the API call that made it: (pid, correlation), as the api
+	 * table's, a correlation past INT_MAX included */
+	CHECK_INT(load_with(f,
+			    "INSERT INTO memory (pid,device,correlation,time,operation,bytes) VALUES"
+			    "  (7,0,4000000000,5000,1,100);",
+			    &p, why, sizeof(why)),
+		  GD_OK);
+	CHECK_INT(p.nm, 1);
+	CHECK_INT(p.m[0].pid, 7);
+	CHECK(p.m[0].corr == 4000000000u);
+	CHECK_INT(p.m[0].op, 1);
+	CHECK_NEAR(p.m[0].bytes, 100, 0);
+	gd_profile_free(&p);
 	/* an impossible capture window is unknown, and anchors nothing */
 	CHECK_INT(load_with(f, "UPDATE meta SET value = '9200000000000000000' WHERE key = 'start_ns';", &p, why,
 			    sizeof(why)),
