@@ -209,6 +209,7 @@ API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, cons
 		     {1, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize"},
 		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2"},
 		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2"},
+		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, "cuMemCreate"},
 		     {1, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2"}};
 	if (!g_names[i][cbid][0]) {
 		snprintf(g_names[i][cbid], 40, "%sOther%u", i ? "cu" : "cuda", cbid);

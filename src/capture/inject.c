@@ -783,7 +783,7 @@ static const char *const rt_subset[] = {
 	"cudaProfilerStop", "cudaDeviceReset", NULL};
 static const char *const drv_subset[] = {
 	"cuLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
-	"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
+	"cuMemCreate", "cuMemRelease", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
 	"cuGraphLaunch", "cuProfilerStart", "cuProfilerStop", NULL};
 
 static int prefix_in(const char *name, const char *const *list)

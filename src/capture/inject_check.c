@@ -377,8 +377,9 @@ static int child(const char *inject)
 		return bench(emit, flush);
 	if (getenv("CHECK_CALLBACKS")) {
 		/* API calls through the callback path: a runtime launch with its nested driver
-		 * launch (one record), a driver launch of its own, a failing cudaMemcpy, and a call
-		 * outside the subset (its callback is never enabled) */
+		 * launch (one record), a driver launch of its own, a failing cudaMemcpy, a VMM
+		 * allocation (cuMemCreate: memory_pressure checks it against the allocation records),
+		 * and a call outside the subset (its callback is never enabled) */
 		uint32_t (*call)(int, uint32_t, int, void (*)(void)) =
 			(uint32_t(*)(int, uint32_t, int, void (*)(void)))dlsym(RTLD_DEFAULT, "fake_cupti_call");
 		CHECK(call != NULL);
@@ -386,6 +387,7 @@ static int child(const char *inject)
 			CHECK(call(0, 211, 0, nested_driver_launch) > 0);
 			CHECK(call(1, 307, 0, NULL) > 0);
 			CHECK(call(0, 31, 2, NULL) > 0);
+			CHECK(call(1, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, 0, NULL) > 0);
 			CHECK_INT((int)call(0, 5, 0, NULL), 0);
 		}
 	}
@@ -1359,10 +1361,12 @@ int main(int argc, char **argv)
 	remove_dir(dir);
 
 	/* API calls recorded through callbacks (the default): one record per call, the nested
-	 * driver call of a runtime call skipped, OS thread ids, return values kept */
+	 * driver call of a runtime call skipped, OS thread ids, return values kept, cuMemCreate in
+	 * the subset */
 	CHECK_INT(run(argv[0], argv[1], argv[2], "CHECK_CALLBACKS=1", dir, db), 1);
-	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000"), 3);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000"), 4);
 	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v WHERE correlation > 500000 AND domain=2 AND name_str='cuLaunchKernel'"), 1);
+	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v WHERE correlation > 500000 AND domain=2 AND name_str='cuMemCreate'"), 1);
 	CHECK_INT(gd_test_q1(db, "SELECT return_value FROM api_v WHERE correlation > 500000 AND name_str='cudaMemcpy_v3020'"), 2);
 	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api WHERE correlation > 500000 AND (end <= start OR tid = 42 OR tid = 0)"), 0);
 	CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM api_v WHERE name_str LIKE '%Other%'"), 0);
