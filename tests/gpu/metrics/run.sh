@@ -27,6 +27,9 @@
 #     'graph', the other kernels profiled, no 'error' row, the program's own results right and
 #     its exit code (3, on purpose) kept. cdp.cu (a parent kernel launching children from the
 #     device): its results and exit code kept; how the parent was profiled, printed.
+#  2c. (vmm) device memory from cuMemCreate (vmm.cu; with torch, expandable_segments): each call
+#     traced, results and exit code kept, memory_pressure never clear while a call has no
+#     allocation record; how many CUPTI recorded, printed.
 #  3. cost (benchmark, never asserted): tests/gpu/progs/train_step.py (--warmup 1 --steps 3)
 #     plain; under `gpudiag run --metrics` (default mode: first 3 of each name, at most 100);
 #     and on the same launches — the first N kernel launches of the process (N=30, or
@@ -48,7 +51,7 @@
 # Needs $GD (gpudiag), $OUT; nvcc, torch and ncu on the machine (no ncu: step 1 fails, said).
 # Every step runs under `timeout`; about 7 minutes in all, so give the area more than the
 # default 400 s: AREA_TIMEOUT=600 tests/gpu/run.sh metrics (METRICS_COST=0: without step 3,
-# about 2-4 minutes; METRICS_STEPS="probe agree batch verdict skips cost" picks steps (batch:
+# about 2-4 minutes; METRICS_STEPS="probe agree batch verdict skips vmm cost" picks steps (batch:
 # METRICS_BATCH launches a batch, default 8; the cost step adds a batched row with METRICS_COST_BATCH=K,
 # e.g. 8, and METRICS_COST_N_ROW=0 leaves out the row of gpudiag's default
 # replay (--metrics-batch 1) on the N launches); METRICS_COST_DEFAULT=0
@@ -66,8 +69,8 @@ FAILS=0
 say() { echo "$*" | tee -a "$LOG"; }
 fail() { say "FAIL $*"; FAILS=$((FAILS + 1)); }
 D=tests/gpu/metrics
-# METRICS_STEPS: which steps run (default all: agree verdict skips cost)
-step() { case " ${METRICS_STEPS:-probe agree batch verdict skips cost} " in *" $1 "*) return 0 ;; esac; return 1; }
+# METRICS_STEPS: which steps run (default all: probe agree batch verdict skips vmm cost)
+step() { case " ${METRICS_STEPS:-probe agree batch verdict skips vmm cost} " in *" $1 "*) return 0 ;; esac; return 1; }
 nvcc -O2 -arch=sm_90 -o "$W/kernels" $D/kernels.cu >>"$LOG" 2>&1 || { say "FAIL nvcc kernels.cu"; exit 1; }
 "$W/kernels" 1 | tee -a "$LOG"
 TORCH=0
@@ -331,6 +334,49 @@ for st, name, n, det in sqlite3.connect(sys.argv[1]).execute('select m.status, s
 else
 	say "cdp.cu did not build (nvcc -rdc=true, cudadevrt): not checked"
 fi
+fi
+
+# ---- 2c. allocations by virtual memory management (cuMemCreate: PyTorch's expandable_segments,
+# NCCL) under --metrics: vmm.cu through the driver API and, with torch, a PyTorch program with
+# expandable_segments on. The subset must trace each cuMemCreate call, the program's results and
+# exit code must hold, and memory_pressure must not be clear while a cuMemCreate call has no
+# allocation record (then NVML's peak, which holds the replay's copies, is all there is). For
+# information: how many of the calls CUPTI gave an allocation record (not yet known).
+if step vmm; then
+VMM=()
+nvcc -O2 -arch=sm_90 -o "$W/vmm" $D/vmm.cu -lcuda >>"$LOG" 2>&1 && VMM+=("cu|0|$W/vmm") || fail "nvcc vmm.cu"
+[ $TORCH = 1 ] && VMM+=("torch|0|env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 $D/progs.py gemm")
+for c in "${VMM[@]}"; do
+	lab=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; prog=${rest#*|}
+	timeout 180 "$GD" run --metrics -o "$W/vmm_$lab.sqlite" -- $prog >"$W/vmm_$lab.out" 2>&1
+	rc=$?
+	say "gpudiag run --metrics $prog: rc $rc (want $want); $(grep -h '^vmm:\|^gpudiag: counters of' "$W/vmm_$lab.out" | tr '\n' ' ')"
+	[ $rc = "$want" ] || fail "vmm $lab: exit code $rc, want the program's $want"
+	timeout 60 "$GD" report --json "$W/vmm_$lab.sqlite" >"$W/vmm_$lab.json" 2>>"$LOG"
+	python3 - "$W/vmm_$lab.sqlite" "$W/vmm_$lab.json" "$lab" <<'PY' | tee -a "$LOG"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+calls = db.execute("select a.pid, a.correlation from api a join strings s on s.id = a.name "
+                   "where s.value like 'cuMemCreate%'").fetchall()
+rec = {(p, c) for p, c in db.execute("select pid, correlation from memory where operation = 1")}
+kinds = db.execute("select mem_kind, count(*), sum(bytes) from memory where operation = 1 group by 1").fetchall()
+got = sum((p, c) in rec for p, c in calls)
+f = next((x for x in json.load(open(sys.argv[2]))["findings"] if x["id"] == "memory_pressure"), None)
+state = f["state"] if f else "absent"
+print(f"  vmm {sys.argv[3]}: {len(calls)} cuMemCreate calls traced, {got} with an allocation record "
+      f"(allocation records by kind: {kinds}); memory_pressure {state}: {f['headline'] if f else ''}")
+bad = []
+if not calls:
+    bad.append("no cuMemCreate call traced")
+if got < len(calls) and state == "clear":
+    bad.append("memory_pressure clear while a cuMemCreate call has no allocation record")
+if f is None:
+    bad.append("no memory_pressure finding")
+print(("FAIL vmm " + sys.argv[3] + ": " + "; ".join(bad)) if bad else f"vmm {sys.argv[3]}: ok")
+sys.exit(1 if bad else 0)
+PY
+	[ "${PIPESTATUS[0]}" = 0 ] || FAILS=$((FAILS + 1))
+done
 fi
 
 # ---- 3. cost (never asserted; METRICS_COST=0 leaves it out: ~3 minutes at the default N = 30, ncu --set
