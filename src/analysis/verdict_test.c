@@ -107,6 +107,19 @@ static void sync_call(struct gd_profile *p, int64_t start, int64_t end, const ch
 
 static const char *GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_cublas";
 
+/* a --metrics run (one launch replayed) of 100 GEMMs whose NVML peak is 98 % of the device's
+ * memory: the replay's copies of device memory are in that figure */
+static void metrics_run_near_full(struct gd_profile *p)
+{
+	int64_t t = 1000 * MS;
+	setup(p);
+	for (int i = 0; i < 100; i++)
+		t = kern(p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+	nvml(p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
+	struct gd_klaunch *l = gd_profile_add_klaunch(p);
+	l->status = GD_KL_OK, l->passes = 10, l->replay = GD_KL_F_USER;
+}
+
 /* measured counters of one kernel (a kernel_metrics row, pm_metrics.h), in % of peak; NaN:
  * not collected */
 static void kcounters(struct gd_profile *p, const char *name, long samples, double active, double issue,
@@ -584,16 +597,7 @@ int main(void)
 	 * memory are in NVML's figure): judged on the program's allocations, 30 % of capacity, so
 	 * clear; without allocation records, insufficient signal */
 	for (int allocs = 0; allocs < 2; allocs++) {
-		struct gd_klaunch *l;
-		setup(&p);
-		{
-			int64_t t = 1000 * MS;
-			for (int i = 0; i < 100; i++)
-				t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
-			nvml(&p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
-		}
-		l = gd_profile_add_klaunch(&p);
-		l->status = GD_KL_OK, l->passes = 10, l->replay = GD_KL_F_USER;
+		metrics_run_near_full(&p);
 		if (allocs) {
 			struct gd_pmem *m = gd_profile_add_mem(&p);
 			m->t = 1000 * MS, m->op = 1, m->bytes = 0.30 * 150754820096.0;
@@ -609,16 +613,7 @@ int main(void)
 	 * has one (by pid and correlation); one call without a record (mode 0), or whose record is
 	 * another process's (mode 2), leaves its peak unknown */
 	for (int mode = 0; mode < 3; mode++) {
-		struct gd_klaunch *l;
-		setup(&p);
-		{
-			int64_t t = 1000 * MS;
-			for (int i = 0; i < 100; i++)
-				t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
-			nvml(&p, 1000 * MS, t, 0, 1980, 0.98 * 150754820096.0);
-		}
-		l = gd_profile_add_klaunch(&p);
-		l->status = GD_KL_OK, l->passes = 10, l->replay = GD_KL_F_USER;
+		metrics_run_near_full(&p);
 		for (int i = 0; i < 3; i++) {
 			struct gd_papi *a = gd_profile_add_api(&p);
 			a->start = 900 * MS + i * MS, a->end = a->start + 50 * US;
