@@ -3258,12 +3258,12 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	   gd_fmt_bytes(b1, 32, peak), gd_fmt_bytes(b2, 32, s->mem_total),
 	   replayed ? "; with the profiler's copies of device memory for --metrics replay" : "");
 	if (replayed) {
-		long vmm_calls, vmm_miss = vmm_unrecorded(p, &vmm_calls);
 		if (!p->nm) {
 			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
 					"used, and the profile has no allocation records of the program's own.");
 			return;
 		}
+		long vmm_calls, vmm_miss = vmm_unrecorded(p, &vmm_calls);
 		if (vmm_miss < 0) {
 			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
 					"used, and the program's cuMemCreate calls could not be checked against its "
