@@ -353,6 +353,7 @@ struct ctx {
 	long nreplay;        /* gaps of kind GAP_REPLAY */
 	int64_t *rp_end;     /* the ends of the replayed launches' calls (--metrics), ascending */
 	long nrp;
+	long vmm_calls, vmm_unrecorded; /* cuMemCreate calls; those with no allocation record */
 	double launch_median; /* the median launch call, graph launches not counted; NaN none */
 	long nlaunch, ngraphlaunch; /* launch calls in it; graph launches left out */
 	double judged;       /* span - warm_ns: the part of the run where the program was issuing work */
@@ -385,9 +386,19 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* Whether API call i is a cuMemCreate: a physical allocation of CUDA's virtual memory
+ * management (PyTorch's expandable_segments, NCCL's buffers). */
+static int is_vmm_create(const struct gd_profile *p, long i)
+{
+	int nm = p->a[i].name;
+	return p->a[i].cat == GD_API_ALLOC && nm >= 0 && nm < p->nnames && p->names[nm] &&
+	       !strncmp(p->names[nm], "cuMemCreate", 11);
+}
+
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
- * over the calls, looked up once per record; and lists the ends of the calls gpudiag
- * replayed (c->rp_end). */
+ * over the calls, looked up once per record; lists the ends of the calls gpudiag replayed
+ * (c->rp_end); and counts the cuMemCreate calls that no allocation record links to
+ * (c->vmm_unrecorded, of c->vmm_calls). */
 static int link_launches(struct ctx *c)
 {
 	const struct gd_profile *p = c->p;
@@ -459,6 +470,27 @@ static int link_launches(struct ctx *c)
 	}
 	if (c->nrp > 1)
 		qsort(c->rp_end, (size_t)c->nrp, sizeof(*c->rp_end), cmp_i64);
+	c->vmm_calls = c->vmm_unrecorded = 0;
+	for (long i = 0; i < p->na; i++)
+		c->vmm_calls += is_vmm_create(p, i);
+	if (c->vmm_calls) {
+		unsigned char *recorded = calloc((size_t)p->na, 1);
+		if (!recorded) {
+			free(h);
+			return -1;
+		}
+		for (long i = 0; i < p->nm; i++) {
+			long a;
+			if (p->m[i].op != 1)
+				continue;
+			FIND(p->m[i].pid, p->m[i].corr, a);
+			if (a >= 0)
+				recorded[a] = 1;
+		}
+		for (long i = 0; i < p->na; i++)
+			c->vmm_unrecorded += is_vmm_create(p, i) && !recorded[i];
+		free(recorded);
+	}
 #undef FIND
 #undef HASH
 	free(h);
@@ -3186,50 +3218,6 @@ static void rule_throttle(struct ctx *c, struct gd_finding *f)
 	     pc(b2, loss));
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-/* Physical allocations of CUDA's virtual memory management (cuMemCreate: PyTorch's
- * expandable_segments, for one) that no allocation record answers by its (pid, correlation).
- * Sets *calls to the cuMemCreate calls in the trace; returns how many of them have no
- * allocation record, or -1 when the check could not be made (out of memory). */
-static long vmm_unrecorded(const struct gd_profile *p, long *calls)
-{
-	long n = 0, miss = 0, nkey = 0;
-	*calls = 0;
-	char *is_create = p->nnames ? calloc((size_t)p->nnames, 1) : NULL;
-	if (p->nnames && !is_create)
-		return -1;
-	for (int i = 0; i < p->nnames; i++)
-		is_create[i] = p->names[i] && !strncmp(p->names[i], "cuMemCreate", 11);
-	for (long i = 0; i < p->na; i++)
-		n += p->a[i].name >= 0 && p->a[i].name < p->nnames && is_create[p->a[i].name];
-	uint64_t *key = n && p->nm ? malloc((size_t)p->nm * sizeof(*key)) : NULL;
-	if (n && p->nm && !key) {
-		free(is_create);
-		return -1;
-	}
-	for (long i = 0; key && i < p->nm; i++)
-		if (p->m[i].op == 1)
-			key[nkey++] = (uint64_t)(uint32_t)p->m[i].pid << 32 | p->m[i].corr;
-	if (nkey)
-		qsort(key, (size_t)nkey, sizeof(*key), cmp_u64);
-	for (long i = 0; n && i < p->na; i++) {
-		const struct gd_papi *a = &p->a[i];
-		if (a->name < 0 || a->name >= p->nnames || !is_create[a->name])
-			continue;
-		uint64_t want = (uint64_t)(uint32_t)a->pid << 32 | a->corr;
-		miss += !nkey || !bsearch(&want, key, (size_t)nkey, sizeof(*key), cmp_u64);
-	}
-	free(key);
-	free(is_create);
-	*calls = n;
-	return miss;
-}
-
 static void rule_memory(struct ctx *c, struct gd_finding *f)
 {
 	const struct gd_profile *p = c->p;
@@ -3263,24 +3251,17 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 					"used, and the profile has no allocation records of the program's own.");
 			return;
 		}
-		long vmm_calls, vmm_miss = vmm_unrecorded(p, &vmm_calls);
-		if (vmm_miss < 0) {
-			insufficient(f, "Kernels were replayed for --metrics, whose copies of device memory NVML counts as "
-					"used, and the program's cuMemCreate calls could not be checked against its "
-					"allocation records (out of memory).");
-			return;
-		}
-		if (vmm_miss > 0) {
-			ev(f, "vmm_unrecorded_calls", (double)vmm_miss, "count",
+		if (c->vmm_unrecorded) {
+			char why[sizeof(f->headline)];
+			ev(f, "vmm_unrecorded_calls", (double)c->vmm_unrecorded, "count",
 			   "%ld of %ld cuMemCreate calls (virtual memory management, e.g. PyTorch's expandable_segments) "
 			   "have no allocation record",
-			   vmm_miss, vmm_calls);
-			char why[320];
+			   c->vmm_unrecorded, c->vmm_calls);
 			snprintf(why, sizeof(why),
 				 "Kernels were replayed for --metrics, whose copies of device memory NVML counts as used, "
 				 "and %ld of the program's %ld cuMemCreate calls have no allocation record, so its own "
 				 "peak is unknown; run without --metrics to judge its memory.",
-				 vmm_miss, vmm_calls);
+				 c->vmm_unrecorded, c->vmm_calls);
 			insufficient(f, why);
 			return;
 		}
