@@ -386,12 +386,13 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Whether API call i is a cuMemCreate: a physical allocation of CUDA's virtual memory
- * management (PyTorch's expandable_segments, NCCL's buffers). */
+/* Whether API call i is a cuMemCreate that succeeded: a physical allocation of CUDA's virtual
+ * memory management (PyTorch's expandable_segments, NCCL's buffers). A failed one allocated
+ * nothing, so no allocation record is owed for it. */
 static int is_vmm_create(const struct gd_profile *p, long i)
 {
 	int nm = p->a[i].name;
-	return p->a[i].cat == GD_API_ALLOC && nm >= 0 && nm < p->nnames && p->names[nm] &&
+	return p->a[i].cat == GD_API_ALLOC && p->a[i].ret == 0 && nm >= 0 && nm < p->nnames && p->names[nm] &&
 	       !strncmp(p->names[nm], "cuMemCreate", 11);
 }
 

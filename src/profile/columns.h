@@ -113,7 +113,7 @@
 	X(start, INTEGER, TS(r->start), I64, o->start, 0)               \
 	X(end, INTEGER, TS(r->end), I64, o->end, 0)                     \
 	X(correlation, INTEGER, V(r->correlation), U32, o->corr, 0)     \
-	X(return_value, INTEGER, V(r->return_value), NO, _, 0)
+	X(return_value, INTEGER, V(r->return_value), INT, o->ret, 0)
 
 /* Read only as a stand-in for sync API calls that were not traced. */
 #define GD_SYNC_COLUMNS(X)                                                                      \

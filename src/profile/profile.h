@@ -59,6 +59,7 @@ struct gd_papi {
 	int cat;               /* gd_api_cat */
 	int pid, tid;
 	uint32_t corr;
+	int ret;               /* the call's return value (CUresult or cudaError_t; 0: success) */
 };
 
 /* An NVTX range (push/pop or start/end) or mark (the nvtx table). Thread ids are those of

@@ -152,12 +152,24 @@ static void hostile(const char *f)
 	gd_summary_free(&s);
 	gd_profile_free(&p);
 	/* an allocation record keeps the API call that made it: (pid, correlation), as the api
-	 * table's, a correlation past INT_MAX included */
+	 * table's, a correlation past INT_MAX included; an API call keeps its return value */
 	CHECK_INT(load_with(f,
 			    "INSERT INTO memory (pid,device,correlation,time,operation,bytes) VALUES"
-			    "  (7,0,4000000000,5000,1,100);",
+			    "  (7,0,4000000000,5000,1,100);"
+			    "DELETE FROM api;"
+			    "INSERT INTO api (pid,tid,name,start,end,correlation,return_value) VALUES"
+			    "  (7,1,2,4000,4900,4000000000,0),(7,1,2,6000,6100,4000000001,2);",
 			    &p, why, sizeof(why)),
 		  GD_OK);
+	{
+		int seen = 0; /* 1: the call that succeeded, 2: the one that failed */
+		for (long i = 0; i < p.na; i++)
+			if (p.a[i].pid == 7 && p.a[i].corr >= 4000000000u)
+				seen |= p.a[i].corr == 4000000000u && p.a[i].ret == 0 ? 1
+					: p.a[i].corr == 4000000001u && p.a[i].ret == 2 ? 2
+											 : 4;
+		CHECK_INT(seen, 3);
+	}
 	CHECK_INT(p.nm, 1);
 	CHECK_INT(p.m[0].pid, 7);
 	CHECK(p.m[0].corr == 4000000000u);
