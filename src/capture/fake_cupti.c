@@ -34,7 +34,7 @@
  * Enabling the range profiler inside a launch call gives a kernel record named WaitNs with
  * that call's id (a CUPTI kernel with the launch's id, as seen on an H100). FAKE_CUPTI_CKPT_FAIL=save|restore
  * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
- * is not N fails); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
+ * is not N fails; FAKE_CUPTI_CKPT_WANT_HOST_MB=N: one whose reserveHostMB is not N); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
  * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (0 unless batched), kernels of a user-replay pass
  * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
@@ -965,9 +965,12 @@ static int ckpt_fails(const char *what)
 API CUptiResult cuptiCheckpointSave(struct fake_ckpt *c)
 {
 	const char *opt = getenv("FAKE_CUPTI_CKPT_WANT_OPT"); /* the optimisations the test expects */
+	const char *host = getenv("FAKE_CUPTI_CKPT_WANT_HOST_MB"); /* ... and host reserve */
 	if (!c || c->structSize != sizeof(*c) || !c->ctx || !c->allowOverwrite)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	if (opt && c->optimizations != atoi(opt))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (host && c->reserveHostMB != (size_t)atoll(host))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	if (ckpt_fails("save"))
 		return CUPTI_ERROR_OUT_OF_MEMORY;

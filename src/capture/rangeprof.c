@@ -1442,7 +1442,15 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	if (cfg.batch == 1 || gd_mem_info(&free0, NULL) != CUDA_SUCCESS)
 		free0 = 0;
 	if ((r = gd_ckpt_save(ck, cb->context)) != CUPTI_SUCCESS) {
-		why_cupti(why, sizeof(why), "cuptiCheckpointSave (the device memory, saved for the replay)", r);
+		char step[200];
+		if (r == CUPTI_ERROR_OUT_OF_MEMORY)
+			snprintf(step, sizeof(step),
+				 "cuptiCheckpointSave (the device memory, saved for the replay, has no room: it leaves "
+				 "%zu MiB of device and %zu MiB of host memory free)",
+				 gd_ckpt_reserve() >> 20, gd_ckpt_host_reserve_mb());
+		else
+			snprintf(step, sizeof(step), "cuptiCheckpointSave (the device memory, saved for the replay)");
+		why_cupti(why, sizeof(why), step, r);
 		goto fail_ctx;
 	}
 	lap(&c->step_ns[RP_SAVE], &t);

@@ -30,6 +30,13 @@ struct gd_cupti_checkpoint {
 /* Device memory the checkpoint must leave free: the program's other threads may allocate while
  * a launch is being replayed (CUPTI falls back to host memory for the rest). */
 #define GD_CHECKPOINT_RESERVE_MB 1024
+/* Host memory it must leave free, where the device's copy spills: 1/8 of the machine's, at least
+ * this many MiB. A device close to full has more memory than some hosts (an H200's 141 GB
+ * beside the 128 GiB of the lent machine): without a reserve the copy could take what the
+ * program's other processes need (data-loader workers) and bring the kernel's OOM killer onto
+ * the program. A launch whose copy does not fit is not profiled, and says so. */
+#define GD_CHECKPOINT_HOST_RESERVE_MIN_MB 2048
+#define GD_CHECKPOINT_HOST_RESERVE_SHARE 8
 
 typedef CUptiResult (*ckpt_fn)(struct gd_cupti_checkpoint *);
 
@@ -311,6 +318,13 @@ CUresult gd_flush_run(const struct gd_flush *f)
 
 /* ---- the checkpoint */
 
+size_t gd_ckpt_host_reserve_mb(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t mb = pages > 0 && page > 0 ? ((size_t)pages * (size_t)page >> 20) / GD_CHECKPOINT_HOST_RESERVE_SHARE : 0;
+	return mb > GD_CHECKPOINT_HOST_RESERVE_MIN_MB ? mb : GD_CHECKPOINT_HOST_RESERVE_MIN_MB;
+}
+
 CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
 {
 	struct gd_cupti_checkpoint *c = k->priv;
@@ -324,6 +338,7 @@ CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx)
 	c->structSize = GD_CHECKPOINT_STRUCT_SIZE;
 	c->ctx = ctx;
 	c->reserveDeviceMB = GD_CHECKPOINT_RESERVE_MB;
+	c->reserveHostMB = gd_ckpt_host_reserve_mb();
 	c->allowOverwrite = 1;
 	/* no optimisation: with CUPTI_CHECKPOINT_OPT_TRANSFER (restore only the blocks that
 	 * changed) every profiled launch failed on an H100 (2026-12-06) */
