@@ -42,7 +42,7 @@ for a in "${areas[@]}"; do
   echo "=== $a"
   start=$(date +%s)
   # each area is bounded so one hang cannot eat the whole run (AREA_TIMEOUT seconds; the
-  # accuracy suite runs 19 programs of up to 120 s each (240 s with --metrics), so it gets
+  # accuracy suite runs 20 programs of up to 120 s each (240 s with --metrics), so it gets
   # 900 s unless told)
   lim=${AREA_TIMEOUT:-400}
   case $a in accuracy | accuracy_light | accuracy_metrics) lim=${AREA_TIMEOUT:-900} ;; esac

@@ -18,9 +18,11 @@ A clean or planted program must also have exited 0 (not timed out, no CUDA error
 it FAILs whatever the verdict, since it is not the program its expectation describes.
 A skipped program (PyTorch missing) counts neither as a pass nor as a failure.
 Light mode (no trace: NVML and the GPU counters only) judges what that data supports: a planted
-gpu_idle program must get gpu_idle on top, as above; a planted program whose rule needs a trace
-PASSes iff that rule says "insufficient" (it must not declare the problem absent, and whatever
-else fires is measured idleness, which such programs may really have); clean and crash as above.
+program whose rule that data judges (LIGHT_JUDGED: gpu_idle from the GPU counters,
+memory_pressure from NVML's memory) must get it on top, as above; a planted program whose rule
+needs a trace PASSes iff that rule says "insufficient" (it must not declare the problem absent,
+and whatever else fires is measured idleness, which such programs may really have); clean and
+crash as above.
 Rules that only per-kernel counters can judge (COUNTER_ONLY: uncoalesced, divergence): without
 --metrics a program planted with one PASSes iff the rule did not fire (gpudiag cannot see inside
 a kernel then, and must not guess).
@@ -40,6 +42,8 @@ Exit status: 1 when any program failed, else 0."""
 # verdict rests on the counters when the profile has them (the finding's basis)
 COUNTER_ONLY = ("uncoalesced", "divergence")
 MEASURED = COUNTER_ONLY + ("tensor_cores_unused", "low_occupancy")
+# rules that light mode (no trace) judges: idleness from the GPU counters, memory from NVML
+LIGHT_JUDGED = ("gpu_idle", "memory_pressure")
 import json
 import os
 import sys
@@ -101,7 +105,7 @@ def score_one(row, d, mode="trace"):
         st = [f.get("state") for f in findings if f.get("id") == want]
         out["got"] = f"{want}:{st[0] if st else 'not applicable'}"
         ok = st != ["fired"]
-    elif kind == "planted" and mode == "light" and want != "gpu_idle":
+    elif kind == "planted" and mode == "light" and want not in LIGHT_JUDGED:
         st = [f.get("state") for f in findings if f.get("id") == want]
         out["got"] = f"{want}:{st[0] if st else 'missing'}"
         ok = st == ["insufficient"]
@@ -274,14 +278,19 @@ def self_test():
 
 
 def light_self_test():
-    """The light-mode scoring: a trace-only planted rule must say "insufficient"."""
+    """The light-mode scoring: a trace-only planted rule must say "insufficient", one that NVML
+    or the GPU counters judge must be on top."""
     bad = []
     ins = {"verdict": {"top": "gpu_idle"}, "findings": [_finding("gpu_idle", "fired", "warning"),
                                                          _finding("launch_bound", "insufficient")]}
     clr = {"verdict": {"top": None}, "findings": [_finding("gpu_idle"), _finding("launch_bound")]}
     idle = {"verdict": {"top": "gpu_idle"}, "findings": [_finding("gpu_idle", "fired", "high")]}
+    mem = {"verdict": {"top": "memory_pressure"}, "findings": [_finding("memory_pressure", "fired", "warning"),
+                                                               _finding("launch_bound", "insufficient")]}
+    mem_ins = {"verdict": {"top": None}, "findings": [_finding("memory_pressure", "insufficient")]}
     cases = [("l_ins", "launch_bound", ins, "PASS"), ("l_clear", "launch_bound", clr, "FAIL"),
-             ("l_idle", "gpu_idle", idle, "PASS"), ("l_noidle", "gpu_idle", clr, "FAIL")]
+             ("l_idle", "gpu_idle", idle, "PASS"), ("l_noidle", "gpu_idle", clr, "FAIL"),
+             ("l_mem", "memory_pressure", mem, "PASS"), ("l_mem_ins", "memory_pressure", mem_ins, "FAIL")]
     with tempfile.TemporaryDirectory() as d:
         for name, want, rep, res in cases:
             with open(os.path.join(d, name + ".json"), "w") as f:
