@@ -34,8 +34,8 @@
  * Enabling the range profiler inside a launch call gives a kernel record named WaitNs with
  * that call's id (a CUPTI kernel with the launch's id, as seen on an H100). FAKE_CUPTI_CKPT_FAIL=save|restore
  * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
- * is not N fails; FAKE_CUPTI_CKPT_WANT_HOST_MB=N: one whose reserveHostMB is not N); FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch
- * of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
+ * is not N fails; FAKE_CUPTI_CKPT_WANT_HOST_MB=N: one whose reserveHostMB is not N);
+ * FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
  * launches, flushes, flushes made inside a session (0 unless batched), kernels of a user-replay pass
  * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
  * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless

@@ -34,7 +34,8 @@ struct gd_cupti_checkpoint {
  * this many MiB. A device close to full has more memory than some hosts (an H200's 141 GB
  * beside the 128 GiB of the lent machine): without a reserve the copy could take what the
  * program's other processes need (data-loader workers) and bring the kernel's OOM killer onto
- * the program. A launch whose copy does not fit is not profiled, and says so. */
+ * the program. Beyond it CUPTI writes the rest to files (libcheckpoint.so: "Beginning to use
+ * file storage"); a copy that fits nowhere fails the save, and that launch is not profiled. */
 #define GD_CHECKPOINT_HOST_RESERVE_MIN_MB 2048
 #define GD_CHECKPOINT_HOST_RESERVE_SHARE 8
 

@@ -57,8 +57,8 @@ CUptiResult gd_ckpt_save(struct gd_ckpt *k, CUcontext ctx);
 /* Device memory a checkpoint leaves free for the program (beyond it CUPTI spills to host
  * memory), bytes. */
 size_t gd_ckpt_reserve(void);
-/* Host memory a checkpoint leaves free (replay.c says why), MiB: CUPTI_ERROR_OUT_OF_MEMORY
- * rather than more. */
+/* Host memory a checkpoint leaves free (replay.c says why), MiB: CUPTI spills the rest to
+ * files, and returns CUPTI_ERROR_OUT_OF_MEMORY when those have no room either. */
 size_t gd_ckpt_host_reserve_mb(void);
 /* The device's free and (total not NULL) total memory (cuMemGetInfo, in the current context),
  * bytes; CUDA's error when it cannot be read (also when this driver lacks the entry point). */
