@@ -107,6 +107,8 @@
 #define MEM_WARN 0.90              /* device memory used: above 90 % the allocator starts to fail
 				      or fragment under a changing batch */
 #define MEM_HIGH 0.97
+#define ALLOC_OUT_OF_MEMORY 2      /* an allocation's return value: CUDA_ERROR_OUT_OF_MEMORY and
+				      cudaErrorMemoryAllocation are both 2 */
 #define CHURN_MIN_CALLS 100        /* allocation calls in the loop: fewer are set-up, not churn */
 #define CHURN_WARN 0.05            /* ... and the share of the loop they take */
 #define COMM_INFO 0.02             /* NCCL time not overlapped by compute: a note from 2 % */
@@ -3275,6 +3277,24 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		ev(f, "peak_allocated_bytes", peak_live, "bytes", "peak allocated by the program %s (allocation records)",
 		   gd_fmt_bytes(b1, 32, peak_live));
 	ev(f, "alloc_calls", (double)nalloc, "count", "%ld allocation/free calls took %s", nalloc, t(b1, alloc_ns));
+	/* device allocations that failed for lack of memory: out-of-memory measured, not inferred.
+	 * Judged in the main loop only: a framework may probe for the largest allocation it can
+	 * make at start-up. In a --metrics run the replay's copies of device memory may have taken
+	 * the room, so there they are evidence only. */
+	long noom = 0, noom_loop = 0, first_oom = -1;
+	for (long i = 0; i < p->na; i++) {
+		int nm = p->a[i].name;
+		if (p->a[i].cat != GD_API_ALLOC || p->a[i].ret != ALLOC_OUT_OF_MEMORY ||
+		    (nm >= 0 && nm < p->nnames && p->names[nm] && strstr(p->names[nm], "Host")))
+			continue;
+		noom++;
+		if (gd_steady_in(&c->st, p->a[i].start) && noom_loop++ == 0)
+			first_oom = i;
+	}
+	if (noom)
+		ev(f, "alloc_out_of_memory", (double)noom_loop, "count",
+		   "%ld device allocation calls failed for lack of memory, %ld of them in the main loop%s", noom, noom_loop,
+		   replayed ? " (a --metrics run: the replay's copies of device memory may have taken the room)" : "");
 	/* churn is judged in the main loop only: allocating the parameters and buffers once
 	 * before it is how a program should do it */
 	long nalloc_loop = 0;
@@ -3293,6 +3313,20 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	nalloc = nalloc_loop;
 	alloc_ns = alloc_loop_ns;
 	double churn = isfinite(window) && window > 0 ? alloc_ns / window : 0;
+	if (noom_loop && !replayed) {
+		const char *nm = p->a[first_oom].name >= 0 && p->a[first_oom].name < p->nnames
+					 ? p->names[p->a[first_oom].name]
+					 : NULL;
+		fire(f, GD_SEV_HIGH, NAN,
+		     "Out of memory in the loop: reduce the batch or sequence length, use activation checkpointing, mixed "
+		     "precision (BF16/FP16), or quantise weights; PyTorch empties its cache and retries after each failure, "
+		     "which synchronises; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps against fragmentation "
+		     "(§15, §16).",
+		     "%ld device allocation%s in the main loop failed for lack of memory (the first: %s, %s into the run).",
+		     noom_loop, noom_loop == 1 ? "" : "s", nm ? nm : "an allocation",
+		     t(b1, p->t_start ? (double)gd_i64_diff(p->a[first_oom].start, p->t_start) : NAN));
+		return;
+	}
 	if (isfinite(ratio) && ratio >= MEM_WARN) {
 		fire(f, ratio >= MEM_HIGH ? GD_SEV_HIGH : GD_SEV_WARN, NAN,
 		     "Close to out-of-memory: reduce the batch or sequence length, use activation checkpointing, mixed "

@@ -593,6 +593,59 @@ int main(void)
 	CHECK_NEAR(evv(&v.f[GD_R_MEMORY], "peak_fraction"), 0.98, 1e-9);
 	done(&p, &s);
 
+	/* device allocations that failed for lack of memory (return value 2), NVML's peak at 60 %:
+	 * two in the main loop are out-of-memory measured (high); the same two before it (a
+	 * framework probing at start-up) or two failed cuMemAllocHost calls (host memory) are not;
+	 * in a --metrics run (mode 3) the replay's copies may have taken the room: evidence only */
+	for (int mode = 0; mode < 4; mode++) {
+		int64_t t = 1000 * MS;
+		if (mode == 3) {
+			metrics_run_near_full(&p);
+			struct gd_pmem *m = gd_profile_add_mem(&p);
+			m->t = 1000 * MS, m->op = 1, m->bytes = 0.30 * 150754820096.0;
+		} else {
+			setup(&p);
+			p.t_start = 100 * MS;
+			p.have_api = 1;
+		}
+		for (int k = 0; k < 2; k++) {
+			/* at start-up (mode 0), or among the loop's kernels */
+			int64_t at = mode == 0 ? 500 * MS + k * MS : 1000 * MS + (20 + 40 * k) * 501 * US + 100 * US;
+			struct gd_papi *a = gd_profile_add_api(&p);
+			a->start = at, a->end = at + 20 * US;
+			a->name = gd_profile_intern(&p, mode == 2 ? "cuMemAllocHost_v2" : "cuMemAlloc_v2");
+			a->cat = GD_API_ALLOC;
+			a->ret = 2;
+		}
+		if (mode != 3) {
+			t += 2000 * MS;
+			for (int i = 0; i < 100; i++)
+				t = kern(&p, t, 500 * US, GEMM, 264, 384, 168, 5 * US) + 1 * US;
+			/* the loop's failures, among its kernels (mode 0's stay at start-up) */
+			for (long i = p.na - 1; i >= 0 && mode; i--)
+				if (p.a[i].cat == GD_API_ALLOC)
+					p.a[i].start += 2000 * MS, p.a[i].end += 2000 * MS;
+			p.t_end = t + 50 * MS;
+			nvml(&p, 1000 * MS, t, 0, 1980, 0.60 * 150754820096.0);
+		}
+		run(&p, &s, &v);
+		const struct gd_finding *f = &v.f[GD_R_MEMORY];
+		CHECK_INT(f->state, mode == 1 ? GD_FIRED : GD_CLEAR);
+		if (mode == 2)
+			CHECK(isnan(evv(f, "alloc_out_of_memory")));
+		else
+			CHECK_NEAR(evv(f, "alloc_out_of_memory"), mode == 0 ? 0 : 2, 0);
+		if (mode == 1) {
+			CHECK_INT(f->severity, GD_SEV_HIGH);
+			CHECK(strstr(f->headline, "2 device allocations in the main loop failed for lack of memory (the first: "
+						  "cuMemAlloc_v2, 2.91 s into the run)") != NULL);
+		}
+		for (int e = 0; e < f->nev; e++)
+			if (!strcmp(f->ev[e].key, "alloc_out_of_memory"))
+				CHECK_INT(strstr(f->ev[e].text, "the replay's copies") != NULL, mode == 3);
+		done(&p, &s);
+	}
+
 	/* the same NVML peak in a --metrics run (a launch replayed: the profiler's copies of device
 	 * memory are in NVML's figure): judged on the program's allocations, 30 % of capacity, so
 	 * clear; without allocation records, insufficient signal */
