@@ -39,7 +39,7 @@ fired_of() {
 # mode → rule that must rank first ("None" = no warning)
 for pair in clean:None idle:gpu_idle launch:launch_bound sync:sync_in_loop pageable:pageable_memory \
 	default_stream:default_stream occupancy:low_occupancy membound:memory_bound tensor:tensor_cores_unused \
-	memory:memory_pressure none:profiler_limits; do
+	memory:memory_pressure oom:memory_pressure none:profiler_limits; do
 	mode=${pair%%:*} want=${pair#*:}
 	echo "=== $mode (want $want)"
 	s=$(date +%s.%N)

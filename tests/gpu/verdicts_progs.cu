@@ -153,6 +153,18 @@ int main(int argc, char **argv)
 		CK(cudaGetLastError());
 		CK(cudaDeviceSynchronize());
 		CK(cudaFree(big));
+	} else if (!strcmp(m, "oom")) { // every step first tries a workspace larger than the device,
+		// then falls back: an allocation that fails in the loop, with little memory in use
+		size_t fr, tot;
+		CK(cudaMemGetInfo(&fr, &tot));
+		for (int i = 0; i < 300; i++) {
+			void *ws = NULL;
+			if (cudaMalloc(&ws, 2 * tot) == cudaSuccess) // never: twice the device's memory
+				CK(cudaFree(ws));
+			(void)cudaGetLastError(); // the failure cleared, as a fallback path does
+			work_kernel<<<N / 256, 256>>>(d, N, 20000);
+		}
+		CK(cudaGetLastError());
 	} else if (!strcmp(m, "clean")) { // large BF16 GEMMs back to back on one stream
 		const int n = 8192;
 		__nv_bfloat16 *A, *B, *C;
@@ -171,7 +183,7 @@ int main(int argc, char **argv)
 		CK(cudaDeviceSynchronize());
 		CB(cublasDestroy(h));
 	} else {
-		fprintf(stderr, "usage: %s none|idle|launch|sync|pageable|default_stream|occupancy|membound|tensor|memory|clean\n",
+		fprintf(stderr, "usage: %s none|idle|launch|sync|pageable|default_stream|occupancy|membound|tensor|memory|oom|clean\n",
 			argv[0]);
 		return 2;
 	}
