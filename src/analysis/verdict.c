@@ -3278,9 +3278,10 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		   gd_fmt_bytes(b1, 32, peak_live));
 	ev(f, "alloc_calls", (double)nalloc, "count", "%ld allocation/free calls took %s", nalloc, t(b1, alloc_ns));
 	/* device allocations that failed for lack of memory: out-of-memory measured, not inferred.
-	 * Judged in the main loop only: a framework may probe for the largest allocation it can
-	 * make at start-up. In a --metrics run the replay's copies of device memory may have taken
-	 * the room, so there they are evidence only. */
+	 * Judged in the main loop only, and only where one was found: a framework may probe for the
+	 * largest allocation it can make at start-up (cuDNN's benchmark mode tries each algorithm's
+	 * workspace and skips those that fail). In a --metrics run the replay's copies of device
+	 * memory may have taken the room, so there they are evidence only. */
 	long noom = 0, noom_loop = 0, first_oom = -1;
 	for (long i = 0; i < p->na; i++) {
 		int nm = p->a[i].name;
@@ -3288,13 +3289,15 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		    (nm >= 0 && nm < p->nnames && p->names[nm] && strstr(p->names[nm], "Host")))
 			continue;
 		noom++;
-		if (gd_steady_in(&c->st, p->a[i].start) && noom_loop++ == 0)
+		if (c->st.found && gd_steady_in(&c->st, p->a[i].start) && noom_loop++ == 0)
 			first_oom = i;
 	}
 	if (noom)
 		ev(f, "alloc_out_of_memory", (double)noom_loop, "count",
 		   "%ld device allocation calls failed for lack of memory, %ld of them in the main loop%s", noom, noom_loop,
-		   replayed ? " (a --metrics run: the replay's copies of device memory may have taken the room)" : "");
+		   replayed      ? " (a --metrics run: the replay's copies of device memory may have taken the room)"
+		   : !c->st.found ? " (no main loop was found to judge them in)"
+				  : "");
 	/* churn is judged in the main loop only: allocating the parameters and buffers once
 	 * before it is how a program should do it */
 	long nalloc_loop = 0;
