@@ -3320,14 +3320,17 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 		const char *nm = p->a[first_oom].name >= 0 && p->a[first_oom].name < p->nnames
 					 ? p->names[p->a[first_oom].name]
 					 : NULL;
+		char when[48] = "";
+		if (p->t_start) /* the capture's start known: the call's time from it */
+			snprintf(when, sizeof(when), ", %s into the run",
+				 t(b1, (double)gd_i64_diff(p->a[first_oom].start, p->t_start)));
 		fire(f, GD_SEV_HIGH, NAN,
 		     "Out of memory in the loop: reduce the batch or sequence length, use activation checkpointing, mixed "
 		     "precision (BF16/FP16), or quantise weights; PyTorch empties its cache and retries after each failure, "
 		     "which synchronises; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True helps against fragmentation "
 		     "(§15, §16).",
-		     "%ld device allocation%s in the main loop failed for lack of memory (the first: %s, %s into the run).",
-		     noom_loop, noom_loop == 1 ? "" : "s", nm ? nm : "an allocation",
-		     t(b1, p->t_start ? (double)gd_i64_diff(p->a[first_oom].start, p->t_start) : NAN));
+		     "%ld device allocation%s in the main loop failed for lack of memory (the first: %s%s).", noom_loop,
+		     noom_loop == 1 ? "" : "s", nm ? nm : "an allocation", when);
 		return;
 	}
 	if (isfinite(ratio) && ratio >= MEM_WARN) {
