@@ -17,7 +17,7 @@ GEN=tests/fixtures/gen_profile.py
 # scenario → the rule that must rank first
 declare -A top=([idle]=gpu_idle [launch]=launch_bound [sync]=sync_in_loop [pageable]=pageable_memory
 	[default_stream]=default_stream [occupancy]=low_occupancy [membound]=memory_bound
-	[tensor]=tensor_cores_unused [throttle]=throttling [memory]=memory_pressure [comm]=communication
+	[tensor]=tensor_cores_unused [throttle]=throttling [memory]=memory_pressure [oom]=memory_pressure [comm]=communication
 	[dropped]=profiler_limits [sync_mask]=sync_in_loop)
 for s in clean startup_pageable "${!top[@]}"; do
 	python3 $GEN "$s" "$T/$s.sqlite" || { bad "generate $s"; continue; }
@@ -109,6 +109,12 @@ r, e = rule("occupancy", "low_occupancy")
 assert "64 blocks" in r["headline"] and r["kernel"] == "my_stencil_2d", r
 r, e = rule("memory", "memory_pressure")
 assert abs(e["peak_fraction"] - 0.985) < 1e-3, e
+# failed device allocations in the loop, memory at 20 %: out-of-memory measured (the host one
+# is not counted)
+r, e = rule("oom", "memory_pressure")
+assert r["severity"] == "high" and e["alloc_out_of_memory"] == 10, e
+assert "10 device allocations in the main loop failed for lack of memory (the first: cuMemAlloc_v2, " \
+    in r["headline"], r["headline"]
 r, e = rule("dropped", "profiler_limits")
 assert e["dropped_records"] == 5000, e
 r, e = rule("comm", "communication")
