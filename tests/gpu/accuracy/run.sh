@@ -113,10 +113,11 @@ while IFS=$'\t' read -r name kind expected cmd; do
 	rm -rf "$scratch"
 	mkdir -p "$scratch"
 	s=$(date +%s.%N)
-	# the scratch folder is the working directory and TMPDIR, so no program writes elsewhere;
-	# Hugging Face stays offline (the GPT-2 program builds its model from a config)
+	# the scratch folder is the working directory and TMPDIR, so no program writes elsewhere
+	# (nor Python's bytecode of residual_mlp.py, the module two programs share); Hugging Face
+	# stays offline (the GPT-2 program builds its model from a config)
 	(cd "$scratch" && TMPDIR=$scratch XDG_CACHE_HOME=$scratch/cache HF_HOME=$scratch/hf HF_HUB_OFFLINE=1 \
-		TRANSFORMERS_OFFLINE=1 MPLCONFIGDIR=$scratch/mpl \
+		TRANSFORMERS_OFFLINE=1 MPLCONFIGDIR=$scratch/mpl PYTHONDONTWRITEBYTECODE=1 \
 		timeout $LIMIT "$G" run "${MODE[@]}" ${GD_RUN_EXTRA:-} -o "$A/$name.sqlite" -- "${argv[@]}") >"$A/$name.run.txt" 2>&1
 	rc=$?
 	echo "$rc" >"$A/$name.rc"
