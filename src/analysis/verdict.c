@@ -388,14 +388,20 @@ static int cmp_i64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* API call i's function name, or NULL when its name id names no string. */
+static const char *api_name(const struct gd_profile *p, long i)
+{
+	int nm = p->a[i].name;
+	return nm >= 0 && nm < p->nnames ? p->names[nm] : NULL;
+}
+
 /* Whether API call i is a cuMemCreate that succeeded: a physical allocation of CUDA's virtual
  * memory management (PyTorch's expandable_segments, NCCL's buffers). A failed one allocated
  * nothing, so no allocation record is owed for it. */
 static int is_vmm_create(const struct gd_profile *p, long i)
 {
-	int nm = p->a[i].name;
-	return p->a[i].cat == GD_API_ALLOC && p->a[i].ret == 0 && nm >= 0 && nm < p->nnames && p->names[nm] &&
-	       !strncmp(p->names[nm], "cuMemCreate", 11);
+	const char *nm = api_name(p, i);
+	return p->a[i].cat == GD_API_ALLOC && p->a[i].ret == 0 && nm && !strncmp(nm, "cuMemCreate", 11);
 }
 
 /* Links each kernel and copy to the API call with its (pid, correlation id): one hash table
@@ -447,8 +453,7 @@ static int link_launches(struct ctx *c)
 		FIND(p->k[i].pid, p->k[i].corr, a);
 		c->k_launch_start[i] = a >= 0 ? p->a[a].start : INT64_MAX;
 		c->k_launch_end[i] = a >= 0 ? p->a[a].end : INT64_MIN;
-		if (a >= 0 && p->a[a].name >= 0 && p->a[a].name < p->nnames && p->names[p->a[a].name] &&
-		    strstr(p->names[p->a[a].name], "GraphLaunch"))
+		if (a >= 0 && api_name(p, a) && strstr(api_name(p, a), "GraphLaunch"))
 			c->k_graphlaunch[i] = 1;
 	}
 	for (long i = 0; i < p->nc; i++) {
@@ -512,7 +517,7 @@ static int launch_median(struct ctx *c)
 		return -1;
 	for (long i = 0; i < p->na; i++)
 		if (p->a[i].cat == GD_API_LAUNCH && c->nlaunch < c->s->api_n[GD_API_LAUNCH]) {
-			const char *nm = p->a[i].name >= 0 && p->a[i].name < p->nnames ? p->names[p->a[i].name] : NULL;
+			const char *nm = api_name(p, i);
 			if (nm && strstr(nm, "GraphLaunch")) {
 				c->ngraphlaunch++;
 				continue;
@@ -3284,9 +3289,8 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	 * memory may have taken the room, so there they are evidence only. */
 	long noom = 0, noom_loop = 0, first_oom = -1;
 	for (long i = 0; i < p->na; i++) {
-		int nm = p->a[i].name;
-		if (p->a[i].cat != GD_API_ALLOC || p->a[i].ret != ALLOC_OUT_OF_MEMORY ||
-		    (nm >= 0 && nm < p->nnames && p->names[nm] && strstr(p->names[nm], "Host")))
+		const char *nm = api_name(p, i);
+		if (p->a[i].cat != GD_API_ALLOC || p->a[i].ret != ALLOC_OUT_OF_MEMORY || (nm && strstr(nm, "Host")))
 			continue;
 		noom++;
 		if (c->st.found && gd_steady_in(&c->st, p->a[i].start) && noom_loop++ == 0)
@@ -3317,9 +3321,7 @@ static void rule_memory(struct ctx *c, struct gd_finding *f)
 	alloc_ns = alloc_loop_ns;
 	double churn = isfinite(window) && window > 0 ? alloc_ns / window : 0;
 	if (noom_loop && !replayed) {
-		const char *nm = p->a[first_oom].name >= 0 && p->a[first_oom].name < p->nnames
-					 ? p->names[p->a[first_oom].name]
-					 : NULL;
+		const char *nm = api_name(p, first_oom);
 		char when[48] = "";
 		if (p->t_start) /* the capture's start known: the call's time from it */
 			snprintf(when, sizeof(when), ", %s into the run",

@@ -35,9 +35,10 @@
  * that call's id (a CUPTI kernel with the launch's id, as seen on an H100). FAKE_CUPTI_CKPT_FAIL=save|restore
  * makes that checkpoint call fail (FAKE_CUPTI_CKPT_WANT_OPT=N: a save whose optimizations field
  * is not N fails; FAKE_CUPTI_CKPT_WANT_HOST_MB=N: one whose reserveHostMB is not N);
- * FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch of the kernel again fail. fake_cupti_replay_counts: saves, restores, frees, replayed
- * launches, flushes, flushes made inside a session (0 unless batched), kernels of a user-replay pass
- * launched while kernel records were on (must be 0: on a GPU their SASS metrics read 0),
+ * FAKE_CUPTI_REPLAY_FAIL=N|all makes the Nth (every) launch of the kernel again fail.
+ * fake_cupti_replay_counts: saves, restores, frees, replayed launches, flushes, flushes made
+ * inside a session (0 unless batched), kernels of a user-replay pass launched while kernel
+ * records were on (must be 0: on a GPU their SASS metrics read 0),
  * discards of the flush buffer's L2 lines (compute capability FAKE_CUPTI_CC_MAJOR, 9 unless
  * set: 8 and on load the compute_80 PTX, the one whose discard kernel has the instruction),
  * discards not right after a flush's read (must be 0), restores made inside a session (0

@@ -782,8 +782,8 @@ static const char *const rt_subset[] = {
 	"cudaEventSynchronize", "cudaStreamWaitEvent", "cudaGraphLaunch", "cudaProfilerStart",
 	"cudaProfilerStop", "cudaDeviceReset", NULL};
 static const char *const drv_subset[] = {
-	"cuLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
-	"cuMemCreate", "cuMemRelease", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
+	"cuLaunch", "cuMemcpy", "cuMemset", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc", "cuMemCreate",
+	"cuMemRelease", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent",
 	"cuGraphLaunch", "cuProfilerStart", "cuProfilerStop", NULL};
 
 static int prefix_in(const char *name, const char *const *list)

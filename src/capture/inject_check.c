@@ -1010,6 +1010,19 @@ static void user_replay_checks(const char *self, const char *inject, const char 
 		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
 		remove_dir(dir);
 	}
+	{ /* a save refused otherwise (a host reserve the fake does not expect: an invalid
+	   * parameter): CUPTI's text, no word of room; the program's kernels as ever */
+		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_WANT_HOST_MB=1", NULL};
+		CHECK_INT(run_env(self, inject, fake, env, RP_EXIT, dir, db), 1);
+		read_rp(dir, &s);
+		CHECK_INT(s.nkl, 1);
+		CHECK(s.kl[0].status == GD_KL_ERROR && strstr(s.kl[0].detail, "cuptiCheckpointSave") == s.kl[0].detail);
+		CHECK(strstr(s.kl[0].detail, "CUPTI_ERROR_INVALID_PARAMETER") != NULL);
+		CHECK(strstr(s.kl[0].detail, "has no room") == NULL);
+		CHECK(s.replay[3] == 0 && s.replay[2] == 0);
+		CHECK_INT(gd_test_q1(db, "SELECT COUNT(*) FROM kernels"), 3);
+		remove_dir(dir);
+	}
 	{ /* the memory cannot be restored for a replay: said; nothing was replayed, so the
 	   * program's memory is as its own launch left it (nothing "may be affected") */
 		const char *env[] = {"CHECK_RP=1", "CHECK_RP_USER=1", M3, cu, ck, "FAKE_CUPTI_CKPT_FAIL=restore", NULL};

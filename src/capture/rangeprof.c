@@ -1442,14 +1442,11 @@ static int user_enter(const CUpti_CallbackData *cb, struct rp_ctx *c, struct lau
 	if (cfg.batch == 1 || gd_mem_info(&free0, NULL) != CUDA_SUCCESS)
 		free0 = 0;
 	if ((r = gd_ckpt_save(ck, cb->context)) != CUPTI_SUCCESS) {
-		char step[200];
-		if (r == CUPTI_ERROR_OUT_OF_MEMORY)
-			snprintf(step, sizeof(step),
-				 "cuptiCheckpointSave (the device memory, saved for the replay, has no room: it leaves "
-				 "%zu MiB of device and %zu MiB of host memory free)",
+		char step[200], room[120] = "";
+		if (r == CUPTI_ERROR_OUT_OF_MEMORY) /* the reserves it had to keep */
+			snprintf(room, sizeof(room), ", has no room: it leaves %zu MiB of device and %zu MiB of host memory free",
 				 gd_ckpt_reserve() >> 20, gd_ckpt_host_reserve_mb());
-		else
-			snprintf(step, sizeof(step), "cuptiCheckpointSave (the device memory, saved for the replay)");
+		snprintf(step, sizeof(step), "cuptiCheckpointSave (the device memory, saved for the replay%s)", room);
 		why_cupti(why, sizeof(why), step, r);
 		goto fail_ctx;
 	}
